@@ -1,0 +1,121 @@
+# patchwarden: one non-recursive Makefile.
+#
+#   make            build ./patchwarden
+#   make deps       install missing Debian packages (apt-get; sudo when not root)
+#   make run        the main job on the embedded default (local SQLite, dry-run replies)
+#   make test       the whole suite; ends with "N passed, N failed"
+#   make asan       the whole suite under AddressSanitizer and UBSan
+#   make bench      benchmarks against checkpatch.pl and git mailinfo
+#
+# Dependencies flow one way: bot -> db -> checks.  checks/ is compiled
+# with GLib only, db/ with GLib and SQLite, so a wrong include fails the
+# build instead of a review.
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+CFLAGS_EXTRA ?=
+BUILD    ?= build
+PREFIX   ?= /usr/local
+PKG_CONFIG ?= pkg-config
+
+STD      = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes \
+           -Wno-unused-parameter -I.
+CHECKS_CFLAGS = $(shell $(PKG_CONFIG) --cflags glib-2.0 2>/dev/null)
+DB_CFLAGS     = $(shell $(PKG_CONFIG) --cflags glib-2.0 sqlite3 2>/dev/null)
+BOT_PKGS      = gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0 libmicrohttpd
+BOT_CFLAGS    = $(shell $(PKG_CONFIG) --cflags $(BOT_PKGS) 2>/dev/null)
+LIBS          = $(shell $(PKG_CONFIG) --libs $(BOT_PKGS) 2>/dev/null) -lpthread -lm
+TEST_LIBS     = $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+CHECKS_SRC = $(sort $(wildcard checks/*.c))
+DB_SRC     = $(sort $(wildcard db/*.c))
+BOT_SRC    = $(sort $(filter-out bot/main.c,$(wildcard bot/*.c)))
+UNIT_SRC   = $(sort $(wildcard tests/unit/test_*.c))
+
+CHECKS_OBJ = $(CHECKS_SRC:%.c=$(BUILD)/%.o)
+DB_OBJ     = $(DB_SRC:%.c=$(BUILD)/%.o)
+BOT_OBJ    = $(BOT_SRC:%.c=$(BUILD)/%.o)
+LIB        = $(BUILD)/libpatchwarden.a
+BIN        = $(if $(filter build,$(BUILD)),patchwarden,$(BUILD)/patchwarden)
+UNIT_BIN   = $(UNIT_SRC:%.c=$(BUILD)/%)
+
+DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
+            libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 \
+            libjson-glib-dev libmicrohttpd-dev libcmocka-dev git xz-utils \
+            ca-certificates python3 python3-aiosmtpd public-inbox \
+            dovecot-imapd valgrind
+
+.PHONY: all deps run test asan bench fuzz install clean check-includes unit
+
+all: $(BIN)
+
+$(BIN): $(BUILD)/bot/main.o $(LIB)
+	$(CC) $(CFLAGS) $(CFLAGS_EXTRA) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(LIB): $(CHECKS_OBJ) $(DB_OBJ) $(BOT_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/checks/%.o: checks/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(CHECKS_CFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) -MMD -MP -c -o $@ $<
+
+$(BUILD)/db/%.o: db/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(DB_CFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) -MMD -MP -c -o $@ $<
+
+$(BUILD)/bot/%.o: bot/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(BOT_CFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(BOT_CFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) -o $@ $< $(LIB) $(TEST_LIBS)
+
+unit: $(UNIT_BIN)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# Installs only what is missing; silent when everything is there.
+deps:
+	@missing=""; for p in $(DEPS_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./patchwarden run --db patchwarden.db --once tests/data/sample.mbox
+
+test: deps
+	@$(MAKE) --no-print-directory all unit
+	PW=$(abspath $(BIN)) UNIT_DIR=$(abspath $(BUILD)/tests/unit) tests/run.sh
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+	  CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	  LDFLAGS="-fsanitize=address,undefined" build-asan/patchwarden unit
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	PW=$(abspath build-asan/patchwarden) UNIT_DIR=$(abspath build-asan/tests/unit) tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	tests/bench/run.sh
+
+check-includes:
+	@! grep -nE '#include *[<"](gmime|git2|curl|sqlite3|json-glib|microhttpd)|#include *"(db|bot)/' checks/*.[ch] \
+	  || { echo "checks/ must include only libc, GLib and checks/"; exit 1; }
+	@! grep -nE '#include *[<"](gmime|git2|curl|json-glib|microhttpd)|#include *"bot/' db/*.[ch] \
+	  || { echo "db/ must not include bot/ or other libraries"; exit 1; }
+
+install: all
+	install -D -m 0755 patchwarden $(DESTDIR)$(PREFIX)/bin/patchwarden
+	install -D -m 0644 deploy/patchwarden.1 $(DESTDIR)$(PREFIX)/share/man/man1/patchwarden.1
+
+clean:
+	rm -rf build build-asan patchwarden

@@ -1,0 +1,84 @@
+/*
+ * patchwarden: configuration, from one GLib key file (INI style).
+ *
+ *   [core]   db = PATH
+ *   [smtp]   url, from, user, password, starttls (required|try|no),
+ *            helo, timeout (seconds), cainfo
+ *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
+ *            per_recipient_per_hour, global_per_hour, dashboard_url,
+ *            automated_senders (;-separated addresses or *-patterns)
+ *   [flood]  count, window (seconds)
+ *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
+ *            rule IDs), enable, address (the list's posting address),
+ *            cc_list (bool), cc_all (bool)
+ *
+ * A file that holds a password is refused when group or others can
+ * read it.
+ */
+#ifndef PW_CONFIG_H
+#define PW_CONFIG_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+#include "checks/status.h"
+#include "checks/patch.h"
+#include "checks/rules.h"
+
+struct pw_list_conf {
+	char *name;
+	enum pw_style style;
+	char **disabled;	/* NULL-terminated rule IDs */
+	char **enabled;
+	char *address;		/* posting address, or NULL */
+	bool cc_list;
+	bool cc_all;
+};
+
+struct pw_config {
+	char *path;		/* the file read, NULL for the defaults */
+	char *db_path;
+
+	char *smtp_url;		/* NULL: replies go to the dry-run mbox */
+	char *smtp_from;
+	char *smtp_user;
+	char *smtp_password;
+	char *smtp_starttls;	/* "required", "try" or "no" */
+	char *smtp_helo;
+	char *smtp_cainfo;
+	int smtp_timeout;
+
+	char *dry_run_mbox;	/* default: outbox.mbox beside the database */
+	char *reply_from_name;
+	char *reply_to;
+	enum pw_severity reply_min_severity;
+	int per_recipient_per_hour;
+	int global_per_hour;
+	char *dashboard_url;
+	char **automated_senders;
+
+	int flood_count;	/* patches that make a flood */
+	int flood_window;	/* seconds */
+
+	GPtrArray *lists;	/* struct pw_list_conf * */
+	struct pw_list_conf defaults;	/* for lists not configured */
+};
+
+/*
+ * Loads path (NULL: the defaults only).  db_override, when not NULL,
+ * replaces [core] db.  Returns PW_ERR_USAGE with a message in *err for
+ * a bad file, including a secret in a file others can read.
+ */
+enum pw_status pw_config_load(const char *path, const char *db_override,
+			      struct pw_config **out, char **err);
+void pw_config_free(struct pw_config *c);
+
+/* The settings for a list (name may be NULL): never NULL. */
+const struct pw_list_conf *pw_config_list(const struct pw_config *c,
+					  const char *name);
+
+/* Fills rule options for a list. */
+void pw_config_check_opts(const struct pw_list_conf *l,
+			  struct pw_check_opts *o);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * patchwarden: messages for people, on stderr.  One line each, prefixed
+ * with "patchwarden: ", and the level when it is not plain information.
+ */
+#ifndef PW_LOG_H
+#define PW_LOG_H
+
+#define PW_VERSION "0.1"
+
+enum pw_log_level { PW_LOG_DEBUG, PW_LOG_INFO, PW_LOG_WARN, PW_LOG_ERROR };
+
+/* Messages below this level are dropped (default PW_LOG_INFO). */
+void pw_log_set_level(enum pw_log_level l);
+void pw_log(enum pw_log_level l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define pw_debug(...) pw_log(PW_LOG_DEBUG, __VA_ARGS__)
+#define pw_info(...) pw_log(PW_LOG_INFO, __VA_ARGS__)
+#define pw_warn(...) pw_log(PW_LOG_WARN, __VA_ARGS__)
+#define pw_error(...) pw_log(PW_LOG_ERROR, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * patchwarden: the command table.  One binary, git-style subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bot/cmd.h"
+#include "bot/mail.h"
+#include "bot/log.h"
+
+/* Transitional: subcommands still being written link as NULL. */
+#pragma weak pw_cmd_check
+#pragma weak pw_cmd_parse
+#pragma weak pw_cmd_ingest
+#pragma weak pw_cmd_db
+#pragma weak pw_cmd_query
+#pragma weak pw_cmd_outbox
+#pragma weak pw_cmd_run
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "check", pw_cmd_check, "check patches, mails or source files before sending" },
+	{ "parse", pw_cmd_parse, "show what is read from each message, store nothing" },
+	{ "ingest", pw_cmd_ingest, "store messages from mbox, Maildir, .eml or stdin" },
+	{ "db", pw_cmd_db, "database maintenance: stats, recheck" },
+	{ "query", pw_cmd_query, "query the stored history" },
+	{ "outbox", pw_cmd_outbox, "list, show, send and retry replies" },
+	{ "run", pw_cmd_run, "the bot's main job: ingest, check, reply" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: patchwarden <command> [options] [args]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].fn)
+			fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\n'patchwarden <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("patchwarden %s\n", PW_VERSION);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].fn && !strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "patchwarden: '%s' is not a command\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,57 @@
+/*
+ * patchwarden: sources of raw messages handed to the program by hand:
+ * mbox files (mboxo and mboxrd), single messages, Maildirs, stdin.
+ *
+ * A source yields raw message bytes one at a time; it never parses MIME.
+ * Memory stays bounded by the largest message, whatever the file size.
+ */
+#ifndef PW_SOURCE_H
+#define PW_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "checks/status.h"
+
+enum pw_source_kind {
+	PW_SOURCE_MBOX,
+	PW_SOURCE_MESSAGE,	/* one RFC 5322 message, no "From " line */
+	PW_SOURCE_MAILDIR,
+	PW_SOURCE_STDIN,	/* one message, as an MTA pipe delivers it */
+};
+
+struct pw_raw {
+	char *data;		/* owned by the source until the next call */
+	size_t len;
+	int index;		/* 1-based message number within the source */
+	int64_t offset;		/* byte offset in the file, -1 if none */
+	char *where;		/* "FILE: message N (offset K)": owned by the source */
+	bool truncated;		/* cut at the size cap */
+};
+
+struct pw_source;
+
+/* Upper bound on one message; larger ones are reported and skipped. */
+#define PW_MAX_MESSAGE (64u << 20)
+
+/*
+ * Opens path ("-" for stdin) and detects its kind from its contents.
+ * On failure returns an error status and a new message in *err.
+ */
+enum pw_status pw_source_open(const char *path, struct pw_source **out,
+			      char **err);
+enum pw_source_kind pw_source_kind(const struct pw_source *s);
+const char *pw_source_path(const struct pw_source *s);
+
+/*
+ * Reads the next message into *raw.  Returns PW_OK with a message,
+ * PW_ERR_INPUT when a message was unreadable (raw->where and *err say
+ * which and why; call again for the next one), PW_ERR_IO on a read error
+ * and, at the end, PW_OK with raw->data == NULL.
+ */
+enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
+			      char **err);
+void pw_source_free(struct pw_source *s);
+
+#endif

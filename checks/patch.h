@@ -1,0 +1,114 @@
+/*
+ * patchwarden: the patch model and the findings the rules produce.
+ *
+ * A patch is parsed once from diff text (pw_diff_parse) into files,
+ * hunks and lines; the rules read that model and append findings.
+ * Everything here is pure: no I/O, no logging, no GMime.
+ */
+#ifndef PW_PATCH_H
+#define PW_PATCH_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include <glib.h>
+
+#include "checks/status.h"
+
+/* One line of a hunk.  text points into pw_patch.text (not NUL-ended). */
+struct pw_dline {
+	char kind;		/* '+' added, '-' removed, ' ' context */
+	bool no_newline;	/* followed by "\ No newline at end of file" */
+	int old_no;		/* line in the old file, 0 for added lines */
+	int new_no;		/* line in the new file, 0 for removed lines */
+	int patch_no;		/* 1-based line number within the diff text */
+	const char *text;	/* without the leading kind character */
+	size_t len;		/* without the newline */
+};
+
+struct pw_hunk {
+	int old_start, old_count, new_start, new_count;
+	size_t first;		/* index of the hunk's first line in file->lines */
+	size_t n;		/* number of lines */
+	int patch_no;		/* line number of the @@ header in the diff text */
+};
+
+enum pw_file_flags {
+	PW_FILE_NEW = 1 << 0,
+	PW_FILE_DELETED = 1 << 1,
+	PW_FILE_RENAMED = 1 << 2,
+	PW_FILE_COPIED = 1 << 3,
+	PW_FILE_BINARY = 1 << 4,
+	PW_FILE_MODE_CHANGE = 1 << 5,
+};
+
+struct pw_file {
+	char *old_path;		/* without "a/"; NULL for /dev/null */
+	char *new_path;		/* without "b/"; NULL for /dev/null */
+	unsigned old_mode;	/* git mode (0100644), 0 when not given */
+	unsigned new_mode;
+	unsigned flags;		/* enum pw_file_flags */
+	int similarity;		/* rename/copy similarity index, -1 unknown */
+	int patch_no;		/* line of the file's first header line */
+	int mode_patch_no;	/* line of "new mode"/"new file mode", 0 if none */
+	struct pw_dline *lines;
+	size_t nlines;
+	struct pw_hunk *hunks;
+	size_t nhunks;
+};
+
+/* A problem found while parsing (malformed hunk, truncated diff). */
+struct pw_diff_problem {
+	int patch_no;
+	char *message;
+};
+
+struct pw_patch {
+	char *text;		/* owned copy of the diff text */
+	size_t len;
+	struct pw_file *files;
+	size_t nfiles;
+	struct pw_diff_problem *problems;
+	size_t nproblems;
+};
+
+/*
+ * Parses unified diff text: git, plain "diff -u" and CVS "Index:" diffs.
+ * Copies the text; the caller keeps its buffer.  Never fails on bad
+ * input: malformed parts are recorded in problems and skipped.  Returns
+ * a new patch the caller frees with pw_patch_free().
+ */
+struct pw_patch *pw_diff_parse(const char *text, size_t len);
+void pw_patch_free(struct pw_patch *p);
+
+/* The path a finding is reported against: new_path, else old_path. */
+const char *pw_file_path(const struct pw_file *f);
+
+enum pw_severity {
+	PW_SEV_INFO = 0,
+	PW_SEV_WARNING = 1,
+	PW_SEV_ERROR = 2,
+};
+
+/* "info", "warning", "error". */
+const char *pw_severity_str(enum pw_severity s);
+/* Parses the above (case-insensitive); returns false if unknown. */
+bool pw_severity_parse(const char *s, enum pw_severity *out);
+
+/*
+ * One finding.  rule points at the static rule ID string; the strings
+ * are owned by the finding.
+ */
+struct pw_finding {
+	const char *rule;	/* stable upper-case ID, e.g. "PERM_WORLD_WRITABLE" */
+	enum pw_severity severity;
+	char *file;		/* path in the new tree */
+	int line;		/* line in the new file, 0 for file-level findings */
+	int column;		/* 1-based byte column, 0 when not meaningful */
+	int patch_no;		/* line within the diff text, 0 if none */
+	char *message;		/* one line, plain English */
+	char *fix;		/* the corrected source line, or NULL */
+};
+
+void pw_finding_free(struct pw_finding *f);
+
+#endif

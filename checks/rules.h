@@ -1,0 +1,62 @@
+/*
+ * patchwarden: the rule table and the entry points that run it.
+ *
+ * Rules read a parsed patch (or a whole source file) and append
+ * findings; a finding is not an error, so rules return void.
+ */
+#ifndef PW_RULES_H
+#define PW_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <glib.h>
+
+#include "checks/patch.h"
+
+/* A list's house style for permission modes. */
+enum pw_style {
+	PW_STYLE_OCTAL = 0,	/* the kernel's rule since 2016: S_I* flagged */
+	PW_STYLE_SYMBOLIC,	/* POSIX names preferred */
+	PW_STYLE_PERM_MACROS,	/* Ingo Molnar's PERM_rw_r__r__ names */
+};
+
+/* "octal", "symbolic", "perm-macros"; parse returns false if unknown. */
+const char *pw_style_str(enum pw_style s);
+bool pw_style_parse(const char *s, enum pw_style *out);
+
+struct pw_rule {
+	const char *id;		/* stable, upper-case, never renamed */
+	enum pw_severity severity;
+	bool default_on;	/* info-level rules may be off by default */
+	const char *summary;
+};
+
+/* The whole table, in checks/rules.def order. */
+const struct pw_rule *pw_rules(size_t *n);
+/* NULL when no rule has that ID. */
+const struct pw_rule *pw_rule_find(const char *id);
+
+struct pw_check_opts {
+	enum pw_style style;
+	const char *const *disabled;	/* NULL-terminated rule IDs, or NULL */
+	const char *const *enabled;	/* rules switched on that are off by
+					 * default, NULL-terminated, or NULL */
+};
+
+/*
+ * Runs every enabled rule on the added lines of p and appends new
+ * struct pw_finding pointers to out (the caller's GPtrArray, whose free
+ * function should be pw_finding_free).  Findings come in patch order.
+ */
+void pw_check_patch(const struct pw_patch *p, const struct pw_check_opts *o,
+		    GPtrArray *out);
+
+/*
+ * Runs the rules on a whole source file, as if every line were added
+ * (checkpatch.pl -f).  path decides the language (C, shell, Makefile,
+ * Python).
+ */
+void pw_check_source(const char *path, const char *text, size_t len,
+		     const struct pw_check_opts *o, GPtrArray *out);
+
+#endif

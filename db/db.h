@@ -1,0 +1,133 @@
+/*
+ * patchwarden: the SQLite store.  All SQL lives in db/, behind functions
+ * named for what they do, through prepared statements only.
+ *
+ * One writer (the bot), any number of readers (queries, dashboard), WAL
+ * mode.  The schema is versioned with PRAGMA user_version and migrated
+ * forward on open.
+ */
+#ifndef PW_DB_H
+#define PW_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include <glib.h>
+
+#include "checks/status.h"
+#include "checks/patch.h"
+
+struct pw_db {
+	sqlite3 *h;
+	char *path;
+	bool readonly;
+	int depth;		/* nesting of pw_db_begin() */
+	GHashTable *stmts;	/* SQL text pointer -> sqlite3_stmt* */
+	char *err;		/* last error message, owned */
+};
+
+/*
+ * Opens (creating when needed, unless readonly) the database at path and
+ * migrates it to the current schema.  On failure returns an error and a
+ * new message in *err.
+ */
+enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
+			  char **err);
+/* Closes db; NULL is a no-op. */
+void pw_db_close(struct pw_db *db);
+
+/* The schema version this program writes. */
+int pw_db_schema_version(void);
+
+/*
+ * Transactions nest: only the outermost begin/commit reach SQLite, and
+ * every write transaction is BEGIN IMMEDIATE.
+ */
+enum pw_status pw_db_begin(struct pw_db *db);
+enum pw_status pw_db_commit(struct pw_db *db);
+void pw_db_rollback(struct pw_db *db);
+
+/*
+ * Returns the cached prepared statement for sql, reset and with its
+ * bindings cleared.  sql must be a string literal (the cache is keyed by
+ * its address).  Never NULL: a statement that does not prepare aborts,
+ * since that is a programming error.
+ */
+sqlite3_stmt *pw_db_stmt(struct pw_db *db, const char *sql);
+
+/* Steps a statement that returns no rows; translates the result code. */
+enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st);
+
+/* Runs SQL without parameters (pragmas, DDL). */
+enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
+
+/* The last error, for messages.  Never NULL. */
+const char *pw_db_errmsg(const struct pw_db *db);
+
+/* Translates a SQLite result code: BUSY/LOCKED are transient. */
+enum pw_status pw_db_status(struct pw_db *db, int rc);
+
+/* ---- messages ---- */
+
+/* What is stored of one message.  Strings are borrowed from the caller. */
+struct pw_msg_row {
+	const char *msgid;
+	bool msgid_derived;
+	const char *kind;		/* pw_mail_kind_str() */
+	const char *from_name, *from_addr;
+	const char *subject, *subject_clean;
+	int64_t date;
+	const char *in_reply_to;
+	const char *const *references;	/* NULL-terminated or NULL */
+	const char *list_id;
+	const char *auto_submitted;
+	const char *const *recipients;	/* NULL-terminated or NULL */
+	int nrecipients;
+	int version, number, total;
+	bool rfc, has_counter;
+	const char *prefixes;
+	const void *raw;		/* raw bytes, or NULL when git_blob is set */
+	size_t raw_len;
+	const char *git_blob;		/* blob id in a public-inbox archive */
+	const char *source;		/* where it was read from */
+	bool backfill;			/* read while backfilling: never replied to */
+};
+
+/*
+ * Stores a message unless its Message-ID is already there; in both cases
+ * records that it was seen on list (NULL for none).  *id receives the
+ * message's row id and *is_new whether it was inserted now.
+ */
+enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
+				 const char *list, int64_t *id, bool *is_new);
+
+/* Finds a message by Message-ID; returns false if absent. */
+bool pw_db_message_find(struct pw_db *db, const char *msgid, int64_t *id);
+
+/* Returns the raw bytes of a stored message (new GBytes) or NULL. */
+GBytes *pw_db_message_raw(struct pw_db *db, int64_t id);
+
+/* ---- patches and findings ---- */
+
+/* Records that message id carries a patch (or pull request). */
+enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,
+			       int number, const char *pull_url,
+			       int64_t *patch_id);
+
+/* Replaces the findings of a patch with the given ones (struct pw_finding *). */
+enum pw_status pw_db_findings_set(struct pw_db *db, int64_t patch_id,
+				  GPtrArray *findings);
+
+/* ---- errors and cursors ---- */
+
+enum pw_status pw_db_ingest_error_add(struct pw_db *db, const char *source,
+				      const char *location, const char *msgid,
+				      const char *error, const void *raw,
+				      size_t raw_len);
+
+/* A source's cursor (last commit, last UID, mbox offset).  NULL if unset; g_free. */
+char *pw_db_cursor_get(struct pw_db *db, const char *source);
+enum pw_status pw_db_cursor_set(struct pw_db *db, const char *source,
+				const char *value);
+
+#endif

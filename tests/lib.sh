@@ -1,0 +1,36 @@
+# patchwarden: helpers for shell test scripts.  Source it; every check
+# prints one TAP line ("ok - ..." or "not ok - ..."), which tests/run.sh
+# counts.  Scripts get a private scratch directory in $T, removed at exit.
+set -u
+: "${PW:?PW must name the patchwarden binary}"
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${SHARED:=$(cd "$TOP/../shared" && pwd)}"
+CORPUS=$SHARED/corpus
+T=$(mktemp -d "${TMPDIR:-/tmp}/pw-t.XXXXXX")
+_pw_cleanup_hooks=()
+_pw_cleanup() {
+	local h
+	for h in "${_pw_cleanup_hooks[@]}"; do eval "$h"; done
+	rm -rf "$T"
+}
+trap _pw_cleanup EXIT
+# at_exit CMD: run CMD when the script ends (stop servers and the like).
+at_exit() { _pw_cleanup_hooks+=("$1"); }
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+# check DESC CMD...: ok when CMD succeeds.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+# is DESC GOT WANT
+is() {
+	if [ "$2" = "$3" ]; then ok "$1"; else
+		not_ok "$1"; printf '#   got:  %s\n#   want: %s\n' "$2" "$3"; fi
+}
+# contains DESC HAYSTACK NEEDLE
+contains() {
+	case "$2" in *"$3"*) ok "$1" ;; *) not_ok "$1"; printf '#   %s\n#   does not contain: %s\n' "$2" "$3" ;; esac
+}
+# kv KEY LINE: the value of KEY in a "k=v k=v" summary line.
+kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
+# free_port: a TCP port on loopback that nothing listens on now.
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
