@@ -43,7 +43,7 @@ DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
             libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 \
             libjson-glib-dev libmicrohttpd-dev libcmocka-dev git xz-utils \
             ca-certificates python3 python3-aiosmtpd public-inbox \
-            dovecot-imapd valgrind
+            dovecot-imapd valgrind bc time openssl
 
 .PHONY: all deps run test asan bench fuzz install clean check-includes unit
 
@@ -90,7 +90,7 @@ deps:
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	./patchwarden run --db patchwarden.db --once tests/data/sample.mbox
+	./patchwarden run --db patchwarden.db tests/data/sample.mbox
 
 test: deps
 	@$(MAKE) --no-print-directory all unit

@@ -70,6 +70,7 @@ struct pw_mail {
  */
 enum pw_status pw_mail_parse(const char *raw, size_t len,
 			     struct pw_mail **out, char **err);
+/* Releases m and everything it holds; pw_mail_free(NULL) does nothing. */
 void pw_mail_free(struct pw_mail *m);
 
 /*
@@ -78,7 +79,18 @@ void pw_mail_free(struct pw_mail *m);
  * allocated; release it with pw_subject_tags_release().
  */
 char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags);
+/* Releases what tags holds (not tags itself, which is usually embedded). */
 void pw_subject_tags_release(struct pw_subject_tags *tags);
+
+/*
+ * b4's rule for a cover letter without "[PATCH 0/N]": whether root, a
+ * thread root that is neither patch nor reply (kind PW_MAIL_OTHER), is
+ * the cover of patch, a patch from the same address that replies
+ * directly to it.  Series grouping promotes such a root to a cover; a
+ * patch sent in reply to someone else's report leaves the report alone.
+ */
+bool pw_mail_is_naked_cover(const struct pw_mail *root,
+			    const struct pw_mail *patch);
 
 /* Calls g_mime_init() once; safe to call from several places. */
 void pw_mail_init(void);

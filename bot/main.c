@@ -9,13 +9,7 @@
 #include "bot/log.h"
 
 /* Transitional: subcommands still being written link as NULL. */
-#pragma weak pw_cmd_check
-#pragma weak pw_cmd_parse
-#pragma weak pw_cmd_ingest
-#pragma weak pw_cmd_db
 #pragma weak pw_cmd_query
-#pragma weak pw_cmd_outbox
-#pragma weak pw_cmd_run
 
 struct command {
 	const char *name;

@@ -9,6 +9,7 @@
 #define PW_SOURCE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <glib.h>
 
@@ -41,7 +42,9 @@ struct pw_source;
  */
 enum pw_status pw_source_open(const char *path, struct pw_source **out,
 			      char **err);
+/* The kind detected when s was opened. */
 enum pw_source_kind pw_source_kind(const struct pw_source *s);
+/* The path s was opened with ("-" for stdin); borrowed from s. */
 const char *pw_source_path(const struct pw_source *s);
 
 /*
@@ -52,6 +55,7 @@ const char *pw_source_path(const struct pw_source *s);
  */
 enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 			      char **err);
+/* Closes s and releases it; pw_source_free(NULL) does nothing. */
 void pw_source_free(struct pw_source *s);
 
 #endif

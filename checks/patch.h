@@ -78,6 +78,12 @@ struct pw_patch {
  * a new patch the caller frees with pw_patch_free().
  */
 struct pw_patch *pw_diff_parse(const char *text, size_t len);
+
+/* Caps on untrusted diff text; what lies beyond them is a problem. */
+#define PW_DIFF_MAX_FILES 10000
+#define PW_DIFF_MAX_HUNKS 100000	/* per file */
+#define PW_DIFF_MAX_LINE 65536		/* longer lines are cut for the rules */
+
 void pw_patch_free(struct pw_patch *p);
 
 /* The path a finding is reported against: new_path, else old_path. */
@@ -107,8 +113,23 @@ struct pw_finding {
 	int patch_no;		/* line within the diff text, 0 if none */
 	char *message;		/* one line, plain English */
 	char *fix;		/* the corrected source line, or NULL */
+	/*
+	 * When fix is set: the byte span [fix_from, fix_to) of the original
+	 * source line that the fix rewrites, and the text that replaces it
+	 * (owned), so that several fixes on one line can be combined.
+	 */
+	size_t fix_from, fix_to;
+	char *replacement;
 };
 
 void pw_finding_free(struct pw_finding *f);
+
+/*
+ * Returns a new finding with copies of file and message and no fix; the
+ * caller owns it and frees it with pw_finding_free().
+ */
+struct pw_finding *pw_finding_new(const char *rule, enum pw_severity sev,
+				  const char *file, int line, int column,
+				  const char *message);
 
 #endif

@@ -118,6 +118,21 @@ enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,
 enum pw_status pw_db_findings_set(struct pw_db *db, int64_t patch_id,
 				  GPtrArray *findings);
 
+/* A stored patch to re-check. */
+struct pw_db_patch_ref {
+	int64_t patch_id;
+	int64_t message_id;
+};
+
+/*
+ * The patches (not pull requests) of messages dated at or after since,
+ * oldest first: a new GArray of struct pw_db_patch_ref.
+ */
+GArray *pw_db_patch_list(struct pw_db *db, int64_t since);
+
+/* The first list a message was seen on (new string), or NULL. */
+char *pw_db_message_list(struct pw_db *db, int64_t message_id);
+
 /* ---- errors and cursors ---- */
 
 enum pw_status pw_db_ingest_error_add(struct pw_db *db, const char *source,
@@ -129,5 +144,15 @@ enum pw_status pw_db_ingest_error_add(struct pw_db *db, const char *source,
 char *pw_db_cursor_get(struct pw_db *db, const char *source);
 enum pw_status pw_db_cursor_set(struct pw_db *db, const char *source,
 				const char *value);
+
+/* ---- counts ---- */
+
+struct pw_db_stats {
+	int64_t messages, patches, covers, comments, pulls, others;
+	int64_t series, lists, findings, errors;
+};
+
+/* Counts what is stored. */
+enum pw_status pw_db_stats(struct pw_db *db, struct pw_db_stats *out);
 
 #endif

@@ -1,0 +1,83 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/cli.h"
+#include "bot/log.h"
+
+bool pw_cli_open(const char *config, const char *db_path, bool readonly,
+		 struct pw_config **cfg, struct pw_db **db)
+{
+	char *err = NULL;
+
+	*db = NULL;
+	if (pw_config_load(config, db_path, cfg, &err)) {
+		pw_error("%s", err);
+		g_free(err);
+		return false;
+	}
+	if (pw_db_open((*cfg)->db_path, readonly, db, &err)) {
+		pw_error("%s", err);
+		g_free(err);
+		pw_config_free(*cfg);
+		*cfg = NULL;
+		return false;
+	}
+	return true;
+}
+
+bool pw_cli_parse(const char *cmd, const char *args, GOptionEntry *entries,
+		  int *argc, char ***argv)
+{
+	GOptionContext *ctx = g_option_context_new(args);
+	GError *e = NULL;
+	char *prog = g_strdup_printf("patchwarden %s", cmd);
+	bool ok;
+
+	g_set_prgname(prog);
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	ok = g_option_context_parse(ctx, argc, argv, &e);
+	if (!ok) {
+		fprintf(stderr, "patchwarden %s: %s\n", cmd, e->message);
+		g_error_free(e);
+	}
+	g_option_context_free(ctx);
+	g_free(prog);
+	return ok;
+}
+
+bool pw_cli_parse_time(const char *s, gint64 *out)
+{
+	GDateTime *dt;
+	char *end, *iso;
+	gint64 n;
+
+	if (!s || !*s)
+		return false;
+	if (*s == '@') {
+		n = g_ascii_strtoll(s + 1, &end, 10);
+		if (end == s + 1 || *end)
+			return false;
+		*out = n;
+		return true;
+	}
+	n = g_ascii_strtoll(s, &end, 10);
+	if (end != s && (!strcmp(end, "d") || !strcmp(end, "h")) && n >= 0) {
+		*out = g_get_real_time() / G_USEC_PER_SEC -
+			n * (*end == 'd' ? 86400 : 3600);
+		return true;
+	}
+	if (strlen(s) == 10)
+		iso = g_strdup_printf("%sT00:00:00Z", s);
+	else if (!strchr(s + 10, 'Z') && !strchr(s + 10, '+'))
+		iso = g_strdup_printf("%sZ", s);
+	else
+		iso = g_strdup(s);
+	dt = g_date_time_new_from_iso8601(iso, NULL);
+	g_free(iso);
+	if (!dt)
+		return false;
+	*out = g_date_time_to_unix(dt);
+	g_date_time_unref(dt);
+	return true;
+}

@@ -1,0 +1,32 @@
+/*
+ * patchwarden: what every subcommand that reads the store shares:
+ * --config and --db handling, and opening both with clear messages.
+ */
+#ifndef PW_CLI_H
+#define PW_CLI_H
+
+#include <stdbool.h>
+
+#include "bot/config.h"
+#include "db/db.h"
+
+/*
+ * Loads the configuration (config may be NULL) and opens the database
+ * (db_path overrides [core] db).  Prints the reason on stderr and returns
+ * false on failure; on success the caller frees both.
+ */
+bool pw_cli_open(const char *config, const char *db_path, bool readonly,
+		 struct pw_config **cfg, struct pw_db **db);
+
+/*
+ * Parses options with GOptionContext; on a usage error prints it with
+ * the command's name and returns false.
+ */
+bool pw_cli_parse(const char *cmd, const char *args, GOptionEntry *entries,
+		  int *argc, char ***argv);
+
+/* Parses "YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS[Z]", "@unix" or "Nd"/"Nh"
+ * (that long ago) into Unix time.  Returns false if it is none of those. */
+bool pw_cli_parse_time(const char *s, gint64 *out);
+
+#endif

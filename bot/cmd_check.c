@@ -1,0 +1,825 @@
+/*
+ * patchwarden check: the contributor's side of the bot.  Reads patch
+ * files, mails and mboxes (every patch in them) or, with --file, whole
+ * source files, runs the rules of checks/ on them and prints the
+ * findings as text (checkpatch.pl --terse compatible), JSON or SARIF
+ * 2.1.0.  --fix writes the corrected patch (or file).
+ *
+ * Exit status: 0 clean, 1 findings at or above --fail-on (default
+ * warning), 2 usage or input error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "bot/cmd.h"
+#include "bot/log.h"
+#include "bot/mail.h"
+#include "bot/source.h"
+#include "checks/patch.h"
+#include "checks/rules.h"
+
+#define CHECK_MAX_INPUT (64u << 20)
+
+enum format { F_TEXT, F_JSON, F_SARIF };
+
+/* One checked unit: a patch (from a file or a mail) or a source file. */
+struct unit {
+	char *input;		/* where it came from, for people */
+	char *subject;		/* the mail's subject, or NULL */
+	char *msgid;
+	bool source;		/* a whole source file (--file) */
+	char *path;		/* --file: the file's name */
+	struct pw_patch *patch;	/* a patch, or NULL */
+	char *text;		/* --file: the file's bytes */
+	size_t len;
+	GPtrArray *findings;
+};
+
+struct run {
+	enum format format;
+	struct pw_check_opts opts;
+	bool whole_files;
+	bool fix;
+	const char *fix_output;
+	enum pw_severity fail_on;
+	GPtrArray *units;
+	bool input_error;
+};
+
+static void unit_free(gpointer p)
+{
+	struct unit *u = p;
+
+	g_free(u->input);
+	g_free(u->subject);
+	g_free(u->msgid);
+	g_free(u->path);
+	pw_patch_free(u->patch);
+	g_free(u->text);
+	g_ptr_array_free(u->findings, TRUE);
+	g_free(u);
+}
+
+static struct unit *unit_new(struct run *r, const char *input)
+{
+	struct unit *u = g_new0(struct unit, 1);
+
+	u->input = g_strdup(input);
+	u->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
+	g_ptr_array_add(r->units, u);
+	return u;
+}
+
+/* A bare diff starts with "diff ", "--- " or "Index: " (after blank lines). */
+static bool bare_diff(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (s[i] == '\n' || s[i] == '\r'))
+		i++;
+	s += i;
+	len -= i;
+	return (len >= 5 && !memcmp(s, "diff ", 5)) ||
+	       (len >= 4 && !memcmp(s, "--- ", 4)) ||
+	       (len >= 7 && !memcmp(s, "Index: ", 7));
+}
+
+static bool read_all(const char *path, char **out, size_t *len)
+{
+	GError *err = NULL;
+	gsize n = 0;
+
+	if (!strcmp(path, "-")) {
+		GString *s = g_string_new(NULL);
+		char buf[65536];
+		size_t k;
+
+		while ((k = fread(buf, 1, sizeof(buf), stdin)) > 0) {
+			g_string_append_len(s, buf, (gssize)k);
+			if (s->len > CHECK_MAX_INPUT) {
+				fprintf(stderr, "patchwarden: check: standard input is larger than %u MiB\n",
+					CHECK_MAX_INPUT >> 20);
+				g_string_free(s, TRUE);
+				return false;
+			}
+		}
+		if (ferror(stdin)) {
+			fprintf(stderr, "patchwarden: check: cannot read standard input: %s\n",
+				g_strerror(errno));
+			g_string_free(s, TRUE);
+			return false;
+		}
+		*len = s->len;
+		*out = g_string_free(s, FALSE);
+		return true;
+	}
+	if (!g_file_get_contents(path, out, &n, &err)) {
+		fprintf(stderr, "patchwarden: check: %s\n", err->message);
+		g_error_free(err);
+		return false;
+	}
+	if (n > CHECK_MAX_INPUT) {
+		fprintf(stderr, "patchwarden: check: %s is larger than %u MiB\n", path,
+			CHECK_MAX_INPUT >> 20);
+		g_free(*out);
+		return false;
+	}
+	*len = n;
+	return true;
+}
+
+static void check_patch_text(struct run *r, const char *input, const char *diff,
+			     size_t len, const struct pw_mail *m)
+{
+	struct unit *u = unit_new(r, input);
+
+	u->patch = pw_diff_parse(diff, len);
+	if (m) {
+		u->subject = g_strdup(m->subject);
+		u->msgid = g_strdup(m->msgid);
+	}
+	pw_check_patch(u->patch, &r->opts, u->findings);
+}
+
+/* Every message of a mail file, mbox or Maildir. */
+static void check_mails(struct run *r, const char *path, const char *shown)
+{
+	struct pw_source *src = NULL;
+	struct pw_raw raw;
+	char *err = NULL;
+	enum pw_status st;
+	int patches = 0;
+
+	pw_mail_init();
+	st = pw_source_open(path, &src, &err);
+	if (st != PW_OK) {
+		fprintf(stderr, "patchwarden: check: %s: %s\n", shown, err ? err : pw_status_str(st));
+		g_free(err);
+		r->input_error = true;
+		return;
+	}
+	for (;;) {
+		struct pw_mail *m = NULL;
+		char *where;
+
+		memset(&raw, 0, sizeof(raw));
+		st = pw_source_next(src, &raw, &err);
+		if (st == PW_ERR_INPUT) {
+			fprintf(stderr, "patchwarden: check: %s: %s\n",
+				raw.where ? raw.where : shown, err ? err : "unreadable message");
+			g_free(err);
+			err = NULL;
+			r->input_error = true;
+			continue;
+		}
+		if (st != PW_OK) {
+			fprintf(stderr, "patchwarden: check: %s: %s\n", shown,
+				err ? err : pw_status_str(st));
+			g_free(err);
+			r->input_error = true;
+			break;
+		}
+		if (!raw.data)
+			break;
+		if (pw_mail_parse(raw.data, raw.len, &m, &err) != PW_OK) {
+			fprintf(stderr, "patchwarden: check: %s: %s\n",
+				raw.where ? raw.where : shown, err ? err : "unreadable message");
+			g_free(err);
+			err = NULL;
+			r->input_error = true;
+			continue;
+		}
+		if (m->diff) {
+			where = g_strdup_printf("%s: message %d", shown, raw.index);
+			check_patch_text(r, where, m->diff, strlen(m->diff), m);
+			g_free(where);
+			patches++;
+		}
+		pw_mail_free(m);
+	}
+	pw_source_free(src);
+	if (!patches)
+		fprintf(stderr, "patchwarden: check: %s: no patch found\n", shown);
+}
+
+static void check_input(struct run *r, const char *path)
+{
+	const char *shown = strcmp(path, "-") ? path : "<stdin>";
+	char *data = NULL;
+	size_t len = 0;
+
+	if (!strcmp(path, "-") || r->whole_files) {
+		if (!read_all(path, &data, &len)) {
+			r->input_error = true;
+			return;
+		}
+	} else {
+		/* Peek: a bare diff is read whole, anything else is mail. */
+		FILE *fp = fopen(path, "rb");
+		char head[512];
+		size_t n;
+
+		if (!fp) {
+			fprintf(stderr, "patchwarden: check: cannot open %s: %s\n", path,
+				g_strerror(errno));
+			r->input_error = true;
+			return;
+		}
+		n = fread(head, 1, sizeof(head), fp);
+		fclose(fp);
+		if (!bare_diff(head, n)) {
+			check_mails(r, path, shown);
+			return;
+		}
+		if (!read_all(path, &data, &len)) {
+			r->input_error = true;
+			return;
+		}
+	}
+	if (r->whole_files) {
+		struct unit *u = unit_new(r, shown);
+
+		u->source = true;
+		u->path = g_strdup(shown);
+		u->text = data;
+		u->len = len;
+		pw_check_source(u->path, data, len, &r->opts, u->findings);
+		return;
+	}
+	if (bare_diff(data, len)) {
+		check_patch_text(r, shown, data, len, NULL);
+	} else {
+		/* Mail on standard input: hand it to the source reader. */
+		char *tmp = NULL;
+		GError *err = NULL;
+		int fd = g_file_open_tmp("patchwarden-check-XXXXXX", &tmp, &err);
+
+		if (fd < 0) {
+			fprintf(stderr, "patchwarden: check: %s\n", err->message);
+			g_error_free(err);
+			r->input_error = true;
+		} else {
+			close(fd);
+			if (g_file_set_contents(tmp, data, (gssize)len, &err)) {
+				check_mails(r, tmp, shown);
+			} else {
+				fprintf(stderr, "patchwarden: check: %s\n", err->message);
+				g_error_free(err);
+				r->input_error = true;
+			}
+			g_unlink(tmp);
+			g_free(tmp);
+		}
+	}
+	g_free(data);
+}
+
+static const char *sev_upper(enum pw_severity s)
+{
+	switch (s) {
+	case PW_SEV_ERROR: return "ERROR";
+	case PW_SEV_WARNING: return "WARNING";
+	case PW_SEV_INFO: return "INFO";
+	}
+	return "INFO";
+}
+
+static const char *sarif_level(enum pw_severity s)
+{
+	switch (s) {
+	case PW_SEV_ERROR: return "error";
+	case PW_SEV_WARNING: return "warning";
+	case PW_SEV_INFO: return "note";
+	}
+	return "note";
+}
+
+static void print_text(struct run *r, FILE *out)
+{
+	guint i, j;
+
+	for (i = 0; i < r->units->len; i++) {
+		struct unit *u = r->units->pdata[i];
+
+		for (j = 0; j < u->findings->len; j++) {
+			struct pw_finding *f = u->findings->pdata[j];
+
+			fprintf(out, "%s:%d: %s:%s: %s\n", f->file, f->line,
+				sev_upper(f->severity), f->rule, f->message);
+		}
+	}
+}
+
+static void emit_json(JsonBuilder *b, FILE *out)
+{
+	JsonGenerator *g = json_generator_new();
+	JsonNode *root = json_builder_get_root(b);
+	gchar *s;
+
+	json_generator_set_root(g, root);
+	json_generator_set_pretty(g, TRUE);
+	s = json_generator_to_data(g, NULL);
+	fprintf(out, "%s\n", s);
+	g_free(s);
+	json_node_unref(root);
+	g_object_unref(g);
+}
+
+static void print_json(struct run *r, FILE *out)
+{
+	JsonBuilder *b = json_builder_new();
+	int count[3] = { 0, 0, 0 };
+	guint i, j;
+
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "version");
+	json_builder_add_int_value(b, 1);
+	json_builder_set_member_name(b, "style");
+	json_builder_add_string_value(b, pw_style_str(r->opts.style));
+	json_builder_set_member_name(b, "findings");
+	json_builder_begin_array(b);
+	for (i = 0; i < r->units->len; i++) {
+		struct unit *u = r->units->pdata[i];
+
+		for (j = 0; j < u->findings->len; j++) {
+			struct pw_finding *f = u->findings->pdata[j];
+
+			count[f->severity]++;
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "file");
+			json_builder_add_string_value(b, f->file);
+			json_builder_set_member_name(b, "line");
+			json_builder_add_int_value(b, f->line);
+			json_builder_set_member_name(b, "column");
+			json_builder_add_int_value(b, f->column);
+			json_builder_set_member_name(b, "severity");
+			json_builder_add_string_value(b, pw_severity_str(f->severity));
+			json_builder_set_member_name(b, "rule");
+			json_builder_add_string_value(b, f->rule);
+			json_builder_set_member_name(b, "message");
+			json_builder_add_string_value(b, f->message);
+			json_builder_set_member_name(b, "fix");
+			if (f->fix)
+				json_builder_add_string_value(b, f->fix);
+			else
+				json_builder_add_null_value(b);
+			json_builder_set_member_name(b, "input");
+			json_builder_add_string_value(b, u->input);
+			if (f->patch_no) {
+				json_builder_set_member_name(b, "patch_line");
+				json_builder_add_int_value(b, f->patch_no);
+			}
+			if (u->subject) {
+				json_builder_set_member_name(b, "subject");
+				json_builder_add_string_value(b, u->subject);
+			}
+			if (u->msgid) {
+				json_builder_set_member_name(b, "message_id");
+				json_builder_add_string_value(b, u->msgid);
+			}
+			json_builder_end_object(b);
+		}
+	}
+	json_builder_end_array(b);
+	json_builder_set_member_name(b, "summary");
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "inputs");
+	json_builder_add_int_value(b, r->units->len);
+	json_builder_set_member_name(b, "error");
+	json_builder_add_int_value(b, count[PW_SEV_ERROR]);
+	json_builder_set_member_name(b, "warning");
+	json_builder_add_int_value(b, count[PW_SEV_WARNING]);
+	json_builder_set_member_name(b, "info");
+	json_builder_add_int_value(b, count[PW_SEV_INFO]);
+	json_builder_end_object(b);
+	json_builder_end_object(b);
+	emit_json(b, out);
+	g_object_unref(b);
+}
+
+static void print_sarif(struct run *r, FILE *out)
+{
+	JsonBuilder *b = json_builder_new();
+	const struct pw_rule *rules;
+	size_t nrules, k;
+	guint i, j;
+
+	rules = pw_rules(&nrules);
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "$schema");
+	json_builder_add_string_value(b, "https://json.schemastore.org/sarif-2.1.0.json");
+	json_builder_set_member_name(b, "version");
+	json_builder_add_string_value(b, "2.1.0");
+	json_builder_set_member_name(b, "runs");
+	json_builder_begin_array(b);
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "tool");
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "driver");
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "name");
+	json_builder_add_string_value(b, "patchwarden");
+	json_builder_set_member_name(b, "version");
+	json_builder_add_string_value(b, PW_VERSION);
+	json_builder_set_member_name(b, "rules");
+	json_builder_begin_array(b);
+	for (k = 0; k < nrules; k++) {
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "id");
+		json_builder_add_string_value(b, rules[k].id);
+		json_builder_set_member_name(b, "shortDescription");
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "text");
+		json_builder_add_string_value(b, rules[k].summary);
+		json_builder_end_object(b);
+		json_builder_set_member_name(b, "defaultConfiguration");
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "level");
+		json_builder_add_string_value(b, sarif_level(rules[k].severity));
+		json_builder_set_member_name(b, "enabled");
+		json_builder_add_boolean_value(b, rules[k].default_on);
+		json_builder_end_object(b);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+	json_builder_end_object(b);
+	json_builder_set_member_name(b, "results");
+	json_builder_begin_array(b);
+	for (i = 0; i < r->units->len; i++) {
+		struct unit *u = r->units->pdata[i];
+
+		for (j = 0; j < u->findings->len; j++) {
+			struct pw_finding *f = u->findings->pdata[j];
+			const struct pw_rule *rule = pw_rule_find(f->rule);
+
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "ruleId");
+			json_builder_add_string_value(b, f->rule);
+			if (rule) {
+				json_builder_set_member_name(b, "ruleIndex");
+				json_builder_add_int_value(b, rule - rules);
+			}
+			json_builder_set_member_name(b, "level");
+			json_builder_add_string_value(b, sarif_level(f->severity));
+			json_builder_set_member_name(b, "message");
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "text");
+			json_builder_add_string_value(b, f->message);
+			json_builder_end_object(b);
+			json_builder_set_member_name(b, "locations");
+			json_builder_begin_array(b);
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "physicalLocation");
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "artifactLocation");
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "uri");
+			json_builder_add_string_value(b, f->file);
+			json_builder_end_object(b);
+			if (f->line > 0) {
+				json_builder_set_member_name(b, "region");
+				json_builder_begin_object(b);
+				json_builder_set_member_name(b, "startLine");
+				json_builder_add_int_value(b, f->line);
+				if (f->column > 0) {
+					json_builder_set_member_name(b, "startColumn");
+					json_builder_add_int_value(b, f->column);
+				}
+				json_builder_end_object(b);
+			}
+			json_builder_end_object(b);
+			json_builder_end_object(b);
+			json_builder_end_array(b);
+			if (f->replacement && f->line > 0) {
+				json_builder_set_member_name(b, "fixes");
+				json_builder_begin_array(b);
+				json_builder_begin_object(b);
+				json_builder_set_member_name(b, "description");
+				json_builder_begin_object(b);
+				json_builder_set_member_name(b, "text");
+				json_builder_add_string_value(b, f->fix);
+				json_builder_end_object(b);
+				json_builder_set_member_name(b, "artifactChanges");
+				json_builder_begin_array(b);
+				json_builder_begin_object(b);
+				json_builder_set_member_name(b, "artifactLocation");
+				json_builder_begin_object(b);
+				json_builder_set_member_name(b, "uri");
+				json_builder_add_string_value(b, f->file);
+				json_builder_end_object(b);
+				json_builder_set_member_name(b, "replacements");
+				json_builder_begin_array(b);
+				json_builder_begin_object(b);
+				json_builder_set_member_name(b, "deletedRegion");
+				json_builder_begin_object(b);
+				json_builder_set_member_name(b, "startLine");
+				json_builder_add_int_value(b, f->line);
+				json_builder_set_member_name(b, "startColumn");
+				json_builder_add_int_value(b, (gint64)f->fix_from + 1);
+				json_builder_set_member_name(b, "endColumn");
+				json_builder_add_int_value(b, (gint64)f->fix_to + 1);
+				json_builder_end_object(b);
+				json_builder_set_member_name(b, "insertedContent");
+				json_builder_begin_object(b);
+				json_builder_set_member_name(b, "text");
+				json_builder_add_string_value(b, f->replacement);
+				json_builder_end_object(b);
+				json_builder_end_object(b);
+				json_builder_end_array(b);
+				json_builder_end_object(b);
+				json_builder_end_array(b);
+				json_builder_end_object(b);
+				json_builder_end_array(b);
+			}
+			json_builder_end_object(b);
+		}
+	}
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+	emit_json(b, out);
+	g_object_unref(b);
+}
+
+static gint by_fix_desc(gconstpointer a, gconstpointer b)
+{
+	const struct pw_finding *x = *(const struct pw_finding *const *)a;
+	const struct pw_finding *y = *(const struct pw_finding *const *)b;
+
+	return (y->fix_from > x->fix_from) - (y->fix_from < x->fix_from);
+}
+
+/*
+ * Writes text with the fixes applied: each fix names a line (by its
+ * number in the diff for a patch, in the file for a source file) and a
+ * byte span of it; spans are applied right to left, overlaps skipped.
+ */
+static void write_fixed(const struct unit *u, FILE *out)
+{
+	const char *s = u->patch ? u->patch->text : u->text;
+	size_t len = u->patch ? u->patch->len : u->len;
+	GHashTable *by_line = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+						    (GDestroyNotify)g_ptr_array_unref);
+	size_t pos = 0;
+	int no = 0;
+	guint j;
+
+	for (j = 0; j < u->findings->len; j++) {
+		struct pw_finding *f = u->findings->pdata[j];
+		int key = u->patch ? f->patch_no : f->line;
+		GPtrArray *a;
+
+		if (!f->replacement || key <= 0)
+			continue;
+		a = g_hash_table_lookup(by_line, GINT_TO_POINTER(key));
+		if (!a) {
+			a = g_ptr_array_new();
+			g_hash_table_insert(by_line, GINT_TO_POINTER(key), a);
+		}
+		g_ptr_array_add(a, f);
+	}
+	while (pos < len) {
+		const char *nl = memchr(s + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - s) + 1 : len;
+		GPtrArray *a;
+
+		no++;
+		a = g_hash_table_lookup(by_line, GINT_TO_POINTER(no));
+		if (!a) {
+			fwrite(s + pos, 1, end - pos, out);
+		} else {
+			size_t skip = u->patch ? 1 : 0;	/* the '+' of a diff line */
+			size_t body = end - pos - (nl ? 1 : 0);
+			GString *line;
+			size_t limit;
+
+			if (body && s[pos + body - 1] == '\r')
+				body--;
+			line = g_string_new_len(s + pos, (gssize)body);
+			limit = body;
+			g_ptr_array_sort(a, by_fix_desc);
+			for (j = 0; j < a->len; j++) {
+				struct pw_finding *f = a->pdata[j];
+				size_t from = f->fix_from + skip, to = f->fix_to + skip;
+
+				if (to > limit || from > to)
+					continue;
+				g_string_erase(line, (gssize)from, (gssize)(to - from));
+				g_string_insert(line, (gssize)from, f->replacement);
+				limit = from;
+			}
+			fwrite(line->str, 1, line->len, out);
+			fwrite(s + pos + body, 1, end - pos - body, out);
+			g_string_free(line, TRUE);
+		}
+		pos = end;
+	}
+	g_hash_table_destroy(by_line);
+}
+
+static void list_rules(enum format fmt)
+{
+	const struct pw_rule *rules;
+	size_t n, i;
+
+	rules = pw_rules(&n);
+	if (fmt == F_TEXT) {
+		for (i = 0; i < n; i++)
+			printf("%-22s %-8s %-4s %s\n", rules[i].id,
+			       pw_severity_str(rules[i].severity),
+			       rules[i].default_on ? "on" : "off", rules[i].summary);
+		return;
+	}
+	{
+		JsonBuilder *b = json_builder_new();
+
+		json_builder_begin_array(b);
+		for (i = 0; i < n; i++) {
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "id");
+			json_builder_add_string_value(b, rules[i].id);
+			json_builder_set_member_name(b, "severity");
+			json_builder_add_string_value(b, pw_severity_str(rules[i].severity));
+			json_builder_set_member_name(b, "default_on");
+			json_builder_add_boolean_value(b, rules[i].default_on);
+			json_builder_set_member_name(b, "summary");
+			json_builder_add_string_value(b, rules[i].summary);
+			json_builder_end_object(b);
+		}
+		json_builder_end_array(b);
+		emit_json(b, stdout);
+		g_object_unref(b);
+	}
+}
+
+/* Splits "A,B" arguments (repeatable options) into a NULL-ended list. */
+static bool rule_list(char **in, GPtrArray *out, const char *opt)
+{
+	char **p;
+
+	for (p = in; p && *p; p++) {
+		char **parts = g_strsplit(*p, ",", -1);
+		char **q;
+
+		for (q = parts; *q; q++) {
+			char *id = g_strstrip(*q);
+
+			if (!*id)
+				continue;
+			if (!pw_rule_find(id)) {
+				fprintf(stderr, "patchwarden: check: %s: no rule '%s' (see --list-rules)\n",
+					opt, id);
+				g_strfreev(parts);
+				return false;
+			}
+			g_ptr_array_add(out, g_strdup(id));
+		}
+		g_strfreev(parts);
+	}
+	g_ptr_array_add(out, NULL);
+	return true;
+}
+
+int pw_cmd_check(int argc, char **argv)
+{
+	gchar *format = NULL, *style = NULL, *fail_on = NULL, *fix_output = NULL;
+	gchar **disable = NULL, **enable = NULL, **files = NULL;
+	gboolean list = FALSE, whole = FALSE, fix = FALSE;
+	GOptionEntry entries[] = {
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format,
+		  "output format: text (default; checkpatch --terse style), json or sarif", "FMT" },
+		{ "style", 0, 0, G_OPTION_ARG_STRING, &style,
+		  "house style for modes: octal (default), symbolic or perm-macros", "STYLE" },
+		{ "disable", 0, 0, G_OPTION_ARG_STRING_ARRAY, &disable,
+		  "switch rules off (repeatable, comma-separated)", "ID[,ID]" },
+		{ "enable", 0, 0, G_OPTION_ARG_STRING_ARRAY, &enable,
+		  "switch on rules that are off by default", "ID[,ID]" },
+		{ "list-rules", 0, 0, G_OPTION_ARG_NONE, &list, "list the rules and exit", NULL },
+		{ "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
+		  "exit 1 for findings at or above: info, warning (default) or error", "LEVEL" },
+		{ "file", 'f', 0, G_OPTION_ARG_NONE, &whole,
+		  "check whole source files, as checkpatch.pl -f does", NULL },
+		{ "fix", 0, 0, G_OPTION_ARG_NONE, &fix,
+		  "write the corrected patch (or file); findings then go to stderr", NULL },
+		{ "fix-output", 0, 0, G_OPTION_ARG_FILENAME, &fix_output,
+		  "write the corrected patch to FILE instead of stdout", "FILE" },
+		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	GOptionContext *ctx;
+	GError *err = NULL;
+	GPtrArray *dis = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *ena = g_ptr_array_new_with_free_func(g_free);
+	struct run r;
+	FILE *out = stdout, *fixout = NULL;
+	int rc = 2;
+	guint i, j;
+
+	memset(&r, 0, sizeof(r));
+	r.fail_on = PW_SEV_WARNING;
+	ctx = g_option_context_new("FILE...|-");
+	g_option_context_set_summary(ctx,
+		"Checks patch files, mails, mboxes or (with --file) source files for\n"
+		"permission-mode problems.  Exit status: 0 clean, 1 findings at or\n"
+		"above --fail-on, 2 usage or input error.");
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
+		fprintf(stderr, "patchwarden: check: %s\n", err->message);
+		g_error_free(err);
+		goto out;
+	}
+	if (!format || !strcmp(format, "text"))
+		r.format = F_TEXT;
+	else if (!strcmp(format, "json"))
+		r.format = F_JSON;
+	else if (!strcmp(format, "sarif"))
+		r.format = F_SARIF;
+	else {
+		fprintf(stderr, "patchwarden: check: --format must be text, json or sarif\n");
+		goto out;
+	}
+	if (list) {
+		list_rules(r.format);
+		rc = 0;
+		goto out;
+	}
+	if (style && !pw_style_parse(style, &r.opts.style)) {
+		fprintf(stderr, "patchwarden: check: --style must be octal, symbolic or perm-macros\n");
+		goto out;
+	}
+	if (fail_on && !pw_severity_parse(fail_on, &r.fail_on)) {
+		fprintf(stderr, "patchwarden: check: --fail-on must be info, warning or error\n");
+		goto out;
+	}
+	if (!rule_list(disable, dis, "--disable") || !rule_list(enable, ena, "--enable"))
+		goto out;
+	r.opts.disabled = (const char *const *)dis->pdata;
+	r.opts.enabled = (const char *const *)ena->pdata;
+	if (!files || !files[0]) {
+		fprintf(stderr, "patchwarden: check: name the files to check, or - for standard input\n%s",
+			"usage: patchwarden check [options] FILE...|-\n");
+		goto out;
+	}
+	r.whole_files = whole;
+	r.fix = fix || fix_output;
+	r.fix_output = fix_output;
+	r.units = g_ptr_array_new_with_free_func(unit_free);
+	for (i = 0; files[i]; i++)
+		check_input(&r, files[i]);
+
+	if (r.fix) {
+		out = stderr;
+		if (fix_output) {
+			fixout = fopen(fix_output, "wb");
+			if (!fixout) {
+				fprintf(stderr, "patchwarden: check: cannot write %s: %s\n",
+					fix_output, g_strerror(errno));
+				goto out;
+			}
+		}
+		for (i = 0; i < r.units->len; i++)
+			write_fixed(r.units->pdata[i], fixout ? fixout : stdout);
+		if (fixout && fclose(fixout)) {
+			fprintf(stderr, "patchwarden: check: cannot write %s: %s\n",
+				fix_output, g_strerror(errno));
+			goto out;
+		}
+	}
+	switch (r.format) {
+	case F_TEXT: print_text(&r, out); break;
+	case F_JSON: print_json(&r, out); break;
+	case F_SARIF: print_sarif(&r, out); break;
+	}
+	fflush(out);
+	rc = 0;
+	for (i = 0; i < r.units->len; i++) {
+		struct unit *u = r.units->pdata[i];
+
+		for (j = 0; j < u->findings->len; j++)
+			if (((struct pw_finding *)u->findings->pdata[j])->severity >= r.fail_on)
+				rc = 1;
+	}
+	if (r.input_error)
+		rc = 2;
+out:
+	if (r.units)
+		g_ptr_array_free(r.units, TRUE);
+	g_ptr_array_free(dis, TRUE);
+	g_ptr_array_free(ena, TRUE);
+	g_option_context_free(ctx);
+	g_free(format);
+	g_free(style);
+	g_free(fail_on);
+	g_free(fix_output);
+	g_strfreev(disable);
+	g_strfreev(enable);
+	g_strfreev(files);
+	return rc;
+}

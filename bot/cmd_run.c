@@ -1,0 +1,80 @@
+/*
+ * patchwarden run [--config FILE] [--db PATH] [--list NAME] SOURCE...
+ *
+ * The bot's main job on what it is handed: every message of the sources
+ * (mbox, Maildir, .eml, or "-", one message from an MTA pipe) is taken
+ * as just arrived: stored, checked, filed into its series and flood, and
+ * answered under the reply policy; then every reply that is due is sent
+ * (to the dry-run mbox while no SMTP server is configured).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bot/cli.h"
+#include "bot/cmd.h"
+#include "bot/ingest.h"
+#include "bot/log.h"
+#include "bot/outbox.h"
+
+int pw_cmd_run(int argc, char **argv)
+{
+	char *db_path = NULL, *config = NULL, *list = NULL;
+	GOptionEntry entries[] = {
+		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file (default: [core] db, else patchwarden.db)", "PATH" },
+		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
+		{ "list", 'l', 0, G_OPTION_ARG_STRING, &list, "file every message under this list (default: its List-Id)", "NAME" },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	struct pw_ingest_counts counts = { 0 };
+	struct pw_ingest_opts o = { 0 };
+	struct pw_outbox_send_opts so = { 0 };
+	struct pw_outbox_stats ost = { 0 };
+	struct pw_config *cfg = NULL;
+	struct pw_db *db = NULL;
+	char *err = NULL;
+	int rc = 2, i;
+
+	if (!pw_cli_parse("run", "SOURCE...", entries, &argc, &argv))
+		goto out;
+	if (argc < 2) {
+		fprintf(stderr, "patchwarden run: name at least one SOURCE (mbox, Maildir, .eml, or - for stdin)\n");
+		goto out;
+	}
+	if (!pw_cli_open(config, db_path, false, &cfg, &db))
+		goto out;
+	o.list = list;
+	o.reply = true;
+	o.quiet = false;
+	rc = 0;
+	for (i = 1; i < argc; i++) {
+		enum pw_status s = pw_ingest_path(db, cfg, argv[i], &o, &counts, &err);
+
+		if (s) {
+			pw_error("%s", err ? err : pw_status_str(s));
+			g_clear_pointer(&err, g_free);
+			counts.errors++;
+			if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT)
+				break;
+		}
+	}
+	pw_ingest_counts_print(&counts, false);
+	if (pw_outbox_send_due(db, cfg, &so, &ost, &err)) {
+		pw_error("outbox: %s", err ? err : "sending failed");
+		g_clear_pointer(&err, g_free);
+		rc = 1;
+	}
+	printf("replies: sent=%d deferred=%d failed=%d", ost.sent, ost.deferred,
+	       ost.failed);
+	if (!cfg->smtp_url)
+		printf(" (dry run: written to %s)", cfg->dry_run_mbox);
+	putchar('\n');
+	if (counts.errors)
+		rc = 1;
+out:
+	pw_db_close(db);
+	pw_config_free(cfg);
+	g_free(db_path);
+	g_free(config);
+	g_free(list);
+	return rc;
+}

@@ -1,0 +1,310 @@
+/*
+ * patchwarden: reading the configuration key file (see bot/config.h).
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bot/config.h"
+
+static char *get_str(GKeyFile *kf, const char *group, const char *key,
+		     const char *def)
+{
+	char *v = g_key_file_get_string(kf, group, key, NULL);
+
+	if (v) {
+		g_strstrip(v);
+		if (*v)
+			return v;
+		g_free(v);
+	}
+	return g_strdup(def);
+}
+
+static bool get_int(GKeyFile *kf, const char *group, const char *key,
+		    int def, int *out, char **err)
+{
+	GError *e = NULL;
+	int v;
+
+	if (!g_key_file_has_key(kf, group, key, NULL)) {
+		*out = def;
+		return true;
+	}
+	v = g_key_file_get_integer(kf, group, key, &e);
+	if (e || v < 0) {
+		*err = g_strdup_printf("[%s] %s: not a whole number >= 0", group, key);
+		g_clear_error(&e);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool get_bool(GKeyFile *kf, const char *group, const char *key, bool def)
+{
+	GError *e = NULL;
+	bool v;
+
+	if (!g_key_file_has_key(kf, group, key, NULL))
+		return def;
+	v = g_key_file_get_boolean(kf, group, key, &e);
+	if (e) {
+		g_clear_error(&e);
+		return def;
+	}
+	return v;
+}
+
+/* A ;- or ,-separated list, white space stripped, empties dropped. */
+static char **get_list(GKeyFile *kf, const char *group, const char *key)
+{
+	char *v = g_key_file_get_string(kf, group, key, NULL);
+	GPtrArray *out = g_ptr_array_new();
+	char **parts;
+	size_t i;
+
+	if (v) {
+		g_strdelimit(v, ",", ';');
+		parts = g_strsplit(v, ";", -1);
+		for (i = 0; parts[i]; i++) {
+			g_strstrip(parts[i]);
+			if (*parts[i])
+				g_ptr_array_add(out, g_strdup(parts[i]));
+		}
+		g_strfreev(parts);
+		g_free(v);
+	}
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+static void list_release(struct pw_list_conf *l)
+{
+	g_free(l->name);
+	g_strfreev(l->disabled);
+	g_strfreev(l->enabled);
+	g_free(l->address);
+}
+
+static void list_free(gpointer p)
+{
+	list_release(p);
+	g_free(p);
+}
+
+static bool read_list(GKeyFile *kf, const char *group, const char *name,
+		      struct pw_list_conf *l, char **err)
+{
+	char *style = get_str(kf, group, "style", "octal");
+	size_t i;
+	bool ok = true;
+
+	l->name = g_strdup(name);
+	if (!pw_style_parse(style, &l->style)) {
+		*err = g_strdup_printf("[%s] style: '%s' is not octal, symbolic "
+				       "or perm-macros", group, style);
+		ok = false;
+	}
+	g_free(style);
+	l->disabled = get_list(kf, group, "disable");
+	l->enabled = get_list(kf, group, "enable");
+	for (i = 0; ok && l->disabled[i]; i++)
+		if (!pw_rule_find(l->disabled[i])) {
+			*err = g_strdup_printf("[%s] disable: no rule '%s'",
+					       group, l->disabled[i]);
+			ok = false;
+		}
+	for (i = 0; ok && l->enabled[i]; i++)
+		if (!pw_rule_find(l->enabled[i])) {
+			*err = g_strdup_printf("[%s] enable: no rule '%s'",
+					       group, l->enabled[i]);
+			ok = false;
+		}
+	l->address = get_str(kf, group, "address", NULL);
+	l->cc_list = get_bool(kf, group, "cc_list", false);
+	l->cc_all = get_bool(kf, group, "cc_all", false);
+	return ok;
+}
+
+static void set_defaults(struct pw_config *c, const char *db)
+{
+	c->db_path = g_strdup(db ? db : "patchwarden.db");
+	c->smtp_starttls = g_strdup("required");
+	c->smtp_timeout = 60;
+	c->reply_min_severity = PW_SEV_WARNING;
+	c->per_recipient_per_hour = 5;
+	c->global_per_hour = 200;
+	c->flood_count = 20;
+	c->flood_window = 3 * 24 * 3600;
+	c->lists = g_ptr_array_new_with_free_func(list_free);
+}
+
+/* The dry-run mbox defaults to outbox.mbox beside the database. */
+static void default_mbox(struct pw_config *c)
+{
+	char *dir;
+
+	if (c->dry_run_mbox)
+		return;
+	dir = g_path_get_dirname(c->db_path);
+	c->dry_run_mbox = g_build_filename(dir, "outbox.mbox", NULL);
+	g_free(dir);
+}
+
+enum pw_status pw_config_load(const char *path, const char *db_override,
+			      struct pw_config **out, char **err)
+{
+	struct pw_config *c = g_new0(struct pw_config, 1);
+	GKeyFile *kf = NULL;
+	GError *e = NULL;
+	char **groups = NULL, *sev = NULL;
+	struct stat sb;
+	size_t i;
+
+	*out = NULL;
+	*err = NULL;
+	set_defaults(c, db_override);
+	c->defaults.name = g_strdup("");
+	c->defaults.disabled = g_new0(char *, 1);
+	c->defaults.enabled = g_new0(char *, 1);
+	if (!path) {
+		default_mbox(c);
+		*out = c;
+		return PW_OK;
+	}
+	c->path = g_strdup(path);
+	kf = g_key_file_new();
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
+		*err = g_strdup_printf("%s: %s", path, e->message);
+		g_error_free(e);
+		goto fail;
+	}
+	if (g_key_file_has_key(kf, "smtp", "password", NULL) &&
+	    stat(path, &sb) == 0 && (sb.st_mode & 077)) {
+		*err = g_strdup_printf("%s: holds a password but is readable by "
+				       "group or others (mode %04o); chmod 600 it",
+				       path, (unsigned)(sb.st_mode & 07777));
+		goto fail;
+	}
+	if (!db_override) {
+		g_free(c->db_path);
+		c->db_path = get_str(kf, "core", "db", "patchwarden.db");
+	}
+	c->smtp_url = get_str(kf, "smtp", "url", NULL);
+	c->smtp_from = get_str(kf, "smtp", "from", NULL);
+	c->smtp_user = get_str(kf, "smtp", "user", NULL);
+	c->smtp_password = get_str(kf, "smtp", "password", NULL);
+	g_free(c->smtp_starttls);
+	c->smtp_starttls = get_str(kf, "smtp", "starttls", "required");
+	if (strcmp(c->smtp_starttls, "required") && strcmp(c->smtp_starttls, "try") &&
+	    strcmp(c->smtp_starttls, "no")) {
+		*err = g_strdup_printf("%s: [smtp] starttls: '%s' is not required, "
+				       "try or no", path, c->smtp_starttls);
+		goto fail;
+	}
+	c->smtp_helo = get_str(kf, "smtp", "helo", NULL);
+	c->smtp_cainfo = get_str(kf, "smtp", "cainfo", NULL);
+	if (!get_int(kf, "smtp", "timeout", 60, &c->smtp_timeout, err))
+		goto fail;
+
+	c->dry_run_mbox = get_str(kf, "reply", "dry_run_mbox", NULL);
+	c->reply_from_name = get_str(kf, "reply", "from_name", NULL);
+	c->reply_to = get_str(kf, "reply", "reply_to", NULL);
+	c->dashboard_url = get_str(kf, "reply", "dashboard_url", NULL);
+	sev = get_str(kf, "reply", "min_severity", "warning");
+	if (!pw_severity_parse(sev, &c->reply_min_severity)) {
+		*err = g_strdup_printf("%s: [reply] min_severity: '%s' is not "
+				       "info, warning or error", path, sev);
+		goto fail;
+	}
+	if (!get_int(kf, "reply", "per_recipient_per_hour", 5,
+		     &c->per_recipient_per_hour, err) ||
+	    !get_int(kf, "reply", "global_per_hour", 200, &c->global_per_hour, err) ||
+	    !get_int(kf, "flood", "count", 20, &c->flood_count, err) ||
+	    !get_int(kf, "flood", "window", 3 * 24 * 3600, &c->flood_window, err))
+		goto fail;
+	if (c->flood_count < 2) {
+		*err = g_strdup_printf("%s: [flood] count must be at least 2", path);
+		goto fail;
+	}
+	c->automated_senders = get_list(kf, "reply", "automated_senders");
+
+	groups = g_key_file_get_groups(kf, NULL);
+	for (i = 0; groups[i]; i++) {
+		struct pw_list_conf *l;
+
+		if (strncmp(groups[i], "list ", 5))
+			continue;
+		l = g_new0(struct pw_list_conf, 1);
+		g_ptr_array_add(c->lists, l);
+		if (!read_list(kf, groups[i], g_strstrip(groups[i] + 5), l, err))
+			goto fail;
+	}
+	default_mbox(c);
+	g_strfreev(groups);
+	g_free(sev);
+	g_key_file_free(kf);
+	*out = c;
+	return PW_OK;
+fail:
+	if (*err && !g_str_has_prefix(*err, path)) {
+		char *m = g_strdup_printf("%s: %s", path, *err);
+
+		g_free(*err);
+		*err = m;
+	}
+	g_strfreev(groups);
+	g_free(sev);
+	if (kf)
+		g_key_file_free(kf);
+	pw_config_free(c);
+	return PW_ERR_USAGE;
+}
+
+void pw_config_free(struct pw_config *c)
+{
+	if (!c)
+		return;
+	g_free(c->path);
+	g_free(c->db_path);
+	g_free(c->smtp_url);
+	g_free(c->smtp_from);
+	g_free(c->smtp_user);
+	if (c->smtp_password)
+		memset(c->smtp_password, 0, strlen(c->smtp_password));
+	g_free(c->smtp_password);
+	g_free(c->smtp_starttls);
+	g_free(c->smtp_helo);
+	g_free(c->smtp_cainfo);
+	g_free(c->dry_run_mbox);
+	g_free(c->reply_from_name);
+	g_free(c->reply_to);
+	g_free(c->dashboard_url);
+	g_strfreev(c->automated_senders);
+	if (c->lists)
+		g_ptr_array_free(c->lists, TRUE);
+	list_release(&c->defaults);
+	g_free(c);
+}
+
+const struct pw_list_conf *pw_config_list(const struct pw_config *c,
+					  const char *name)
+{
+	guint i;
+
+	for (i = 0; name && c->lists && i < c->lists->len; i++) {
+		const struct pw_list_conf *l = c->lists->pdata[i];
+
+		if (!g_ascii_strcasecmp(l->name, name))
+			return l;
+	}
+	return &c->defaults;
+}
+
+void pw_config_check_opts(const struct pw_list_conf *l, struct pw_check_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->style = l->style;
+	o->disabled = (const char *const *)l->disabled;
+	o->enabled = (const char *const *)l->enabled;
+}

@@ -1,0 +1,502 @@
+/*
+ * patchwarden: the ingest pipeline (see bot/ingest.h).
+ *
+ * One reader thread splits the source into raw messages, parser threads
+ * turn them into mail, patch model and findings (GMime objects never
+ * cross threads), and the calling thread stores the results in source
+ * order, a batch per transaction.  The bytes in flight are capped, so
+ * memory stays bounded whatever the size of the source.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bot/ingest.h"
+#include "bot/log.h"
+#include "bot/mail.h"
+#include "bot/outbox.h"
+#include "bot/source.h"
+#include "checks/rules.h"
+#include "db/flood.h"
+#include "db/series.h"
+
+#define BATCH 1000			/* messages per transaction */
+#define INFLIGHT_BYTES (16u << 20)	/* raw bytes between reader and writer */
+
+struct job {
+	int64_t seq;			/* -1: end of input */
+	char *data;
+	size_t len;
+	char *where;
+	const char *git_blob;
+	struct pw_mail *mail;
+	GPtrArray *findings;
+	struct pw_fingerprint fp;
+	char *error;
+};
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	g_free(j->data);
+	g_free(j->where);
+	pw_mail_free(j->mail);
+	if (j->findings)
+		g_ptr_array_free(j->findings, TRUE);
+	g_free(j->error);
+	g_free(j);
+}
+
+/* The list a message is filed under: the one given, else its List-Id. */
+static const char *list_of(const struct pw_ingest_opts *o, const struct pw_mail *m)
+{
+	if (o->list && *o->list)
+		return o->list;
+	return m && m->list_id && *m->list_id ? m->list_id : NULL;
+}
+
+/* Parses and checks one message; thread-safe, no database. */
+static void process(struct job *j, const struct pw_config *cfg,
+		    const struct pw_ingest_opts *o)
+{
+	struct pw_check_opts co;
+	struct pw_patch *p;
+
+	if (j->error)
+		return;
+	if (pw_mail_parse(j->data, j->len, &j->mail, &j->error))
+		return;
+	if (j->mail->kind != PW_MAIL_PATCH || !j->mail->diff)
+		return;
+	pw_config_check_opts(pw_config_list(cfg, list_of(o, j->mail)), &co);
+	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
+	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
+	pw_check_patch(p, &co, j->findings);
+	pw_patch_free(p);
+	pw_fingerprint_compute(j->mail->subject, j->mail->commit_msg,
+			       j->mail->diff, strlen(j->mail->diff), &j->fp);
+}
+
+static void fill_row(struct pw_msg_row *r, const struct job *j,
+		     const struct pw_ingest_opts *o, const char *source)
+{
+	const struct pw_mail *m = j->mail;
+
+	memset(r, 0, sizeof(*r));
+	r->msgid = m->msgid;
+	r->msgid_derived = m->msgid_derived;
+	r->kind = pw_mail_kind_str(m->kind);
+	r->from_name = m->from_name;
+	r->from_addr = m->from_addr;
+	r->subject = m->subject;
+	r->subject_clean = m->subject_clean;
+	r->date = m->date;
+	r->in_reply_to = m->in_reply_to;
+	r->references = (const char *const *)m->references;
+	r->list_id = m->list_id;
+	r->auto_submitted = m->auto_submitted;
+	r->recipients = (const char *const *)m->recipients;
+	r->nrecipients = m->nrecipients;
+	r->version = m->tags.version;
+	r->number = m->tags.number;
+	r->total = m->tags.total;
+	r->has_counter = m->tags.has_counter;
+	r->rfc = m->tags.rfc;
+	r->prefixes = m->tags.prefixes;
+	r->raw = j->git_blob ? NULL : j->data;
+	r->raw_len = j->len;
+	r->git_blob = j->git_blob;
+	r->source = source;
+	r->backfill = !o->reply;
+}
+
+/* Transitional until db/flood.c lands. */
+#pragma weak pw_db_flood_observe
+
+/* Files a new patch with the flood detector. */
+static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
+			      const struct job *j, int64_t message_id,
+			      int64_t patch_id, int64_t series_id)
+{
+	const struct pw_mail *m = j->mail;
+	struct pw_flood_params fp = { cfg->flood_count, cfg->flood_window };
+	struct pw_flood_obs ob;
+	int64_t flood_id;
+
+	memset(&ob, 0, sizeof(ob));
+	ob.message_id = message_id;
+	ob.patch_id = patch_id;
+	ob.series_id = series_id;
+	ob.msgid = m->msgid;
+	ob.from_addr = m->from_addr;
+	ob.subject = m->subject;
+	ob.date = m->date;
+	ob.number = m->tags.number;
+	ob.total = m->tags.total;
+	ob.has_counter = m->tags.has_counter;
+	ob.threaded = m->in_reply_to || (m->references && m->references[0]);
+	ob.fp = &j->fp;
+	if (!pw_db_flood_observe)
+		return PW_OK;
+	return pw_db_flood_observe(db, &ob, &fp, &flood_id);
+}
+
+/* Stores one processed message inside the caller's transaction. */
+static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
+			    struct job *j, const char *source,
+			    const struct pw_ingest_opts *o,
+			    struct pw_ingest_counts *c)
+{
+	const struct pw_mail *m = j->mail;
+	struct pw_series_in si;
+	struct pw_msg_row row;
+	int64_t id, patch_id = 0, series_id;
+	enum pw_status s;
+	bool is_new;
+
+	if (j->error) {
+		if (!o->quiet)
+			pw_error("%s: %s", j->where, j->error);
+		c->errors++;
+		return pw_db_ingest_error_add(db, source, j->where, NULL, j->error,
+					      j->data, j->len);
+	}
+	fill_row(&row, j, o, source);
+	s = pw_db_message_add(db, &row, list_of(o, m), &id, &is_new);
+	if (s)
+		return s;
+	c->messages++;
+	if (!is_new) {
+		c->duplicates++;
+		return PW_OK;
+	}
+	switch (m->kind) {
+	case PW_MAIL_PATCH:
+		c->patches++;
+		break;
+	case PW_MAIL_COVER:
+		c->covers++;
+		break;
+	case PW_MAIL_COMMENT:
+		c->comments++;
+		return PW_OK;
+	case PW_MAIL_PULL:
+		c->pulls++;
+		return pw_db_patch_add(db, id, 0, m->pull_url, &patch_id);
+	case PW_MAIL_OTHER:
+		c->others++;
+		return PW_OK;
+	}
+	if (m->kind == PW_MAIL_PATCH) {
+		s = pw_db_patch_add(db, id, m->tags.number, NULL, &patch_id);
+		if (!s)
+			s = pw_db_findings_set(db, patch_id, j->findings);
+		if (s)
+			return s;
+		c->findings += j->findings ? j->findings->len : 0;
+	}
+	memset(&si, 0, sizeof(si));
+	si.msgid = m->msgid;
+	si.in_reply_to = m->in_reply_to;
+	si.references = (const char *const *)m->references;
+	si.from_addr = m->from_addr;
+	si.subject_clean = m->subject_clean;
+	si.date = m->date;
+	si.version = m->tags.version;
+	si.number = m->tags.number;
+	si.total = m->tags.total;
+	si.cover = m->kind == PW_MAIL_COVER;
+	s = pw_db_series_assign(db, id, patch_id, &si, &series_id);
+	if (s || m->kind != PW_MAIL_PATCH)
+		return s;
+	s = observe(db, cfg, j, id, patch_id, series_id);
+	if (s || !o->reply)
+		return s;
+	/* In the same transaction: a stored patch always has its reply
+	 * decision stored with it, whatever happens next. */
+	return pw_outbox_queue_message(db, cfg, id);
+}
+
+/* ---- the threaded pipeline ---- */
+
+struct pipe {
+	struct pw_source *src;
+	const struct pw_config *cfg;
+	const struct pw_ingest_opts *o;
+	GAsyncQueue *work, *done;
+	GMutex lock;
+	GCond cond;
+	size_t inflight;
+	bool stop;
+	int nworkers;
+	char *read_error;	/* a read error that ended the source */
+};
+
+static void budget_take(struct pipe *p, size_t n)
+{
+	g_mutex_lock(&p->lock);
+	while (!p->stop && p->inflight > 0 && p->inflight + n > INFLIGHT_BYTES)
+		g_cond_wait(&p->cond, &p->lock);
+	p->inflight += n;
+	g_mutex_unlock(&p->lock);
+}
+
+static void budget_give(struct pipe *p, size_t n)
+{
+	g_mutex_lock(&p->lock);
+	p->inflight -= n;
+	g_cond_broadcast(&p->cond);
+	g_mutex_unlock(&p->lock);
+}
+
+static gpointer reader(gpointer data)
+{
+	struct pipe *p = data;
+	int64_t seq = 0;
+	int i;
+
+	for (;;) {
+		struct pw_raw raw;
+		struct job *j;
+		char *err = NULL;
+		enum pw_status s;
+
+		memset(&raw, 0, sizeof(raw));
+		s = pw_source_next(p->src, &raw, &err);
+		if (s == PW_OK && !raw.data)
+			break;
+		if (s != PW_OK && s != PW_ERR_INPUT) {
+			p->read_error = err ? err : g_strdup(pw_status_str(s));
+			break;
+		}
+		j = g_new0(struct job, 1);
+		j->seq = seq++;
+		j->where = g_strdup(raw.where ? raw.where : pw_source_path(p->src));
+		if (raw.data) {
+			j->data = g_memdup2(raw.data, raw.len);
+			j->len = raw.len;
+		}
+		j->error = err;
+		budget_take(p, j->len);
+		g_async_queue_push(p->work, j);
+	}
+	for (i = 0; i < p->nworkers; i++) {
+		struct job *end = g_new0(struct job, 1);
+
+		end->seq = -1;
+		g_async_queue_push(p->work, end);
+	}
+	return NULL;
+}
+
+static gpointer worker(gpointer data)
+{
+	struct pipe *p = data;
+
+	for (;;) {
+		struct job *j = g_async_queue_pop(p->work);
+		bool end = j->seq < 0;	/* j belongs to the writer once pushed */
+
+		if (!end)
+			process(j, p->cfg, p->o);
+		g_async_queue_push(p->done, j);
+		if (end)
+			return NULL;
+	}
+}
+
+static int ncores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
+			      const char *path, const struct pw_ingest_opts *o,
+			      struct pw_ingest_counts *c, char **err)
+{
+	struct pipe p;
+	GThread *rt, **wt;
+	GHashTable *pending;
+	enum pw_status s = PW_OK;
+	int64_t next = 0, in_batch = 0;
+	int ended = 0, i;
+
+	*err = NULL;
+	pw_mail_init();
+	memset(&p, 0, sizeof(p));
+	s = pw_source_open(path, &p.src, err);
+	if (s)
+		return s;
+	p.cfg = cfg;
+	p.o = o;
+	p.nworkers = o->threads > 0 ? o->threads : ncores();
+	p.work = g_async_queue_new();
+	p.done = g_async_queue_new();
+	g_mutex_init(&p.lock);
+	g_cond_init(&p.cond);
+	pending = g_hash_table_new(g_int64_hash, g_int64_equal);
+
+	rt = g_thread_new("pw-reader", reader, &p);
+	wt = g_new0(GThread *, p.nworkers);
+	for (i = 0; i < p.nworkers; i++)
+		wt[i] = g_thread_new("pw-parser", worker, &p);
+
+	while (ended < p.nworkers) {
+		struct job *j = g_async_queue_pop(p.done);
+
+		if (j->seq < 0) {
+			ended++;
+			g_free(j);
+			continue;
+		}
+		g_hash_table_insert(pending, &j->seq, j);
+		while ((j = g_hash_table_lookup(pending, &next))) {
+			g_hash_table_remove(pending, &next);
+			next++;
+			if (!s && in_batch == 0)
+				s = pw_db_begin(db);
+			if (!s)
+				s = store(db, cfg, j, path, o, c);
+			if (!s && ++in_batch >= BATCH) {
+				s = pw_db_commit(db);
+				in_batch = 0;
+			}
+			budget_give(&p, j->len);
+			job_free(j);
+			if (s && !p.stop) {
+				/* The database failed: drain the pipeline, keep what is committed. */
+				g_mutex_lock(&p.lock);
+				p.stop = true;
+				g_cond_broadcast(&p.cond);
+				g_mutex_unlock(&p.lock);
+			}
+		}
+	}
+	if (!s && in_batch > 0)
+		s = pw_db_commit(db);
+	else if (s)
+		pw_db_rollback(db);
+	g_thread_join(rt);
+	for (i = 0; i < p.nworkers; i++)
+		g_thread_join(wt[i]);
+	g_free(wt);
+	g_hash_table_destroy(pending);
+	g_async_queue_unref(p.work);
+	g_async_queue_unref(p.done);
+	g_mutex_clear(&p.lock);
+	g_cond_clear(&p.cond);
+	if (s)
+		*err = g_strdup_printf("%s: %s", path, pw_db_errmsg(db));
+	else if (p.read_error) {
+		*err = p.read_error;
+		p.read_error = NULL;
+		s = PW_ERR_IO;
+	}
+	g_free(p.read_error);
+	pw_source_free(p.src);
+	return s;
+}
+
+enum pw_status pw_ingest_raw(struct pw_db *db, const struct pw_config *cfg,
+			     const char *data, size_t len, const char *where,
+			     const char *git_blob, const struct pw_ingest_opts *o,
+			     struct pw_ingest_counts *c)
+{
+	struct job *j = g_new0(struct job, 1);
+	enum pw_status s;
+
+	pw_mail_init();
+	j->data = g_memdup2(data, len);
+	j->len = len;
+	j->where = g_strdup(where);
+	j->git_blob = git_blob;
+	process(j, cfg, o);
+	s = pw_db_begin(db);
+	if (!s)
+		s = store(db, cfg, j, where, o, c);
+	if (!s)
+		s = pw_db_commit(db);
+	else
+		pw_db_rollback(db);
+	job_free(j);
+	return s;
+}
+
+void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json)
+{
+	if (json)
+		printf("{\"messages\": %" G_GINT64_FORMAT ", \"patches\": %" G_GINT64_FORMAT
+		       ", \"covers\": %" G_GINT64_FORMAT ", \"comments\": %" G_GINT64_FORMAT
+		       ", \"pulls\": %" G_GINT64_FORMAT ", \"others\": %" G_GINT64_FORMAT
+		       ", \"duplicates\": %" G_GINT64_FORMAT ", \"errors\": %" G_GINT64_FORMAT
+		       ", \"findings\": %" G_GINT64_FORMAT "}\n",
+		       c->messages, c->patches, c->covers, c->comments, c->pulls,
+		       c->others, c->duplicates, c->errors, c->findings);
+	else
+		printf("messages=%" G_GINT64_FORMAT " patches=%" G_GINT64_FORMAT
+		       " covers=%" G_GINT64_FORMAT " comments=%" G_GINT64_FORMAT
+		       " pulls=%" G_GINT64_FORMAT " others=%" G_GINT64_FORMAT
+		       " duplicates=%" G_GINT64_FORMAT " errors=%" G_GINT64_FORMAT
+		       " findings=%" G_GINT64_FORMAT "\n",
+		       c->messages, c->patches, c->covers, c->comments, c->pulls,
+		       c->others, c->duplicates, c->errors, c->findings);
+}
+
+enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
+				 int64_t since, int64_t *checked,
+				 int64_t *findings, char **err)
+{
+	GArray *refs;
+	enum pw_status s = PW_OK;
+	guint i;
+
+	*checked = *findings = 0;
+	*err = NULL;
+	pw_mail_init();
+	refs = pw_db_patch_list(db, since);
+	for (i = 0; !s && i < refs->len; i++) {
+		const struct pw_db_patch_ref *r =
+			&g_array_index(refs, struct pw_db_patch_ref, i);
+		struct pw_ingest_opts o = { 0 };
+		struct job j;
+		GBytes *raw;
+		char *list;
+
+		if (i % BATCH == 0 && (s = pw_db_begin(db)))
+			break;
+		raw = pw_db_message_raw(db, r->message_id);
+		if (!raw)	/* kept in an archive, not here: nothing to re-read */
+			goto next;
+		memset(&j, 0, sizeof(j));
+		j.data = (char *)g_bytes_get_data(raw, &j.len);
+		list = pw_db_message_list(db, r->message_id);
+		o.list = list;
+		process(&j, cfg, &o);
+		if (j.error)
+			pw_warn("message %" G_GINT64_FORMAT ": %s", r->message_id, j.error);
+		else if (j.findings) {
+			s = pw_db_findings_set(db, r->patch_id, j.findings);
+			*findings += j.findings->len;
+			(*checked)++;
+		}
+		g_free(list);
+		j.data = NULL;
+		pw_mail_free(j.mail);
+		if (j.findings)
+			g_ptr_array_free(j.findings, TRUE);
+		g_free(j.error);
+		g_bytes_unref(raw);
+next:
+		if (!s && (i % BATCH == BATCH - 1 || i + 1 == refs->len))
+			s = pw_db_commit(db);
+	}
+	if (s) {
+		pw_db_rollback(db);
+		*err = g_strdup(pw_db_errmsg(db));
+	}
+	g_array_free(refs, TRUE);
+	return s;
+}

@@ -1,0 +1,62 @@
+/*
+ * patchwarden: the ingest pipeline.  Raw messages from a source are
+ * parsed and checked on worker threads and stored, in source order, by
+ * the calling thread in batched transactions.
+ */
+#ifndef PW_INGEST_H
+#define PW_INGEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bot/config.h"
+#include "db/db.h"
+
+struct pw_ingest_opts {
+	const char *list;	/* list name for every message, or NULL: List-Id */
+	bool reply;		/* treat as just arrived: queue replies */
+	int threads;		/* parser threads, 0: one per core */
+	bool quiet;		/* no per-message error lines */
+};
+
+struct pw_ingest_counts {
+	int64_t messages;	/* read and understood (new or already stored) */
+	int64_t patches, covers, comments, pulls, others;	/* newly stored */
+	int64_t duplicates;	/* already stored (seen again, maybe on another list) */
+	int64_t errors;		/* could not be read or stored */
+	int64_t findings;	/* findings stored for the new patches */
+};
+
+/*
+ * Ingests every message of the source at path ("-" for stdin) into db,
+ * adding to *counts.  Bad messages are reported on stderr, recorded in
+ * ingest_error and skipped.  Returns PW_OK unless the source could not be
+ * opened or the database failed; *err then holds a new message.
+ */
+enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
+			      const char *path, const struct pw_ingest_opts *o,
+			      struct pw_ingest_counts *counts, char **err);
+
+/*
+ * Ingests one raw message (an IMAP fetch, a git blob) the same way.
+ * where names it in messages; git_blob, when not NULL, is stored instead
+ * of the bytes.
+ */
+enum pw_status pw_ingest_raw(struct pw_db *db, const struct pw_config *cfg,
+			     const char *data, size_t len, const char *where,
+			     const char *git_blob, const struct pw_ingest_opts *o,
+			     struct pw_ingest_counts *counts);
+
+/* Prints counts as one key=value line, or as a JSON object. */
+void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json);
+
+/*
+ * Re-runs the current rules over the stored patches dated at or after
+ * since (0: all), replacing their findings.  *checked and *findings
+ * receive the numbers.
+ */
+enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
+				 int64_t since, int64_t *checked,
+				 int64_t *findings, char **err);
+
+#endif

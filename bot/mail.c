@@ -1,0 +1,1413 @@
+/*
+ * patchwarden: one mail message, parsed with GMime into plain data.
+ *
+ * The only file that parses incoming mail with GMime.  Everything is
+ * copied out of the GMime objects into a struct pw_mail and the objects
+ * are released before pw_mail_parse() returns.
+ *
+ * What is read, and from whom the rules come:
+ *  - the diff: inline in text/plain, or in text/x-patch, text/x-diff and
+ *    *.patch / *.diff attachments (patchwork's find_patch_content()); the
+ *    extent of a diff follows git apply: file headers, then hunks whose
+ *    line counts say where they end, so a signature or a list footer
+ *    after the last hunk is never part of the diff;
+ *  - the commit message: the text before the first patch separator
+ *    (git mailinfo's patchbreak(): "---", "diff -", "Index: ");
+ *  - the pull request URL: patchwork's parse_pull_request();
+ *  - the subject markers: patchwork's clean_subject() and
+ *    parse_series_marker(); the stripped subject: git mailinfo's
+ *    cleanup_subject() and cleanup_space().
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include <gmime/gmime.h>
+
+#include "bot/mail.h"
+
+#define MAX_DEPTH 32		/* MIME nesting followed */
+#define MAX_PARTS 1000		/* leaf parts looked at */
+#define MAX_RECIPIENTS 2000
+#define MAX_REFERENCES 1000
+
+const char *pw_mail_kind_str(enum pw_mail_kind k)
+{
+	switch (k) {
+	case PW_MAIL_PATCH: return "patch";
+	case PW_MAIL_COVER: return "cover";
+	case PW_MAIL_COMMENT: return "comment";
+	case PW_MAIL_PULL: return "pull";
+	case PW_MAIL_OTHER: return "other";
+	}
+	return "other";
+}
+
+void pw_mail_init(void)
+{
+	static gsize once;
+
+	if (g_once_init_enter(&once)) {
+		g_mime_init();
+		g_once_init_leave(&once, 1);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Strings */
+
+/* A valid UTF-8 copy of len bytes of s, NUL bytes dropped. */
+static char *utf8_dup(const char *s, gssize len)
+{
+	const char *end;
+	char *r, *w;
+	const char *p;
+
+	if (!s)
+		return g_strdup("");
+	if (len < 0)
+		len = (gssize)strlen(s);
+	if (g_utf8_validate(s, len, &end) && !memchr(s, '\0', (size_t)len))
+		return g_strndup(s, (gsize)len);
+	r = g_malloc((gsize)len + 1);
+	for (p = s, w = r; p < s + len; p++)
+		if (*p)
+			*w++ = *p;
+	*w = '\0';
+	if (!g_utf8_validate(r, w - r, NULL)) {
+		char *v = g_utf8_make_valid(r, w - r);
+
+		g_free(r);
+		r = v;
+	}
+	return r;
+}
+
+/* A valid UTF-8 copy of s with white space runs folded into one space. */
+static char *fold_dup(const char *s)
+{
+	char *r = utf8_dup(s, -1), *w = r;
+	const char *p;
+	bool space = true;
+
+	for (p = r; *p; p++) {
+		if (g_ascii_isspace(*p)) {
+			if (!space)
+				*w++ = ' ';
+			space = true;
+		} else {
+			*w++ = *p;
+			space = false;
+		}
+	}
+	if (w > r && w[-1] == ' ')
+		w--;
+	*w = '\0';
+	return r;
+}
+
+static bool starts_ci(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !g_ascii_strncasecmp(s, prefix, n);
+}
+
+static bool starts(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !memcmp(s, prefix, n);
+}
+
+/* Length of the line at s (without its newline) within the n bytes left. */
+static size_t line_len(const char *s, size_t n)
+{
+	const char *nl = memchr(s, '\n', n);
+
+	return nl ? (size_t)(nl - s) : n;
+}
+
+/* Offset of the line after the one at pos. */
+static size_t next_line(const char *t, size_t n, size_t pos)
+{
+	const char *nl = memchr(t + pos, '\n', n - pos);
+
+	return nl ? (size_t)(nl - t) + 1 : n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Subjects */
+
+static bool all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 9)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!g_ascii_isdigit(s[i]))
+			return false;
+	return true;
+}
+
+static int to_int(const char *s, size_t n)
+{
+	int v = 0;
+	size_t i;
+
+	for (i = 0; i < n && i < 9; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+/* "N/M": sets the counter. */
+static bool counter_token(const char *s, size_t n, struct pw_subject_tags *t)
+{
+	const char *slash = memchr(s, '/', n);
+
+	if (!slash || !all_digits(s, (size_t)(slash - s)) ||
+	    !all_digits(slash + 1, n - (size_t)(slash - s) - 1))
+		return false;
+	t->number = to_int(s, (size_t)(slash - s));
+	t->total = to_int(slash + 1, n - (size_t)(slash - s) - 1);
+	t->has_counter = true;
+	return true;
+}
+
+/* "vN"/"VN": sets the version. */
+static bool version_token(const char *s, size_t n, struct pw_subject_tags *t)
+{
+	if (n < 2 || (s[0] != 'v' && s[0] != 'V') || !all_digits(s + 1, n - 1))
+		return false;
+	t->version = to_int(s + 1, n - 1);
+	return true;
+}
+
+/*
+ * One word of a bracket group.  Besides the plain forms (PATCH, RFC,
+ * v3, 2/7) it reads the glued ones patchwork accepts: PATCHv2, PATCH1/8,
+ * v2PATCH1/4.
+ */
+static void tag_token(const char *s, size_t n, struct pw_subject_tags *t,
+		      GString *prefixes)
+{
+	const char *p = s;
+	size_t m = n, i;
+
+	if (counter_token(p, m, t) || version_token(p, m, t))
+		return;
+	/* a leading vN glued to PATCH */
+	if (m > 1 && (p[0] == 'v' || p[0] == 'V') && g_ascii_isdigit(p[1])) {
+		for (i = 1; i < m && g_ascii_isdigit(p[i]); i++)
+			;
+		if (starts_ci(p + i, m - i, "PATCH")) {
+			version_token(p, i, t);
+			p += i;
+			m -= i;
+		}
+	}
+	if (starts_ci(p, m, "PATCH")) {
+		t->patch_tag = true;
+		p += 5;
+		m -= 5;
+		if (m == 0 || counter_token(p, m, t) || version_token(p, m, t))
+			return;
+		if (m > 0 && g_ascii_isdigit(p[0]) && all_digits(p, m))
+			return;
+		p = s;
+		m = n;
+	}
+	if (m == 3 && !g_ascii_strncasecmp(p, "RFC", 3))
+		t->rfc = true;
+	if (m == 6 && !g_ascii_strncasecmp(p, "RESEND", 6))
+		t->resend = true;
+	if (prefixes->len)
+		g_string_append_c(prefixes, ',');
+	g_string_append_len(prefixes, p, (gssize)m);
+}
+
+/* The words of one bracket group, split on commas and white space. */
+static void tag_group(const char *s, size_t n, struct pw_subject_tags *t,
+		      GString *prefixes)
+{
+	const char *words[64];
+	size_t lens[64], nw = 0, i = 0, j;
+
+	while (i < n && nw < 64) {
+		while (i < n && (s[i] == ',' || g_ascii_isspace(s[i])))
+			i++;
+		if (i >= n)
+			break;
+		j = i;
+		while (j < n && s[j] != ',' && !g_ascii_isspace(s[j]))
+			j++;
+		words[nw] = s + i;
+		lens[nw++] = j - i;
+		i = j;
+	}
+	for (i = 0; i < nw; i++) {
+		/* Mercurial's "1 of 3" */
+		if (i + 2 < nw && all_digits(words[i], lens[i]) &&
+		    lens[i + 1] == 2 && !g_ascii_strncasecmp(words[i + 1], "of", 2) &&
+		    all_digits(words[i + 2], lens[i + 2])) {
+			t->number = to_int(words[i], lens[i]);
+			t->total = to_int(words[i + 2], lens[i + 2]);
+			t->has_counter = true;
+			i += 2;
+			continue;
+		}
+		tag_token(words[i], lens[i], t, prefixes);
+	}
+}
+
+/* Reply and forward markers: "Re:", "RE:", "Aw:", "Fwd:"... */
+static size_t reply_marker(const char *s, bool *reply)
+{
+	static const struct { const char *w; bool reply; } m[] = {
+		{ "re", true }, { "aw", true }, { "sv", true },
+		{ "antw", true }, { "fwd", false }, { "fw", false },
+	};
+	size_t i, n;
+
+	for (i = 0; i < G_N_ELEMENTS(m); i++) {
+		n = strlen(m[i].w);
+		if (!g_ascii_strncasecmp(s, m[i].w, n) && s[n] == ':') {
+			if (m[i].reply)
+				*reply = true;
+			return n + 1;
+		}
+	}
+	return 0;
+}
+
+/* git mailinfo's cleanup_subject() followed by cleanup_space(). */
+static char *mailinfo_subject(const char *subject)
+{
+	GString *s = g_string_new(subject);
+	size_t at = 0;
+	char *r;
+
+	while (at < s->len) {
+		const char *pos;
+
+		switch (s->str[at]) {
+		case 'r':
+		case 'R':
+			if (s->len <= at + 3)
+				break;
+			if ((s->str[at + 1] == 'e' || s->str[at + 1] == 'E') &&
+			    s->str[at + 2] == ':') {
+				g_string_erase(s, (gssize)at, 3);
+				continue;
+			}
+			at++;
+			break;
+		case ' ':
+		case '\t':
+		case ':':
+			g_string_erase(s, (gssize)at, 1);
+			continue;
+		case '[':
+			pos = strchr(s->str + at, ']');
+			if (!pos)
+				break;
+			g_string_erase(s, (gssize)at,
+				       (gssize)(pos - (s->str + at) + 1));
+			continue;
+		}
+		break;
+	}
+	r = fold_dup(s->str);
+	g_string_free(s, TRUE);
+	return r;
+}
+
+char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags)
+{
+	GString *prefixes = g_string_new(NULL);
+	const char *p = subject ? subject : "", *close, *v;
+	size_t n;
+
+	memset(tags, 0, sizeof(*tags));
+	tags->version = 1;
+	for (;;) {
+		while (g_ascii_isspace(*p))
+			p++;
+		n = reply_marker(p, &tags->is_reply);
+		if (n) {
+			/* A list tag may come first: "[list] Re: ...". */
+			p += n;
+			continue;
+		}
+		if (*p != '[')
+			break;
+		close = strchr(p, ']');
+		if (!close)
+			break;
+		tag_group(p + 1, (size_t)(close - p - 1), tags, prefixes);
+		p = close + 1;
+	}
+	/* "(v2)" anywhere in the subject, when no vN marker was given. */
+	if (tags->version == 1 && subject) {
+		for (v = strchr(subject, '('); v; v = strchr(v + 1, '(')) {
+			const char *e = strchr(v, ')');
+
+			if (e && version_token(v + 1, (size_t)(e - v - 1), tags))
+				break;
+		}
+	}
+	if (tags->version < 1)
+		tags->version = 1;
+	tags->prefixes = g_string_free(prefixes, FALSE);
+	return mailinfo_subject(subject ? subject : "");
+}
+
+void pw_subject_tags_release(struct pw_subject_tags *tags)
+{
+	g_free(tags->prefixes);
+	tags->prefixes = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Diffs */
+
+#define NONE ((size_t)-1)
+
+static bool git_ext_header(const char *l, size_t n)
+{
+	static const char *const h[] = {
+		"old mode ", "new mode ", "deleted file mode ",
+		"new file mode ", "copy from ", "copy to ", "rename from ",
+		"rename to ", "rename old ", "rename new ",
+		"similarity index ", "dissimilarity index ", "index ",
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(h); i++)
+		if (starts(l, n, h[i]))
+			return true;
+	return false;
+}
+
+/* Parses "[-]N[,M]" at *p; M defaults to 1. */
+static bool range(const char **p, const char *end, char sign, long *count)
+{
+	const char *s = *p;
+	long v = 0;
+
+	if (s >= end || *s != sign)
+		return false;
+	s++;
+	if (s >= end || !g_ascii_isdigit(*s))
+		return false;
+	while (s < end && g_ascii_isdigit(*s))
+		s++;
+	*count = 1;
+	if (s < end && *s == ',') {
+		s++;
+		if (s >= end || !g_ascii_isdigit(*s))
+			return false;
+		while (s < end && g_ascii_isdigit(*s)) {
+			if (v < 100000000)
+				v = v * 10 + (*s - '0');
+			s++;
+		}
+		*count = v;
+	}
+	*p = s;
+	return true;
+}
+
+/*
+ * "@@ -a,b +c,d @@": the old and new line counts.  A combined diff
+ * ("@@@ -a,b -c,d +e,f @@@", from diff --cc) has one more "@" and one
+ * more old range per parent; *parents says how many, and *old is the
+ * first parent's count.
+ */
+static bool hunk_header(const char *l, size_t n, long *old, long *new,
+			int *parents)
+{
+	const char *p = l, *end = l + n;
+	long other;
+	int at = 0, i;
+
+	while (p < end && *p == '@')
+		p++, at++;
+	if (at < 2 || at > 9 || p >= end || *p != ' ')
+		return false;
+	*parents = at - 1;
+	while (p < end && *p == ' ')
+		p++;
+	if (!range(&p, end, '-', old))
+		return false;
+	for (i = 1; i < *parents; i++) {
+		while (p < end && *p == ' ')
+			p++;
+		if (!range(&p, end, '-', &other))
+			return false;
+	}
+	while (p < end && *p == ' ')
+		p++;
+	if (!range(&p, end, '+', new))
+		return false;
+	return true;
+}
+
+/* Whether line l of a hunk with the given parents is in a hunk at all,
+ * and which sides it counts on. */
+static bool hunk_line(const char *l, size_t n, int parents, bool *in_old,
+		      bool *in_new)
+{
+	int i;
+
+	*in_old = *in_new = true;
+	if (n == 0)		/* an empty context line, trailing space lost */
+		return true;
+	if (l[0] == '\\') {
+		*in_old = *in_new = false;
+		return true;
+	}
+	if (parents == 1) {
+		if (l[0] == '-')
+			*in_new = false;
+		else if (l[0] == '+')
+			*in_old = false;
+		else if (l[0] != ' ')
+			return false;
+		return true;
+	}
+	if (n < (size_t)parents)
+		return false;
+	for (i = 0; i < parents; i++) {
+		if (l[i] == '-')
+			*in_new = false;
+		else if (l[i] != '+' && l[i] != ' ')
+			return false;
+	}
+	*in_old = l[0] != '+';
+	return true;
+}
+
+/*
+ * Hunks from pos.  Returns the end of the last one, or NONE when pos
+ * does not start a hunk.  *cut is set when a hunk ends before its
+ * header's line counts do.
+ */
+static size_t hunks(const char *t, size_t n, size_t pos, bool *cut)
+{
+	size_t count = 0;
+	long old, new;
+	int parents;
+	bool in_old, in_new;
+
+	while (pos < n) {
+		size_t l = line_len(t + pos, n - pos);
+
+		if (!hunk_header(t + pos, l, &old, &new, &parents))
+			break;
+		pos = next_line(t, n, pos);
+		while ((old > 0 || new > 0) && pos < n) {
+			l = line_len(t + pos, n - pos);
+			if (!hunk_line(t + pos, l, parents, &in_old, &in_new))
+				break;
+			old -= in_old;
+			new -= in_new;
+			pos = next_line(t, n, pos);
+		}
+		if (old > 0 || new > 0)
+			*cut = true;
+		count++;
+		while (pos < n && t[pos] == '\\')
+			pos = next_line(t, n, pos);
+		if (*cut)
+			break;
+	}
+	return count ? pos : NONE;
+}
+
+/* A "GIT binary patch" section: up to two literal/delta blocks. */
+static size_t binary(const char *t, size_t n, size_t pos)
+{
+	int k;
+
+	pos = next_line(t, n, pos);
+	for (k = 0; k < 2 && pos < n; k++) {
+		size_t l = line_len(t + pos, n - pos);
+
+		if (!starts(t + pos, l, "literal ") && !starts(t + pos, l, "delta "))
+			break;
+		pos = next_line(t, n, pos);
+		while (pos < n && t[pos] != '\n')
+			pos = next_line(t, n, pos);
+		if (pos < n)
+			pos = next_line(t, n, pos);
+	}
+	return pos;
+}
+
+/* "--- " then "+++ " at pos: returns the position after them, or NONE. */
+static size_t old_new(const char *t, size_t n, size_t pos)
+{
+	size_t l = line_len(t + pos, n - pos), q;
+
+	if (!starts(t + pos, l, "--- "))
+		return NONE;
+	q = next_line(t, n, pos);
+	if (q >= n || !starts(t + q, line_len(t + q, n - q), "+++ "))
+		return NONE;
+	return next_line(t, n, q);
+}
+
+/* One file's section of a diff at pos: its end, or NONE. */
+static size_t file_section(const char *t, size_t n, size_t pos, bool *cut)
+{
+	size_t l = line_len(t + pos, n - pos), q, r;
+	int ext = 0, k;
+
+	if (starts(t + pos, l, "diff --git ") || starts(t + pos, l, "diff --cc ") ||
+	    starts(t + pos, l, "diff --combined ")) {
+		pos = next_line(t, n, pos);
+		while (pos < n && git_ext_header(t + pos, line_len(t + pos, n - pos))) {
+			ext++;
+			pos = next_line(t, n, pos);
+		}
+		l = pos < n ? line_len(t + pos, n - pos) : 0;
+		if (starts(t + pos, l, "GIT binary patch"))
+			return binary(t, n, pos);
+		if (starts(t + pos, l, "Binary files "))
+			return next_line(t, n, pos);
+		/* Hunks right after the header lines, without ---/+++
+		 * (hand-made, but patchwork accepts them). */
+		if (ext && starts(t + pos, l, "@@ "))
+			return hunks(t, n, pos, cut);
+		q = pos < n ? old_new(t, n, pos) : NONE;
+		if (q != NONE) {
+			r = hunks(t, n, q, cut);
+			return r != NONE ? r : ext ? q : NONE;
+		}
+		return ext ? pos : NONE;
+	}
+	if (starts(t + pos, l, "diff ")) {
+		pos = next_line(t, n, pos);
+		if (pos >= n)
+			return NONE;
+		l = line_len(t + pos, n - pos);
+		if (starts(t + pos, l, "Binary files "))
+			return next_line(t, n, pos);
+		q = old_new(t, n, pos);
+		return q == NONE ? NONE : hunks(t, n, q, cut);
+	}
+	if (starts(t + pos, l, "Index: ")) {
+		/* CVS and svn: "====", "RCS file:", "retrieving ...", "diff ..." */
+		pos = next_line(t, n, pos);
+		for (k = 0; k < 8 && pos < n; k++) {
+			q = old_new(t, n, pos);
+			if (q != NONE)
+				return hunks(t, n, q, cut);
+			pos = next_line(t, n, pos);
+		}
+		return NONE;
+	}
+	q = old_new(t, n, pos);
+	return q == NONE ? NONE : hunks(t, n, q, cut);
+}
+
+/* A line that may start a diff, a cheap test before file_section(). */
+static bool diff_start(const char *l, size_t n)
+{
+	return starts(l, n, "diff ") || starts(l, n, "Index: ") ||
+	       starts(l, n, "--- ");
+}
+
+/*
+ * Finds the first diff in t.  Sets [*start, *end) and returns true when
+ * one is found.  The diff runs over consecutive file sections.
+ */
+static bool find_diff(const char *t, size_t n, size_t *start, size_t *end,
+		      bool *cut)
+{
+	size_t pos = 0, q, e;
+
+	for (pos = 0; pos < n; pos = next_line(t, n, pos)) {
+		if (!diff_start(t + pos, line_len(t + pos, n - pos)))
+			continue;
+		q = file_section(t, n, pos, cut);
+		if (q == NONE)
+			continue;
+		*start = pos;
+		e = q;
+		while (e < n) {
+			size_t l = line_len(t + e, n - e);
+
+			/* Lines that diff -r prints between files. */
+			if (starts(t + e, l, "Only in ")) {
+				e = next_line(t, n, e);
+				continue;
+			}
+			q = diff_start(t + e, l) ? file_section(t, n, e, cut)
+						 : NONE;
+			if (q == NONE)
+				break;
+			e = q;
+		}
+		*end = e;
+		return true;
+	}
+	return false;
+}
+
+/* git mailinfo's patchbreak(): where the commit message ends. */
+static bool patchbreak(const char *l, size_t n)
+{
+	size_t i;
+
+	if (starts(l, n, "diff -") || starts(l, n, "Index: "))
+		return true;
+	if (!starts(l, n, "---"))
+		return false;
+	if (n > 4 && l[3] == ' ' && !g_ascii_isspace(l[4]))
+		return true;
+	for (i = 3; i < n; i++)
+		if (!g_ascii_isspace(l[i]))
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pull requests: patchwork's parse_pull_request(), by hand. */
+
+static bool word_char(unsigned char c)
+{
+	return g_ascii_isalnum(c) || c == '_' || c >= 0x80;
+}
+
+static bool url_char(unsigned char c)
+{
+	return word_char(c) || c == '/' || c == '.' || c == '@' || c == ':' ||
+	       c == '~' || c == '-';
+}
+
+static bool branch_char(unsigned char c)
+{
+	return word_char(c) || c == '/' || c == '.' || c == '-';
+}
+
+/* Finds a line that starts with (case-insensitive) needle, from pos. */
+static size_t find_line_ci(const char *t, size_t n, size_t pos,
+			   const char *needle)
+{
+	for (; pos < n; pos = next_line(t, n, pos))
+		if (starts_ci(t + pos, line_len(t + pos, n - pos), needle))
+			return pos;
+	return NONE;
+}
+
+static char *find_pull(const char *t, size_t n)
+{
+	size_t pos, p, u, e, b, be;
+	GString *r;
+
+	pos = find_line_ci(t, n, 0, "The following changes since commit");
+	if (pos == NONE)
+		return NULL;
+	for (;;) {
+		pos = find_line_ci(t, n, pos,
+				   "are available in the git repository at:");
+		if (pos == NONE)
+			return NULL;
+		p = pos + strlen("are available in the git repository at:");
+		pos = next_line(t, n, pos);
+		while (p < n && t[p] != '\n' && g_ascii_isspace(t[p]))
+			p++;
+		if (p < n && t[p] != '\n')
+			continue;
+		/* the URL, after any white space and blank lines */
+		while (p < n && g_ascii_isspace(t[p]))
+			p++;
+		u = p;
+		while (p < n && (word_char((unsigned char)t[p]) || t[p] == '+' ||
+				 t[p] == '-'))
+			p++;
+		if (p == u)
+			continue;
+		if (starts(t + p, n - p, "://"))
+			p += 3;
+		else if (p < n && t[p] == '@')
+			p++;
+		else
+			continue;
+		while (p < n && url_char((unsigned char)t[p]))
+			p++;
+		e = p;
+		break;
+	}
+	r = g_string_new_len(t + u, (gssize)(e - u));
+	/* the branch or tag: on the same line, or alone on a later line */
+	for (b = e; b < n && (t[b] == ' ' || t[b] == '\t' || t[b] == '\\'); b++)
+		;
+	if (b < n && t[b] != '\n') {
+		for (be = b; be < n && branch_char((unsigned char)t[be]); be++)
+			;
+	} else {
+		size_t z;
+
+		while (b < n && (g_ascii_isspace(t[b]) || t[b] == '\\'))
+			b++;
+		for (be = b; be < n && branch_char((unsigned char)t[be]); be++)
+			;
+		/* A word followed by more text is prose, not a branch. */
+		for (z = be; z < n && t[z] != '\n' && g_ascii_isspace(t[z]); z++)
+			;
+		if (z < n && t[z] != '\n')
+			be = b;
+	}
+	if (be > b) {
+		g_string_append_c(r, ' ');
+		g_string_append_len(r, t + b, (gssize)(be - b));
+	}
+	return g_string_free(r, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* MIME parts */
+
+struct walk {
+	GString *msg;		/* commit message so far */
+	GString *diff;
+	char *pull_url;
+	bool separated;		/* a patch separator was seen */
+	int leaves;
+	GPtrArray *warnings;
+};
+
+static void warn(struct walk *w, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+static void warn(struct walk *w, const char *fmt, ...)
+{
+	va_list ap;
+	guint i;
+	char *s, *raw;
+
+	va_start(ap, fmt);
+	raw = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	/* charset and file names come from the mail: keep them valid UTF-8 */
+	s = utf8_dup(raw, -1);
+	g_free(raw);
+	for (i = 0; i < w->warnings->len; i++)
+		if (!strcmp(g_ptr_array_index(w->warnings, i), s)) {
+			g_free(s);
+			return;
+		}
+	if (w->warnings->len < 32)
+		g_ptr_array_add(w->warnings, s);
+	else
+		g_free(s);
+}
+
+static bool is_utf8_name(const char *cs)
+{
+	return !g_ascii_strcasecmp(cs, "utf-8") ||
+	       !g_ascii_strcasecmp(cs, "utf8") ||
+	       !g_ascii_strcasecmp(cs, "us-ascii") ||
+	       !g_ascii_strcasecmp(cs, "ascii");
+}
+
+/*
+ * The decoded text of a leaf part in UTF-8 with LF line ends: the
+ * transfer encoding undone, then the declared charset, then UTF-8,
+ * windows-1252, latin-1 (patchwork's order).  Returns a new string.
+ */
+static char *part_text(GMimePart *part, size_t *len, struct walk *w)
+{
+	GMimeDataWrapper *dw = g_mime_part_get_content(part);
+	const char *cs;
+	GByteArray *ba;
+	GMimeStream *mem;
+	char *out = NULL, *r, *p, *q, *end;
+	gsize written = 0;
+	bool valid = false;
+
+	*len = 0;
+	if (!dw)
+		return g_strdup("");
+	ba = g_byte_array_new();
+	mem = g_mime_stream_mem_new_with_byte_array(ba);
+	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+	g_mime_data_wrapper_write_to_stream(dw, mem);
+	g_object_unref(mem);
+
+	/* CRLF to LF, in place */
+	end = (char *)ba->data + ba->len;
+	for (p = q = (char *)ba->data; p < end; p++) {
+		if (*p == '\r' && p + 1 < end && p[1] == '\n')
+			continue;
+		*q++ = *p;
+	}
+	g_byte_array_set_size(ba, (guint)(q - (char *)ba->data));
+
+	cs = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part),
+						      "charset");
+	if (cs && !is_utf8_name(cs)) {
+		const char *name = g_mime_charset_iconv_name(cs);
+
+		if (!g_ascii_strcasecmp(name, "iso-8859-1"))
+			name = "WINDOWS-1252";
+		out = g_convert((const char *)ba->data, ba->len, "UTF-8", name,
+				NULL, &written, NULL);
+		if (!out && !g_ascii_strcasecmp(name, "WINDOWS-1252"))
+			out = g_convert((const char *)ba->data, ba->len, "UTF-8",
+					"ISO-8859-1", NULL, &written, NULL);
+		if (!out)
+			warn(w, "charset \"%s\" unknown or wrong; guessed", cs);
+	}
+	if (!out && g_utf8_validate((const char *)ba->data, ba->len, NULL)) {
+		g_byte_array_append(ba, (const guint8 *)"", 1);
+		written = ba->len - 1;
+		out = (char *)g_byte_array_free(ba, FALSE);
+		ba = NULL;
+		valid = true;
+	}
+	if (!out)
+		out = g_convert((const char *)ba->data, ba->len, "UTF-8",
+				"WINDOWS-1252", NULL, &written, NULL);
+	if (!out)
+		out = g_convert((const char *)ba->data, ba->len, "UTF-8",
+				"ISO-8859-1", NULL, &written, NULL);
+	if (ba)
+		g_byte_array_free(ba, TRUE);
+	if (!out)
+		return g_strdup("");
+	if (memchr(out, '\0', written) ||
+	    (!valid && !g_utf8_validate(out, (gssize)written, NULL))) {
+		r = utf8_dup(out, (gssize)written);
+		g_free(out);
+		out = r;
+		written = strlen(out);
+	}
+	*len = written;
+	return out;
+}
+
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !g_ascii_strcasecmp(s + a - b, suffix);
+}
+
+static void append_diff(struct walk *w, const char *t, size_t start,
+			size_t end)
+{
+	g_string_append_len(w->diff, t + start, (gssize)(end - start));
+	if (w->diff->len && w->diff->str[w->diff->len - 1] != '\n')
+		g_string_append_c(w->diff, '\n');
+}
+
+/*
+ * Appends n bytes of format=flowed text to out, unwrapped as git
+ * mailinfo does it (handle_filter_flowed()), so that the commit message
+ * is the one git am would record: space-stuffing removed, lines ending
+ * in a space joined with the next, "-- " kept as is.
+ */
+static void unflow(GString *out, const char *t, size_t n, bool delsp)
+{
+	size_t pos, l;
+	GString *prev = g_string_new(NULL);
+
+	for (pos = 0; pos < n; pos = next_line(t, n, pos)) {
+		const char *p = t + pos;
+
+		l = line_len(p, n - pos);
+		if (l == 3 && !memcmp(p, "-- ", 3)) {
+			if (prev->len) {
+				g_string_append_len(out, prev->str, (gssize)prev->len);
+				g_string_append_c(out, '\n');
+				g_string_truncate(prev, 0);
+			}
+			g_string_append(out, "-- \n");
+			continue;
+		}
+		if (l && p[0] == ' ') {
+			p++;
+			l--;
+		}
+		if (l && p[l - 1] == ' ') {
+			g_string_append_len(prev, p, (gssize)(l - (delsp ? 1 : 0)));
+			continue;
+		}
+		g_string_append_len(out, prev->str, (gssize)prev->len);
+		g_string_append_len(out, p, (gssize)l);
+		g_string_append_c(out, '\n');
+		g_string_truncate(prev, 0);
+	}
+	if (prev->len) {
+		g_string_append_len(out, prev->str, (gssize)prev->len);
+		g_string_append_c(out, '\n');
+	}
+	g_string_free(prev, TRUE);
+}
+
+/* An inline text part: commit message, pull request, diff. */
+static void text_part(struct walk *w, const char *t, size_t n, int flowed)
+{
+	size_t ds = n, de = n, pos, l;
+	bool found, cut = false;
+
+	found = find_diff(t, n, &ds, &de, &cut);
+	if (cut)
+		warn(w, "a hunk is shorter than its header says");
+	if (!w->separated) {
+		if (!w->pull_url)
+			w->pull_url = find_pull(t, n);
+		for (pos = 0; pos < ds; pos = next_line(t, n, pos)) {
+			l = line_len(t + pos, n - pos);
+			if (patchbreak(t + pos, l)) {
+				w->separated = true;
+				break;
+			}
+		}
+		if (w->msg->len && pos > 0)
+			g_string_append_c(w->msg, '\n');
+		if (flowed)
+			unflow(w->msg, t, pos, flowed > 1);
+		else
+			g_string_append_len(w->msg, t, (gssize)pos);
+	}
+	if (found) {
+		w->separated = true;
+		append_diff(w, t, ds, de);
+	}
+}
+
+static void walk_part(struct walk *w, GMimeObject *obj, int depth);
+
+static void leaf(struct walk *w, GMimePart *part)
+{
+	GMimeContentType *ct = g_mime_object_get_content_type(GMIME_OBJECT(part));
+	const char *type = ct ? g_mime_content_type_get_media_type(ct) : "text";
+	const char *sub = ct ? g_mime_content_type_get_media_subtype(ct) : "plain";
+	const char *fname = g_mime_part_get_filename(part);
+	bool patch_att, plain;
+	size_t n;
+	char *t;
+
+	if (!type)
+		type = "text";
+	if (!sub)
+		sub = "plain";
+	patch_att = (!g_ascii_strcasecmp(type, "text") &&
+		     (!g_ascii_strcasecmp(sub, "x-patch") ||
+		      !g_ascii_strcasecmp(sub, "x-diff"))) ||
+		    (fname && (ends_with_ci(fname, ".patch") ||
+			       ends_with_ci(fname, ".diff")));
+	plain = !g_ascii_strcasecmp(type, "text") &&
+		!g_ascii_strcasecmp(sub, "plain");
+	if (!patch_att && !plain)
+		return;
+	if (++w->leaves > MAX_PARTS) {
+		warn(w, "more than %d parts; the rest ignored", MAX_PARTS);
+		return;
+	}
+	t = part_text(part, &n, w);
+	if (patch_att) {
+		size_t ds, de;
+		bool cut = false;
+
+		if (find_diff(t, n, &ds, &de, &cut)) {
+			w->separated = true;
+			append_diff(w, t, ds, de);
+		} else if (fname) {
+			warn(w, "attachment %s holds no diff", fname);
+		}
+	} else if (!w->diff->len) {
+		const char *fmt = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "format");
+		const char *delsp = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "delsp");
+		int flowed = 0;
+
+		if (fmt && !g_ascii_strcasecmp(fmt, "flowed"))
+			flowed = delsp && !g_ascii_strcasecmp(delsp, "yes") ? 2 : 1;
+		text_part(w, t, n, flowed);
+	}
+	g_free(t);
+}
+
+static void walk_part(struct walk *w, GMimeObject *obj, int depth)
+{
+	int i, n;
+
+	if (!obj)
+		return;
+	if (depth > MAX_DEPTH) {
+		warn(w, "MIME parts nested deeper than %d levels ignored",
+		     MAX_DEPTH);
+		return;
+	}
+	if (GMIME_IS_MULTIPART_ENCRYPTED(obj))
+		return;
+	if (GMIME_IS_MULTIPART_SIGNED(obj)) {
+		/* The signature is not text to read. */
+		walk_part(w, g_mime_multipart_get_part(GMIME_MULTIPART(obj),
+						       GMIME_MULTIPART_SIGNED_CONTENT),
+			  depth + 1);
+		return;
+	}
+	if (GMIME_IS_MULTIPART(obj)) {
+		n = g_mime_multipart_get_count(GMIME_MULTIPART(obj));
+		for (i = 0; i < n; i++)
+			walk_part(w, g_mime_multipart_get_part(GMIME_MULTIPART(obj), i),
+				  depth + 1);
+		return;
+	}
+	if (GMIME_IS_MESSAGE_PART(obj)) {
+		GMimeMessage *inner =
+			g_mime_message_part_get_message(GMIME_MESSAGE_PART(obj));
+
+		if (inner)
+			walk_part(w, g_mime_message_get_mime_part(inner),
+				  depth + 1);
+		return;
+	}
+	if (GMIME_IS_PART(obj))
+		leaf(w, GMIME_PART(obj));
+}
+
+/* ------------------------------------------------------------------ */
+/* Headers */
+
+static void add_address(GPtrArray *out, GHashTable *seen, InternetAddress *ia,
+			int depth)
+{
+	if (out->len >= MAX_RECIPIENTS || depth > 4)
+		return;
+	if (INTERNET_ADDRESS_IS_GROUP(ia)) {
+		InternetAddressList *l =
+			internet_address_group_get_members(INTERNET_ADDRESS_GROUP(ia));
+		int i, n = l ? internet_address_list_length(l) : 0;
+
+		for (i = 0; i < n; i++)
+			add_address(out, seen, internet_address_list_get_address(l, i),
+				    depth + 1);
+	} else if (INTERNET_ADDRESS_IS_MAILBOX(ia)) {
+		const char *a = internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia));
+		char *c, *lc;
+
+		if (!a || !*a)
+			return;
+		c = utf8_dup(a, -1);
+		lc = g_ascii_strdown(c, -1);
+		g_free(c);
+		if (g_hash_table_contains(seen, lc)) {
+			g_free(lc);
+			return;
+		}
+		g_hash_table_add(seen, lc);
+		g_ptr_array_add(out, g_strdup(lc));
+	}
+}
+
+static void add_recipients(GPtrArray *out, GHashTable *seen, const char *raw)
+{
+	InternetAddressList *l = internet_address_list_parse(NULL, raw);
+	int i, n;
+
+	if (!l)
+		return;
+	n = internet_address_list_length(l);
+	for (i = 0; i < n; i++)
+		add_address(out, seen, internet_address_list_get_address(l, i), 0);
+	g_object_unref(l);
+}
+
+static void add_refs(GPtrArray *out, const char *raw)
+{
+	GMimeReferences *r = g_mime_references_parse(NULL, raw);
+	int i, n;
+
+	if (!r)
+		return;
+	n = g_mime_references_length(r);
+	for (i = 0; i < n && out->len < MAX_REFERENCES; i++)
+		g_ptr_array_add(out, utf8_dup(g_mime_references_get_message_id(r, i), -1));
+	g_mime_references_free(r);
+}
+
+static void first_mailbox(InternetAddressList *l, struct pw_mail *m, int depth)
+{
+	int i, n = l ? internet_address_list_length(l) : 0;
+
+	for (i = 0; i < n && !m->from_addr && depth < 4; i++) {
+		InternetAddress *ia = internet_address_list_get_address(l, i);
+
+		if (INTERNET_ADDRESS_IS_GROUP(ia)) {
+			first_mailbox(internet_address_group_get_members(INTERNET_ADDRESS_GROUP(ia)),
+				      m, depth + 1);
+		} else if (INTERNET_ADDRESS_IS_MAILBOX(ia)) {
+			const char *name = internet_address_get_name(ia);
+			const char *addr =
+				internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia));
+			char *c = utf8_dup(addr ? addr : "", -1);
+
+			m->from_name = fold_dup(name ? name : "");
+			m->from_addr = g_ascii_strdown(c, -1);
+			g_free(c);
+		}
+	}
+}
+
+static char *strip_angles(const char *v)
+{
+	char *s = fold_dup(v), *r;
+	const char *lt = strchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+
+	if (lt && gt) {
+		r = g_strndup(lt + 1, (gsize)(gt - lt - 1));
+		g_free(s);
+		return r;
+	}
+	return s;
+}
+
+static char *derive_msgid(const char *raw, size_t len)
+{
+	char *hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+						(const guchar *)raw, len);
+	char *id = g_strdup_printf("%s@patchwarden.invalid", hex);
+
+	g_free(hex);
+	return id;
+}
+
+static void read_headers(GMimeMessage *msg, struct pw_mail *m, GPtrArray *recips,
+			 GPtrArray *refs)
+{
+	GMimeHeaderList *hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
+	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	int i, n = hl ? g_mime_header_list_get_count(hl) : 0;
+
+	for (i = 0; i < n; i++) {
+		GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+		const char *name = g_mime_header_get_name(h);
+		const char *raw = g_mime_header_get_raw_value(h);
+
+		if (!name || !raw)
+			continue;
+		if (!g_ascii_strcasecmp(name, "Message-ID")) {
+			char *id;
+
+			if (m->msgid)
+				continue;
+			id = g_mime_utils_decode_message_id(raw);
+			if (id && *id)
+				m->msgid = fold_dup(id);
+			g_free(id);
+		} else if (!g_ascii_strcasecmp(name, "In-Reply-To")) {
+			GPtrArray *one;
+
+			if (m->in_reply_to)
+				continue;
+			one = g_ptr_array_new_with_free_func(g_free);
+			add_refs(one, raw);
+			if (one->len)
+				m->in_reply_to = g_strdup(g_ptr_array_index(one, 0));
+			g_ptr_array_free(one, TRUE);
+		} else if (!g_ascii_strcasecmp(name, "References")) {
+			add_refs(refs, raw);
+		} else if (!g_ascii_strcasecmp(name, "List-Id")) {
+			if (!m->list_id)
+				m->list_id = strip_angles(g_mime_header_get_value(h));
+		} else if (!g_ascii_strcasecmp(name, "Auto-Submitted")) {
+			if (!m->auto_submitted)
+				m->auto_submitted = fold_dup(g_mime_header_get_value(h));
+		} else if (!g_ascii_strcasecmp(name, "To") ||
+			   !g_ascii_strcasecmp(name, "Cc")) {
+			add_recipients(recips, seen, raw);
+		}
+	}
+	g_hash_table_destroy(seen);
+}
+
+static char **strv_from(GPtrArray *a)
+{
+	g_ptr_array_add(a, NULL);
+	return (char **)g_ptr_array_free(a, FALSE);
+}
+
+/* Strips leading blank lines and trailing white space; "" or text + "\n". */
+static char *trim_block(GString *s)
+{
+	size_t a = 0, b = s->len, p;
+
+	for (p = 0; p < s->len; p++) {
+		if (s->str[p] == '\n')
+			a = p + 1;
+		else if (!g_ascii_isspace(s->str[p]))
+			break;
+	}
+	while (b > a && g_ascii_isspace(s->str[b - 1]))
+		b--;
+	if (b == a)
+		return g_strdup("");
+	return g_strdup_printf("%.*s\n", (int)(b - a), s->str + a);
+}
+
+enum pw_status pw_mail_parse(const char *raw, size_t len,
+			     struct pw_mail **out, char **err)
+{
+	enum pw_status st = PW_OK;
+	GMimeStream *mem = NULL;
+	GMimeParser *parser = NULL;
+	GMimeMessage *msg = NULL;
+	GPtrArray *recips = NULL, *refs = NULL;
+	struct pw_mail *m = NULL;
+	struct walk w = { 0 };
+	GMimeHeaderList *hl;
+	GDateTime *dt;
+	const char *subj;
+
+	*out = NULL;
+	pw_mail_init();
+	if (!raw || len == 0) {
+		if (err)
+			*err = g_strdup("empty message");
+		st = PW_ERR_INPUT;
+		goto out;
+	}
+	mem = g_mime_stream_mem_new_with_buffer(raw, len);
+	parser = g_mime_parser_new_with_stream(mem);
+	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
+	msg = g_mime_parser_construct_message(parser, NULL);
+	if (!msg) {
+		if (err)
+			*err = g_strdup_printf("not a mail message (no header block found at byte %lld)",
+					       (long long)g_mime_parser_tell(parser));
+		st = PW_ERR_INPUT;
+		goto out;
+	}
+	hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
+	if (!hl || g_mime_header_list_get_count(hl) == 0) {
+		if (err)
+			*err = g_strdup("not a mail message (no header fields)");
+		st = PW_ERR_INPUT;
+		goto out;
+	}
+
+	m = g_new0(struct pw_mail, 1);
+	recips = g_ptr_array_new_with_free_func(g_free);
+	refs = g_ptr_array_new_with_free_func(g_free);
+	w.msg = g_string_new(NULL);
+	w.diff = g_string_new(NULL);
+	w.warnings = g_ptr_array_new_with_free_func(g_free);
+
+	read_headers(msg, m, recips, refs);
+	if (!m->msgid) {
+		m->msgid = derive_msgid(raw, len);
+		m->msgid_derived = true;
+	}
+	first_mailbox(g_mime_message_get_from(msg), m, 0);
+	if (!m->from_addr) {
+		const char *f = g_mime_object_get_header(GMIME_OBJECT(msg), "From");
+
+		m->from_name = fold_dup(f ? f : "");
+		m->from_addr = g_strdup("");
+		if (f)
+			warn(&w, "From: header has no usable address");
+	}
+	subj = g_mime_message_get_subject(msg);
+	m->subject = fold_dup(subj ? subj : "");
+	dt = g_mime_message_get_date(msg);
+	m->date = dt ? g_date_time_to_unix(dt) : 0;
+	m->nrecipients = (int)recips->len;
+	m->recipients = strv_from(recips);
+	recips = NULL;
+	m->references = strv_from(refs);
+	refs = NULL;
+
+	m->subject_clean = pw_subject_parse(m->subject, &m->tags);
+
+	walk_part(&w, g_mime_message_get_mime_part(msg), 0);
+	m->commit_msg = trim_block(w.msg);
+	if (w.diff->len)
+		m->diff = g_string_free(w.diff, FALSE);
+	else
+		g_string_free(w.diff, TRUE);
+	w.diff = NULL;
+	m->pull_url = w.pull_url;
+	w.pull_url = NULL;
+	m->warnings = strv_from(w.warnings);
+	w.warnings = NULL;
+
+	if (m->tags.is_reply)
+		m->kind = PW_MAIL_COMMENT;
+	else if (m->pull_url)
+		m->kind = PW_MAIL_PULL;
+	else if (m->tags.has_counter && m->tags.number == 0)
+		m->kind = PW_MAIL_COVER;
+	else if (m->diff)
+		m->kind = PW_MAIL_PATCH;
+	else if (m->in_reply_to || m->references[0])
+		m->kind = PW_MAIL_COMMENT;
+	else
+		m->kind = PW_MAIL_OTHER;
+	*out = m;
+	m = NULL;
+out:
+	if (w.msg)
+		g_string_free(w.msg, TRUE);
+	if (w.diff)
+		g_string_free(w.diff, TRUE);
+	if (w.warnings)
+		g_ptr_array_free(w.warnings, TRUE);
+	g_free(w.pull_url);
+	if (recips)
+		g_ptr_array_free(recips, TRUE);
+	if (refs)
+		g_ptr_array_free(refs, TRUE);
+	pw_mail_free(m);
+	if (msg)
+		g_object_unref(msg);
+	if (parser)
+		g_object_unref(parser);
+	if (mem)
+		g_object_unref(mem);
+	return st;
+}
+
+bool pw_mail_is_naked_cover(const struct pw_mail *root,
+			    const struct pw_mail *patch)
+{
+	const char *parent;
+
+	if (!root || !patch || root->kind != PW_MAIL_OTHER ||
+	    patch->kind != PW_MAIL_PATCH || root->tags.is_reply ||
+	    root->in_reply_to || (root->references && root->references[0]))
+		return false;
+	if (!*root->from_addr || strcmp(root->from_addr, patch->from_addr))
+		return false;
+	parent = patch->in_reply_to;
+	if (!parent && patch->references && patch->references[0])
+		parent = patch->references[0];
+	return parent && !strcmp(parent, root->msgid);
+}
+
+void pw_mail_free(struct pw_mail *m)
+{
+	if (!m)
+		return;
+	g_free(m->msgid);
+	g_free(m->from_name);
+	g_free(m->from_addr);
+	g_free(m->subject);
+	g_free(m->subject_clean);
+	g_free(m->in_reply_to);
+	g_strfreev(m->references);
+	g_free(m->list_id);
+	g_free(m->auto_submitted);
+	g_strfreev(m->recipients);
+	pw_subject_tags_release(&m->tags);
+	g_free(m->commit_msg);
+	g_free(m->diff);
+	g_free(m->pull_url);
+	g_strfreev(m->warnings);
+	g_free(m);
+}

@@ -1,0 +1,483 @@
+/*
+ * patchwarden: raw messages from mbox files, single messages, Maildirs
+ * and stdin.
+ *
+ * Files are read through a fixed 64 KiB window, so memory stays bounded
+ * by the largest message whatever the file size; a message beyond
+ * PW_MAX_MESSAGE is skipped and reported.  The kind of a file is told
+ * from its first non-blank line: "From " makes it an mbox.  mbox
+ * framing follows git mailsplit and mboxrd: a "From " line at the start
+ * of the file, or one after a blank line that carries a time, starts a
+ * message, and one ">" is
+ * removed from lines matching "^>+From " (mboxo escaping is undone the
+ * same way, as its only escape is ">From ").
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bot/source.h"
+
+#define WINDOW (64u << 10)
+
+struct pw_source {
+	char *path;
+	enum pw_source_kind kind;
+	int fd;
+	bool framed;		/* mbox framing applies */
+	bool eof;		/* nothing left to read from fd */
+	bool done;		/* the last message was returned */
+
+	/* the read window: buf[head, tail) is unread data */
+	char *buf;
+	size_t head, tail;
+	int64_t pos;		/* file offset of buf[head] */
+	bool at_bol;		/* buf[head] begins a line */
+
+	bool have_sep;		/* a From_ line was read for the next message */
+	int64_t sep_off;
+
+	GString *msg;		/* the current message */
+	char *where;
+	int index;
+
+	/* Maildir */
+	GPtrArray *files;
+	guint next_file;
+};
+
+enum pw_source_kind pw_source_kind(const struct pw_source *s)
+{
+	return s->kind;
+}
+
+const char *pw_source_path(const struct pw_source *s)
+{
+	return s->path;
+}
+
+/* Reads more bytes into the window; false at end of file or on error. */
+static bool fill(struct pw_source *s, enum pw_status *st, char **err)
+{
+	ssize_t n;
+
+	if (s->eof)
+		return false;
+	if (s->head > 0) {
+		memmove(s->buf, s->buf + s->head, s->tail - s->head);
+		s->tail -= s->head;
+		s->head = 0;
+	}
+	if (s->tail == WINDOW)
+		return false;
+	do
+		n = read(s->fd, s->buf + s->tail, WINDOW - s->tail);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		*st = PW_ERR_IO;
+		if (err)
+			*err = g_strdup_printf("%s: read error: %s", s->path,
+					       g_strerror(errno));
+		s->eof = true;
+		return false;
+	}
+	if (n == 0) {
+		s->eof = true;
+		return false;
+	}
+	s->tail += (size_t)n;
+	return true;
+}
+
+/*
+ * Returns the next segment: up to and including a newline, or as much
+ * of a long line as the window holds.  *bol says whether it starts a
+ * line.  A segment that starts a line holds the whole line or a full
+ * window of it, which is enough to recognise "From " and blank lines.
+ */
+static bool segment(struct pw_source *s, const char **p, size_t *len,
+		    bool *bol, enum pw_status *st, char **err)
+{
+	const char *nl;
+
+	for (;;) {
+		nl = memchr(s->buf + s->head, '\n', s->tail - s->head);
+		if (nl || (s->head == 0 && s->tail == WINDOW))
+			break;
+		if (!fill(s, st, err))
+			break;
+	}
+	if (s->tail == s->head)
+		return false;
+	*p = s->buf + s->head;
+	*len = nl ? (size_t)(nl - *p) + 1 : s->tail - s->head;
+	*bol = s->at_bol;
+	s->at_bol = nl != NULL;
+	s->head += *len;
+	s->pos += (int64_t)*len;
+	return true;
+}
+
+static bool is_blank(const char *p, size_t len)
+{
+	return (len == 1 && p[0] == '\n') ||
+	       (len == 2 && p[0] == '\r' && p[1] == '\n');
+}
+
+static bool is_from_line(const char *p, size_t len)
+{
+	return len >= 5 && !memcmp(p, "From ", 5);
+}
+
+/*
+ * Whether a "From " line after a blank line looks like an mbox
+ * separator: as git mailsplit's is_from_line(), it must carry a time
+ * ("hh:mm"), so that an unescaped "From me, hello" in a body does not
+ * split a message.
+ */
+static bool is_separator(const char *p, size_t len)
+{
+	size_t i;
+
+	if (!is_from_line(p, len))
+		return false;
+	for (i = 5; i + 2 < len; i++)
+		if (p[i] == ':' && g_ascii_isdigit(p[i + 1]) &&
+		    g_ascii_isdigit(p[i + 2]) && g_ascii_isdigit(p[i - 1]))
+			return true;
+	return false;
+}
+
+/* Whether a line is an mboxrd-escaped "From " line (">From ", ">>From "). */
+static bool is_escaped_from(const char *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && p[i] == '>')
+		i++;
+	return i > 0 && is_from_line(p + i, len - i);
+}
+
+static void set_where(struct pw_source *s, int64_t off)
+{
+	g_free(s->where);
+	if (s->kind == PW_SOURCE_MAILDIR)
+		s->where = g_strdup_printf("%s: message %d (%s)", s->path,
+					   s->index, (const char *)
+					   g_ptr_array_index(s->files,
+							     s->next_file - 1));
+	else if (off >= 0)
+		s->where = g_strdup_printf("%s: message %d (offset %lld)",
+					   s->path, s->index, (long long)off);
+	else
+		s->where = g_strdup_printf("%s: message %d", s->path,
+					   s->index);
+}
+
+static int cmp_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds the regular files of dir (not dot-files) to s->files. */
+static bool add_dir(struct pw_source *s, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d)) != NULL) {
+		char *f;
+		struct stat sb;
+
+		if (de->d_name[0] == '.')
+			continue;
+		f = g_build_filename(dir, de->d_name, NULL);
+		if (stat(f, &sb) == 0 && S_ISREG(sb.st_mode))
+			g_ptr_array_add(s->files, f);
+		else
+			g_free(f);
+	}
+	closedir(d);
+	return true;
+}
+
+/*
+ * A Maildir (cur/ and new/), or else a plain directory of message files
+ * (git format-patch -o, a saved folder).
+ */
+static enum pw_status open_maildir(struct pw_source *s, char **err)
+{
+	char *cur = g_build_filename(s->path, "cur", NULL);
+	char *new = g_build_filename(s->path, "new", NULL);
+	bool ok;
+
+	s->files = g_ptr_array_new_with_free_func(g_free);
+	if (g_file_test(cur, G_FILE_TEST_IS_DIR) ||
+	    g_file_test(new, G_FILE_TEST_IS_DIR)) {
+		ok = add_dir(s, cur);
+		ok = add_dir(s, new) || ok;
+	} else {
+		ok = add_dir(s, s->path);
+	}
+	g_free(cur);
+	g_free(new);
+	if (!ok) {
+		if (err)
+			*err = g_strdup_printf("%s: cannot read the directory: %s",
+					       s->path, g_strerror(errno));
+		return PW_ERR_IO;
+	}
+	g_ptr_array_sort(s->files, cmp_names);
+	s->kind = PW_SOURCE_MAILDIR;
+	return PW_OK;
+}
+
+enum pw_status pw_source_open(const char *path, struct pw_source **out,
+			      char **err)
+{
+	struct pw_source *s;
+	enum pw_status st = PW_OK;
+	struct stat sb;
+	const char *p;
+	size_t len;
+	bool bol;
+
+	*out = NULL;
+	s = g_new0(struct pw_source, 1);
+	s->path = g_strdup(path);
+	s->fd = -1;
+	s->at_bol = true;
+	s->msg = g_string_sized_new(WINDOW);
+	if (!strcmp(path, "-")) {
+		s->fd = STDIN_FILENO;
+		s->kind = PW_SOURCE_STDIN;
+	} else {
+		if (stat(path, &sb) < 0) {
+			if (err)
+				*err = g_strdup_printf("%s: %s", path,
+						       g_strerror(errno));
+			st = PW_ERR_IO;
+			goto out;
+		}
+		if (S_ISDIR(sb.st_mode)) {
+			st = open_maildir(s, err);
+			goto out;
+		}
+		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (s->fd < 0) {
+			if (err)
+				*err = g_strdup_printf("%s: %s", path,
+						       g_strerror(errno));
+			st = PW_ERR_IO;
+			goto out;
+		}
+		s->kind = PW_SOURCE_MESSAGE;
+	}
+	s->buf = g_malloc(WINDOW);
+	/* Skip leading blank lines, then look at the first line. */
+	for (;;) {
+		int64_t at = s->pos;
+
+		if (!segment(s, &p, &len, &bol, &st, err))
+			break;
+		if (is_blank(p, len))
+			continue;
+		if (bol && is_from_line(p, len)) {
+			s->framed = true;
+			s->have_sep = true;
+			s->sep_off = at;
+			if (s->kind == PW_SOURCE_MESSAGE)
+				s->kind = PW_SOURCE_MBOX;
+			/* Skip the rest of an overlong From_ line. */
+			while (!s->at_bol && segment(s, &p, &len, &bol, &st,
+						     err))
+				;
+		} else {
+			/* Unread it: it is the first line of the message. */
+			s->head -= len;
+			s->pos = at;
+			s->at_bol = bol;
+		}
+		break;
+	}
+out:
+	if (st != PW_OK) {
+		pw_source_free(s);
+		s = NULL;
+	}
+	*out = s;
+	return st;
+}
+
+static enum pw_status next_maildir(struct pw_source *s, struct pw_raw *raw,
+				   char **err)
+{
+	enum pw_status st = PW_OK;
+	const char *file;
+	struct stat sb;
+	ssize_t n;
+	int fd = -1;
+
+	if (s->next_file >= s->files->len)
+		goto out;
+	file = g_ptr_array_index(s->files, s->next_file);
+	s->next_file++;
+	s->index++;
+	set_where(s, -1);
+	raw->index = s->index;
+	raw->where = s->where;
+	g_string_truncate(s->msg, 0);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		if (err)
+			*err = g_strdup_printf("%s: %s", s->where,
+					       g_strerror(errno));
+		st = PW_ERR_INPUT;
+		goto out;
+	}
+	if ((uint64_t)sb.st_size > PW_MAX_MESSAGE) {
+		raw->truncated = true;
+		if (err)
+			*err = g_strdup_printf("%s: message larger than %u MiB, skipped",
+					       s->where, PW_MAX_MESSAGE >> 20);
+		st = PW_ERR_INPUT;
+		goto out;
+	}
+	g_string_set_size(s->msg, (gsize)sb.st_size);
+	g_string_truncate(s->msg, 0);
+	for (;;) {
+		char chunk[WINDOW];
+
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (s->msg->len + (size_t)n > PW_MAX_MESSAGE) {
+			raw->truncated = true;
+			break;
+		}
+		g_string_append_len(s->msg, chunk, n);
+	}
+	if (n < 0 || raw->truncated) {
+		if (err)
+			*err = n < 0 ? g_strdup_printf("%s: read error: %s",
+						       s->where, g_strerror(errno))
+				     : g_strdup_printf("%s: message larger than %u MiB, skipped",
+						       s->where, PW_MAX_MESSAGE >> 20);
+		st = PW_ERR_INPUT;
+		goto out;
+	}
+	raw->data = s->msg->str;
+	raw->len = s->msg->len;
+out:
+	if (fd >= 0)
+		close(fd);
+	return st;
+}
+
+enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
+			      char **err)
+{
+	enum pw_status st = PW_OK;
+	bool prev_blank = true, bol, big = false;
+	const char *p;
+	size_t len;
+	int64_t start;
+
+	memset(raw, 0, sizeof(*raw));
+	raw->offset = -1;
+	if (s->kind == PW_SOURCE_MAILDIR)
+		return next_maildir(s, raw, err);
+	if (s->done)
+		goto out;
+	if (!s->have_sep && s->framed && s->eof && s->head == s->tail)
+		goto out;
+	if (!s->framed && s->index > 0)
+		goto out;
+
+	start = s->have_sep ? s->sep_off : s->pos;
+	s->have_sep = false;
+	s->index++;
+	set_where(s, s->framed ? start : -1);
+	raw->index = s->index;
+	raw->offset = start;
+	raw->where = s->where;
+	g_string_truncate(s->msg, 0);
+
+	while (segment(s, &p, &len, &bol, &st, err)) {
+		if (s->framed && bol && prev_blank && is_separator(p, len)) {
+			s->have_sep = true;
+			s->sep_off = s->pos - (int64_t)len;
+			while (!s->at_bol && segment(s, &p, &len, &bol, &st,
+						     err))
+				;
+			break;
+		}
+		if (bol)
+			prev_blank = is_blank(p, len);
+		else
+			prev_blank = false;
+		if (s->framed && bol && p[0] == '>' && is_escaped_from(p, len)) {
+			p++;
+			len--;
+		}
+		if (s->msg->len + len > PW_MAX_MESSAGE) {
+			big = true;
+			continue;
+		}
+		if (!big)
+			g_string_append_len(s->msg, p, len);
+	}
+	if (st != PW_OK)
+		goto out;
+	if (!s->have_sep)
+		s->done = true;
+	/* The blank line before the next From_ line belongs to the mbox. */
+	if (s->framed && s->have_sep) {
+		if (s->msg->len >= 2 && !memcmp(s->msg->str + s->msg->len - 2,
+						"\n\n", 2))
+			g_string_truncate(s->msg, s->msg->len - 1);
+		else if (s->msg->len >= 3 &&
+			 !memcmp(s->msg->str + s->msg->len - 3, "\n\r\n", 3))
+			g_string_truncate(s->msg, s->msg->len - 2);
+	}
+	if (big) {
+		raw->truncated = true;
+		if (err)
+			*err = g_strdup_printf("%s: message larger than %u MiB, skipped",
+					       s->where, PW_MAX_MESSAGE >> 20);
+		st = PW_ERR_INPUT;
+		goto out;
+	}
+	if (s->msg->len == 0 && !s->framed) {
+		/* An empty file holds no message at all. */
+		goto out;
+	}
+	raw->data = s->msg->str;
+	raw->len = s->msg->len;
+out:
+	return st;
+}
+
+void pw_source_free(struct pw_source *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0 && s->fd != STDIN_FILENO)
+		close(s->fd);
+	if (s->files)
+		g_ptr_array_free(s->files, TRUE);
+	g_string_free(s->msg, TRUE);
+	g_free(s->buf);
+	g_free(s->where);
+	g_free(s->path);
+	g_free(s);
+}

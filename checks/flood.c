@@ -1,0 +1,902 @@
+/*
+ * patchwarden: per-patch flood fingerprints (see checks/flood.h).
+ *
+ * Reference for the patch identity: git's builtin/patch-id.c as of git
+ * 2.39 (get_one_patchid, flush_one_hunk, scan_hunk_header, remove_space),
+ * reproduced line by line so that the value equals what
+ * "git patch-id --stable" prints for the same text.
+ *
+ * Everything here scans its input once.  The only super-linear step, the
+ * token LCS of one changed statement, is capped (LCS_CELLS) and falls back
+ * to a single edit when the cap is exceeded.
+ */
+#include <string.h>
+#include <glib.h>
+
+#include "checks/flood.h"
+
+#define SHA1_LEN 20
+/* Largest token-LCS table for one changed statement. */
+#define LCS_CELLS 4096
+/* Longest edit side kept as text; longer ones become a digest. */
+#define LONG_SIDE 512
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static bool starts(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static bool starts_ci(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && g_ascii_strncasecmp(s, prefix, n) == 0;
+}
+
+/* White space as git's sane ctype defines it: no \v, no \f. */
+static bool git_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool blank(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+	       c == '\v' || c == '\f';
+}
+
+static void hex_of(const char *s, size_t len, char out[PW_FP_HEX])
+{
+	gchar *h;
+
+	out[0] = '\0';
+	if (len == 0)
+		return;
+	h = g_compute_checksum_for_data(G_CHECKSUM_SHA1, (const guchar *)s,
+					len);
+	g_strlcpy(out, h, PW_FP_HEX);
+	g_free(h);
+}
+
+/*
+ * One line of a buffer: [line, line + len) is the text up to the first
+ * NUL or newline; *next is where the following line starts.  full is the
+ * length with the newline, as git's strbuf_getwholeline sees it (git then
+ * reads the line as a C string, so a NUL ends it).
+ */
+static size_t next_line(const char *p, const char *end, const char **next)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *lend = nl ? nl + 1 : end;
+	const char *nul = memchr(p, '\0', (size_t)(lend - p));
+
+	*next = lend;
+	return (size_t)((nul ? nul : lend) - p);
+}
+
+/* ---- git patch-id --stable ----------------------------------------------- */
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* git's get_oid_hex() == 0: forty hex digits start at p. */
+static bool is_oid_hex(const char *p, size_t len)
+{
+	size_t i;
+
+	if (len < 40)
+		return false;
+	for (i = 0; i < 40; i++)
+		if (hexval((unsigned char)p[i]) < 0)
+			return false;
+	return true;
+}
+
+static size_t digits(const char *p, const char *end)
+{
+	size_t n = 0;
+
+	while (p + n < end && p[n] >= '0' && p[n] <= '9')
+		n++;
+	return n;
+}
+
+/* atoi() over a run of digits, saturating instead of overflowing. */
+static int to_int(const char *p, const char *end)
+{
+	long v = 0;
+
+	while (p < end && *p >= '0' && *p <= '9') {
+		v = v * 10 + (*p++ - '0');
+		if (v > G_MAXINT)
+			return G_MAXINT;
+	}
+	return (int)v;
+}
+
+/*
+ * git's scan_hunk_header(): line starts with "@@ -".  Like git, it may
+ * set *before and then give up, leaving *after untouched.
+ */
+static bool scan_hunk_header(const char *line, size_t len, int *before,
+			     int *after)
+{
+	const char *end = line + len, *q = line + 4, *r;
+	size_t n = digits(q, end);
+
+	if (q + n < end && q[n] == ',') {
+		q += n + 1;
+		*before = to_int(q, end);
+		n = digits(q, end);
+	} else {
+		*before = 1;
+	}
+	if (n == 0 || q + n + 1 >= end || q[n] != ' ' || q[n + 1] != '+')
+		return false;
+	r = q + n + 2;
+	n = digits(r, end);
+	if (r + n < end && r[n] == ',') {
+		r += n + 1;
+		*after = to_int(r, end);
+		n = digits(r, end);
+	} else {
+		*after = 1;
+	}
+	return n != 0;
+}
+
+/* git's flush_one_hunk(): result += SHA-1(ctx), byte 0 lowest. */
+static void flush_one(unsigned char result[SHA1_LEN], GChecksum *ctx)
+{
+	guint8 hash[SHA1_LEN];
+	gsize n = sizeof(hash);
+	unsigned carry = 0;
+	int i;
+
+	g_checksum_get_digest(ctx, hash, &n);
+	g_checksum_reset(ctx);
+	for (i = 0; i < SHA1_LEN; i++) {
+		carry += result[i] + hash[i];
+		result[i] = (unsigned char)carry;
+		carry >>= 8;
+	}
+}
+
+/* Hashes line without white space (git's remove_space); returns bytes. */
+static size_t hash_nospace(GChecksum *ctx, const char *line, size_t len)
+{
+	size_t i = 0, total = 0;
+
+	while (i < len) {
+		size_t j = i;
+
+		while (j < len && !git_space((unsigned char)line[j]))
+			j++;
+		if (j > i) {
+			g_checksum_update(ctx, (const guchar *)line + i,
+					  (gssize)(j - i));
+			total += j - i;
+		}
+		i = j + 1;
+	}
+	return total;
+}
+
+/* Finds s2 in [s, s + len) like strstr(); NULL when absent. */
+static const char *find(const char *s, size_t len, const char *s2)
+{
+	size_t n = strlen(s2), i;
+
+	for (i = 0; i + n <= len; i++)
+		if (memcmp(s + i, s2, n) == 0)
+			return s + i;
+	return NULL;
+}
+
+/*
+ * The blob names of an "index PRE..POST MODE" line, cut as git cuts them
+ * (at the first "..", then at the next space or before the line's last
+ * byte) and limited to 40 characters.
+ */
+static void index_oids(const char *line, size_t len, char pre[41],
+		       char post[41])
+{
+	const char *p = line + 6, *o1, *o2;
+	size_t n;
+
+	o1 = find(line, len, "..");
+	if (!o1)
+		return;
+	o2 = find(o1, len - (size_t)(o1 - line), " ");
+	if (!o2)
+		o2 = line + len - 1;
+	n = o1 > p ? (size_t)(o1 - p) : 0;
+	n = MIN(n, 40);
+	memcpy(pre, p, n);
+	pre[n] = '\0';
+	n = o2 > o1 + 2 ? (size_t)(o2 - o1 - 2) : 0;
+	n = MIN(n, 40);
+	memcpy(post, o1 + 2, n);
+	post[n] = '\0';
+}
+
+/*
+ * git's get_one_patchid() in --stable mode, reading from *cur and
+ * leaving *cur after the last line it consumed.  Returns patchlen.
+ */
+static size_t one_patch_id(const char **cur, const char *end,
+			   unsigned char result[SHA1_LEN], GChecksum *ctx)
+{
+	size_t patchlen = 0;
+	int before = -1, after = -1;
+	bool binary = false;
+	char pre[41] = "", post[41] = "";
+
+	memset(result, 0, SHA1_LEN);
+	g_checksum_reset(ctx);
+	while (*cur < end) {
+		const char *line = *cur, *p = line;
+		size_t len = next_line(line, end, cur), plen;
+
+		if (starts(line, len, "commit "))
+			p = line + 7;
+		else if (starts(line, len, "From "))
+			p = line + 5;
+		else if (starts(line, len, "\\ ") && len > 12)
+			continue;
+		plen = len - (size_t)(p - line);
+		if (is_oid_hex(p, plen))
+			break;
+		if (!patchlen && !starts(line, len, "diff "))
+			continue;
+		if (before == -1) {
+			if (starts(line, len, "GIT binary patch") ||
+			    starts(line, len, "Binary files")) {
+				/* git hashes the index line's blob names. */
+				binary = true;
+				before = 0;
+				g_checksum_update(ctx, (const guchar *)pre,
+						  (gssize)strlen(pre));
+				g_checksum_update(ctx, (const guchar *)post,
+						  (gssize)strlen(post));
+				flush_one(result, ctx);
+				continue;
+			} else if (starts(line, len, "index ")) {
+				index_oids(line, len, pre, post);
+				continue;
+			} else if (starts(line, len, "--- ")) {
+				before = after = 1;
+			} else if (len == 0 || !g_ascii_isalpha(line[0])) {
+				break;
+			}
+		}
+		if (binary) {
+			/* The next file's "diff " line is not hashed either. */
+			if (starts(line, len, "diff ")) {
+				binary = false;
+				before = -1;
+			}
+			continue;
+		}
+		if (before == 0 && after == 0) {
+			if (starts(line, len, "@@ -")) {
+				scan_hunk_header(line, len, &before, &after);
+				continue;
+			}
+			if (!starts(line, len, "diff "))
+				break;
+			flush_one(result, ctx);
+			before = after = -1;
+		}
+		if (len > 0 && (line[0] == '-' || line[0] == ' '))
+			before--;
+		if (len > 0 && (line[0] == '+' || line[0] == ' '))
+			after--;
+		patchlen += hash_nospace(ctx, line, len);
+	}
+	flush_one(result, ctx);
+	return patchlen;
+}
+
+bool pw_flood_patch_id(const char *diff, size_t len, char out[PW_FP_HEX])
+{
+	const char *cur = diff, *end = diff ? diff + len : NULL;
+	unsigned char result[SHA1_LEN];
+	GChecksum *ctx;
+	bool found = false;
+	int i;
+
+	out[0] = '\0';
+	if (!diff || len == 0)
+		return false;
+	ctx = g_checksum_new(G_CHECKSUM_SHA1);
+	/* git prints one id per patch that hashed something; keep the first. */
+	while (cur < end) {
+		if (one_patch_id(&cur, end, result, ctx) > 0) {
+			found = true;
+			break;
+		}
+	}
+	g_checksum_free(ctx);
+	if (!found)
+		return false;
+	for (i = 0; i < SHA1_LEN; i++) {
+		static const char hx[] = "0123456789abcdef";
+
+		out[2 * i] = hx[result[i] >> 4];
+		out[2 * i + 1] = hx[result[i] & 15];
+	}
+	out[2 * SHA1_LEN] = '\0';
+	return true;
+}
+
+/* ---- subjects ------------------------------------------------------------ */
+
+/* Skips "PATCH", "vN", "n/N", "n of N" words and a ':' after them. */
+static const char *skip_bare_patch(const char *s)
+{
+	const char *p = s;
+
+	if (!starts_ci(p, strlen(p), "patch") || g_ascii_isalnum(p[5]))
+		return s;
+	p += 5;
+	for (;;) {
+		const char *w = p, *q;
+
+		while (*w == ' ' || *w == '\t')
+			w++;
+		q = w;
+		if ((*q == 'v' || *q == 'V') && g_ascii_isdigit(q[1])) {
+			q++;
+			while (g_ascii_isdigit(*q))
+				q++;
+		} else if (g_ascii_isdigit(*q)) {
+			while (g_ascii_isdigit(*q))
+				q++;
+			if (*q == '/' && g_ascii_isdigit(q[1])) {
+				q++;
+				while (g_ascii_isdigit(*q))
+					q++;
+			} else if (starts(q, strlen(q), " of ") &&
+				   g_ascii_isdigit(q[4])) {
+				q += 4;
+				while (g_ascii_isdigit(*q))
+					q++;
+			} else {
+				return s;
+			}
+		} else {
+			break;
+		}
+		if (*q && *q != ' ' && *q != '\t' && *q != ':')
+			return s;
+		p = q;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == ':')
+		p++;
+	return p;
+}
+
+/* True when the parenthesised note (without parentheses) is a marker. */
+static bool marker_note(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len >= 2 && s[0] == 'v') {
+		for (i = 1; i < len; i++)
+			if (!g_ascii_isdigit(s[i]))
+				return false;
+		return true;
+	}
+	return (len == 6 && memcmp(s, "resend", 6) == 0) ||
+	       (len == 6 && memcmp(s, "repost", 6) == 0) ||
+	       (len == 3 && memcmp(s, "rfc", 3) == 0);
+}
+
+char *pw_flood_subject_normalise(const char *subject)
+{
+	static const char *const reply[] = {
+		"re:", "fwd:", "fw:", "aw:", "sv:", "antw:", "resend:",
+	};
+	const char *s = subject ? subject : "";
+	GString *out;
+	bool space = false;
+	size_t i;
+
+	for (;;) {
+		bool again = false;
+
+		while (blank((unsigned char)*s))
+			s++;
+		for (i = 0; i < G_N_ELEMENTS(reply); i++) {
+			if (starts_ci(s, strlen(s), reply[i])) {
+				s += strlen(reply[i]);
+				again = true;
+				break;
+			}
+		}
+		if (!again && *s == '[') {
+			const char *close = strchr(s, ']');
+
+			if (close) {
+				s = close + 1;
+				again = true;
+			}
+		}
+		if (!again) {
+			const char *t = skip_bare_patch(s);
+
+			again = t != s;
+			s = t;
+		}
+		if (!again)
+			break;
+	}
+
+	out = g_string_sized_new(strlen(s));
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (blank(c)) {
+			space = out->len > 0;
+			continue;
+		}
+		if (space)
+			g_string_append_c(out, ' ');
+		space = false;
+		g_string_append_c(out, (char)g_ascii_tolower((char)c));
+	}
+
+	/* Trailing "(v2)", "(resend)", "(RFC)" notes. */
+	while (out->len > 0 && out->str[out->len - 1] == ')') {
+		char *open = strrchr(out->str, '(');
+		size_t start;
+
+		if (!open)
+			break;
+		start = (size_t)(open - out->str);
+		if (!marker_note(open + 1, out->len - start - 2))
+			break;
+		g_string_truncate(out, start);
+		while (out->len > 0 && out->str[out->len - 1] == ' ')
+			g_string_truncate(out, out->len - 1);
+	}
+
+	/* Fold the case of non-ASCII letters too when the text is UTF-8. */
+	for (i = 0; i < out->len; i++) {
+		if ((unsigned char)out->str[i] >= 0x80) {
+			if (g_utf8_validate(out->str, (gssize)out->len, NULL)) {
+				char *f = g_utf8_casefold(out->str,
+							  (gssize)out->len);
+
+				g_string_free(out, TRUE);
+				return f;
+			}
+			break;
+		}
+	}
+	return g_string_free(out, FALSE);
+}
+
+static bool prefix_char(unsigned char c)
+{
+	return g_ascii_isalnum(c) || c == '_' || c == '-' || c == '.' ||
+	       c == '/' || c == '+' || c == ',' || c == '#' || c >= 0x80;
+}
+
+char *pw_flood_subject_strip_subsystem(const char *normalised)
+{
+	const char *s = normalised ? normalised : "", *rest = s;
+
+	for (;;) {
+		const char *p = rest;
+
+		while (prefix_char((unsigned char)*p))
+			p++;
+		if (p == rest || *p != ':' || (p[1] != ' ' && p[1] != '\0'))
+			break;
+		p++;
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		rest = p;
+	}
+	return g_strdup(rest);
+}
+
+/* ---- commit message body ------------------------------------------------- */
+
+/* True for "Key: value" lines that are trailers. */
+static bool trailer_line(const char *s, size_t len)
+{
+	static const char *const keys[] = {
+		"cc", "link", "fixes", "closes", "bug", "buglink",
+		"change-id", "message-id", "patchwork-id", "stable-dep-of",
+		"upstream-status", "cc-stable", "x-patchwork-id",
+	};
+	size_t k = 0, i;
+
+	if (len == 0 || !g_ascii_isalpha(s[0]))
+		return false;
+	while (k < len && (g_ascii_isalnum(s[k]) || s[k] == '-'))
+		k++;
+	if (k >= len || s[k] != ':')
+		return false;
+	if (k > 3 && g_ascii_strncasecmp(s + k - 3, "-by", 3) == 0)
+		return true;
+	for (i = 0; i < G_N_ELEMENTS(keys); i++)
+		if (strlen(keys[i]) == k &&
+		    g_ascii_strncasecmp(s, keys[i], k) == 0)
+			return true;
+	return false;
+}
+
+char *pw_flood_body_normalise(const char *commit_msg)
+{
+	const char *p = commit_msg ? commit_msg : "";
+	const char *end = p + strlen(p);
+	GString *out = g_string_new(NULL);
+	bool at_start = true;
+
+	while (p < end) {
+		const char *line = p, *next;
+		size_t len = next_line(p, end, &next), t = len, i;
+
+		p = next;
+		while (t > 0 && blank((unsigned char)line[t - 1]))
+			t--;
+		if ((t == 3 && memcmp(line, "---", 3) == 0) ||
+		    starts(line, len, "diff --git ") ||
+		    starts(line, len, "Index: "))
+			break;
+		if (at_start && (t == 0 || starts_ci(line, len, "from:") ||
+				 starts_ci(line, len, "date:") ||
+				 starts_ci(line, len, "subject:")))
+			continue;
+		at_start = false;
+		if (trailer_line(line, t))
+			continue;
+		/* Copy the words of the line, one space after each. */
+		i = 0;
+		while (i < t) {
+			size_t j = i;
+
+			while (j < t && !blank((unsigned char)line[j]))
+				j++;
+			if (j > i) {
+				g_string_append_len(out, line + i,
+						    (gssize)(j - i));
+				g_string_append_c(out, ' ');
+			}
+			i = j + 1;
+		}
+	}
+	while (out->len > 0 && out->str[out->len - 1] == ' ')
+		g_string_truncate(out, out->len - 1);
+	return g_string_free(out, FALSE);
+}
+
+/* ---- change shape -------------------------------------------------------- */
+
+struct tok {
+	const char *s;
+	size_t len;
+};
+
+struct span {
+	const char *s;
+	size_t len;
+};
+
+static bool ident_char(unsigned char c)
+{
+	return g_ascii_isalnum(c) || c == '_' || c >= 0x80;
+}
+
+/* Appends the C-like tokens of one line to toks. */
+static void tokenize(const char *s, size_t len, GArray *toks)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		size_t j = i + 1;
+		struct tok t;
+
+		if (blank(c)) {
+			i++;
+			continue;
+		}
+		if (ident_char(c)) {
+			while (j < len && (ident_char((unsigned char)s[j]) ||
+					   (g_ascii_isdigit(c) && s[j] == '.')))
+				j++;
+		} else if (c == '"' || c == '\'') {
+			while (j < len && s[j] != (char)c) {
+				if (s[j] == '\\' && j + 1 < len)
+					j++;
+				j++;
+			}
+			if (j < len)
+				j++;
+		}
+		t.s = s + i;
+		t.len = j - i;
+		g_array_append_val(toks, t);
+		i = j;
+	}
+}
+
+static bool tok_eq(const struct tok *a, const struct tok *b)
+{
+	return a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
+}
+
+/*
+ * Appends one side of an edit: its tokens separated by spaces, or, when
+ * that text is longer than LONG_SIDE bytes (a new function, a whole new
+ * file), a 64-bit FNV-1a digest of it, so that edit strings stay short.
+ */
+static void add_side(GString *e, const struct tok *t, size_t n)
+{
+	size_t start = e->len, i;
+
+	for (i = 0; i < n; i++) {
+		g_string_append_c(e, ' ');
+		g_string_append_len(e, t[i].s, (gssize)t[i].len);
+	}
+	if (e->len - start > LONG_SIDE) {
+		guint64 h = G_GUINT64_CONSTANT(14695981039346656037);
+
+		for (i = start; i < e->len; i++) {
+			h ^= (unsigned char)e->str[i];
+			h *= G_GUINT64_CONSTANT(1099511628211);
+		}
+		g_string_truncate(e, start);
+		g_string_append_printf(e, " {%zu tokens %016" G_GINT64_MODIFIER
+				       "x}", n, h);
+	}
+}
+
+static void add_edit(GHashTable *set, const struct tok *a, size_t na,
+		     const struct tok *b, size_t nb)
+{
+	GString *e = g_string_new(NULL);
+
+	add_side(e, a, na);
+	g_string_append(e, " ->");
+	add_side(e, b, nb);
+	/* Drop the leading space: "0444 -> S_IRUGO", "-> int a ;". */
+	g_string_erase(e, 0, 1);
+	g_hash_table_add(set, g_string_free(e, FALSE));
+}
+
+/* Adds the edits that turn token sequence a into b. */
+static void diff_tokens(GHashTable *set, const struct tok *a, size_t na,
+			const struct tok *b, size_t nb)
+{
+	size_t pre = 0, suf = 0, i, j, w;
+	guint16 *L;
+
+	while (pre < na && pre < nb && tok_eq(&a[pre], &b[pre]))
+		pre++;
+	while (suf < na - pre && suf < nb - pre &&
+	       tok_eq(&a[na - 1 - suf], &b[nb - 1 - suf]))
+		suf++;
+	a += pre;
+	b += pre;
+	na -= pre + suf;
+	nb -= pre + suf;
+	if (na == 0 && nb == 0)
+		return;
+	if (na == 0 || nb == 0 || (na + 1) * (nb + 1) > LCS_CELLS) {
+		add_edit(set, a, na, b, nb);
+		return;
+	}
+
+	/* L[i][j]: LCS length of a[i..] and b[j..]. */
+	w = nb + 1;
+	L = g_new0(guint16, (na + 1) * w);
+	for (i = na; i-- > 0;)
+		for (j = nb; j-- > 0;)
+			L[i * w + j] = tok_eq(&a[i], &b[j]) ?
+				(guint16)(L[(i + 1) * w + j + 1] + 1) :
+				MAX(L[(i + 1) * w + j], L[i * w + j + 1]);
+
+	/* Walk the table; each run between matches is one edit. */
+	i = j = 0;
+	while (i < na || j < nb) {
+		size_t i0 = i, j0 = j;
+
+		while ((i < na || j < nb) &&
+		       !(i < na && j < nb && tok_eq(&a[i], &b[j]) &&
+			 L[i * w + j] == L[(i + 1) * w + j + 1] + 1)) {
+			if (j < nb && (i == na ||
+				       L[i * w + j + 1] >= L[(i + 1) * w + j]))
+				j++;
+			else
+				i++;
+		}
+		if (i > i0 || j > j0)
+			add_edit(set, a + i0, i - i0, b + j0, j - j0);
+		if (i < na && j < nb) {
+			i++;
+			j++;
+		}
+	}
+	g_free(L);
+}
+
+/* One run of removed lines and the added lines that follow them. */
+static void shape_block(GHashTable *set, GArray *rm, GArray *ad,
+			GArray *ta, GArray *tb)
+{
+	size_t i;
+
+	if (rm->len == 0 && ad->len == 0)
+		return;
+	if (rm->len == ad->len) {
+		for (i = 0; i < rm->len; i++) {
+			struct span *x = &g_array_index(rm, struct span, i);
+			struct span *y = &g_array_index(ad, struct span, i);
+
+			g_array_set_size(ta, 0);
+			g_array_set_size(tb, 0);
+			tokenize(x->s, x->len, ta);
+			tokenize(y->s, y->len, tb);
+			diff_tokens(set, (struct tok *)(void *)ta->data,
+				    ta->len, (struct tok *)(void *)tb->data,
+				    tb->len);
+		}
+	} else {
+		g_array_set_size(ta, 0);
+		g_array_set_size(tb, 0);
+		for (i = 0; i < rm->len; i++) {
+			struct span *x = &g_array_index(rm, struct span, i);
+
+			tokenize(x->s, x->len, ta);
+		}
+		for (i = 0; i < ad->len; i++) {
+			struct span *y = &g_array_index(ad, struct span, i);
+
+			tokenize(y->s, y->len, tb);
+		}
+		diff_tokens(set, (struct tok *)(void *)ta->data, ta->len,
+			    (struct tok *)(void *)tb->data, tb->len);
+	}
+	g_array_set_size(rm, 0);
+	g_array_set_size(ad, 0);
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
+{
+	GHashTable *set = g_hash_table_new_full(g_str_hash, g_str_equal,
+						g_free, NULL);
+	GArray *rm = g_array_new(FALSE, FALSE, sizeof(struct span));
+	GArray *ad = g_array_new(FALSE, FALSE, sizeof(struct span));
+	GArray *ta = g_array_new(FALSE, FALSE, sizeof(struct tok));
+	GArray *tb = g_array_new(FALSE, FALSE, sizeof(struct tok));
+	const char *p = diff, *end = diff ? diff + len : NULL;
+	int old_left = 0, new_left = 0;
+	bool in_hunk = false;
+	GPtrArray *v;
+	GHashTableIter it;
+	gpointer key;
+
+	while (p && p < end) {
+		const char *line = p, *next;
+		size_t n = next_line(p, end, &next);
+		struct span sp;
+
+		p = next;
+		while (n > 0 && line[n - 1] == '\r')
+			n--;
+		if (!in_hunk) {
+			int b = 1, a = 1;
+
+			if (starts(line, n, "@@ -") &&
+			    scan_hunk_header(line, n, &b, &a) && (b || a)) {
+				old_left = b;
+				new_left = a;
+				in_hunk = true;
+			}
+			continue;
+		}
+		sp.s = line + 1;
+		sp.len = n ? n - 1 : 0;
+		if (n == 0 || line[0] == ' ') {
+			shape_block(set, rm, ad, ta, tb);
+			old_left--;
+			new_left--;
+		} else if (line[0] == '-') {
+			if (ad->len)
+				shape_block(set, rm, ad, ta, tb);
+			g_array_append_val(rm, sp);
+			old_left--;
+		} else if (line[0] == '+') {
+			g_array_append_val(ad, sp);
+			new_left--;
+		} else if (line[0] != '\\') {
+			/* Not a hunk line: the hunk was cut short. */
+			shape_block(set, rm, ad, ta, tb);
+			in_hunk = false;
+			if (starts(line, n, "@@ -"))
+				p = line;
+			continue;
+		}
+		if (old_left <= 0 && new_left <= 0) {
+			shape_block(set, rm, ad, ta, tb);
+			in_hunk = false;
+		}
+	}
+	shape_block(set, rm, ad, ta, tb);
+
+	v = g_ptr_array_sized_new(g_hash_table_size(set) + 1);
+	g_hash_table_iter_init(&it, set);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		g_ptr_array_add(v, key);
+		g_hash_table_iter_steal(&it);
+	}
+	g_ptr_array_sort(v, cmp_str);
+	if (count)
+		*count = (int)v->len;
+	g_ptr_array_add(v, NULL);
+
+	g_hash_table_destroy(set);
+	g_array_free(rm, TRUE);
+	g_array_free(ad, TRUE);
+	g_array_free(ta, TRUE);
+	g_array_free(tb, TRUE);
+	return (char **)g_ptr_array_free(v, FALSE);
+}
+
+/* ---- everything at once -------------------------------------------------- */
+
+void pw_fingerprint_compute(const char *subject, const char *commit_msg,
+			    const char *diff, size_t diff_len,
+			    struct pw_fingerprint *out)
+{
+	char *subj = pw_flood_subject_normalise(subject);
+	char *nosys = pw_flood_subject_strip_subsystem(subj);
+	char *body = pw_flood_body_normalise(commit_msg);
+	char **edits = pw_flood_shape_edits(diff, diff ? diff_len : 0,
+					    &out->nedits);
+	GString *shape = g_string_new(NULL);
+	char **e;
+
+	hex_of(subj, strlen(subj), out->subject);
+	hex_of(nosys, strlen(nosys), out->subject_nosys);
+	hex_of(body, strlen(body), out->body);
+	for (e = edits; *e; e++) {
+		g_string_append(shape, *e);
+		g_string_append_c(shape, '\n');
+	}
+	hex_of(shape->str, shape->len, out->shape);
+	pw_flood_patch_id(diff, diff ? diff_len : 0, out->patch_id);
+
+	g_string_free(shape, TRUE);
+	g_strfreev(edits);
+	g_free(body);
+	g_free(nosys);
+	g_free(subj);
+}

@@ -1,0 +1,103 @@
+/*
+ * patchwarden: what the permission scanners share (internal to checks/).
+ * The scanners (perm_c.c, perm_sh.c, perm_py.c, perm_git.c) find mode
+ * arguments and hand each one to pw_perm_judge(), which applies the
+ * rules of checks/rules.def and reports at most one finding per mode.
+ */
+#ifndef PW_PERM_H
+#define PW_PERM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <glib.h>
+
+#include "checks/rules.h"
+#include "checks/mode.h"
+#include "checks/text.h"
+
+enum pw_rule_index {
+#define RULE(id, sev, on, summary) PW_R_##id,
+#include "checks/rules.def"
+#undef RULE
+	PW_R_COUNT
+};
+
+/* One file (or hunk) being scanned. */
+struct pw_scan {
+	enum pw_style style;
+	bool on[PW_R_COUNT];
+	const char *path;
+	struct pw_text *t;
+	const char *san;	/* the sanitized text, same offsets as t->buf */
+	GPtrArray *out;
+};
+
+/* Where a mode is used; decides severities and which rules apply. */
+enum pw_ctx_kind {
+	PW_CTX_SYSFS,		/* sysfs attribute macros: VERIFY_OCTAL_PERMISSIONS */
+	PW_CTX_SYSFS_RT,	/* sysfs at run time: __BIN_ATTR, sysfs_chmod_file */
+	PW_CTX_MODPARAM,	/* module_param*: VERIFY_OCTAL_PERMISSIONS */
+	PW_CTX_DEBUGFS,
+	PW_CTX_PROCFS,
+	PW_CTX_MEMBER,		/* .mode = / ->mode = */
+	PW_CTX_CREATE,		/* open, mkdir, ...: the umask still applies */
+	PW_CTX_CHMOD,		/* chmod, install -m, mkdir -m: the exact mode */
+	PW_CTX_UMASK,
+	PW_CTX_VALUE,		/* a standalone mode expression: style only */
+};
+
+struct pw_span {
+	size_t s, e;		/* [s, e) in the text */
+};
+
+/* One mode found by a scanner. */
+struct pw_occ {
+	enum pw_ctx_kind kind;
+	enum pw_mode_lang lang;
+	bool c;			/* C source: house style rules apply */
+	bool relative;		/* a symbolic chmod: value holds the bits added */
+	struct pw_span mode;
+	bool callbacks;		/* name, show and store are known */
+	struct pw_span name, show, store;
+	struct pw_span call;	/* the whole macro call, for form fixes */
+	int form;		/* 1 DEVICE_ATTR(), 2 __ATTR(), 0 none */
+	bool runtime_modes;	/* the text changes attribute modes at run
+				 * time (sysfs_chmod_file, is_visible) */
+};
+
+/* Applies the rules to one mode and appends at most one finding. */
+void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
+		   const struct pw_mode *m);
+
+/*
+ * Appends a finding at offset off of the text (line and column from
+ * there) with rule r's table severity unless sev >= 0.  Takes ownership
+ * of message.
+ */
+struct pw_finding *pw_perm_emit(struct pw_scan *sc, int r, int sev, size_t off,
+				char *message);
+
+/*
+ * The scanners: each reads sc->san (the sanitized sc->t) and calls
+ * pw_perm_judge() for every mode it finds.  C: perm_c.c.
+ */
+void pw_perm_scan_c(struct pw_scan *sc);
+/* EXEC_SOURCE_FILE: the git mode lines of one file (perm_git.c). */
+void pw_perm_git(struct pw_scan *sc, const struct pw_file *f);
+
+/*
+ * Splits the argument list whose "(" is at s[lp] into at most max spans
+ * (white space trimmed).  Returns the number of arguments, or -1 when
+ * the list does not close within 16 KiB; *rp is set to the ")".
+ */
+int pw_perm_split_args(const char *s, size_t len, size_t lp,
+		       struct pw_span *args, int max, size_t *rp);
+/* Shell scripts and Makefiles, the same commands in both (perm_sh.c). */
+void pw_perm_scan_sh(struct pw_scan *sc);
+/* Python (perm_py.c). */
+void pw_perm_scan_py(struct pw_scan *sc);
+
+/* The rule table entry for an index. */
+const struct pw_rule *pw_rule_at(int r);
+
+#endif

@@ -1,0 +1,572 @@
+/*
+ * patchwarden: judging one mode.  Implements PERM_MACRO_UNDEFINED,
+ * PERM_WORLD_WRITABLE, PERM_INVERTED, PERM_SPECIAL_BITS, PERM_NOT_OCTAL,
+ * SYSFS_MODE_CALLBACKS, DEVICE_ATTR_FORM, PERM_SYMBOLIC, PERM_STYLE and
+ * PERM_UNCOMMON for a mode a scanner found.
+ *
+ * Reference: checkpatch.pl (SYMBOLIC_PERMS, NON_OCTAL_PERMISSIONS,
+ * EXPORTED_WORLD_WRITABLE, DEVICE_ATTR_*) and the kernel's
+ * VERIFY_OCTAL_PERMISSIONS.  Unlike checkpatch.pl, one mode gives at
+ * most one finding: the most severe enabled rule reports it, and its
+ * message names every problem of that mode, so one defect is never
+ * reported twice in different words.
+ */
+#include <string.h>
+
+#include "checks/perm.h"
+
+struct prob {
+	int rule;
+	enum pw_severity sev;
+	char *text;
+	char *repl;		/* replacement text, or NULL */
+	struct pw_span span;	/* what repl replaces */
+	bool mode_only;		/* only reported when the mode line is added */
+};
+
+struct probs {
+	struct prob p[12];
+	int n;
+};
+
+static void add(struct probs *ps, struct pw_scan *sc, int rule,
+		enum pw_severity sev, bool mode_only, char *text)
+{
+	struct prob *p;
+
+	if (!sc->on[rule] || ps->n >= (int)G_N_ELEMENTS(ps->p)) {
+		g_free(text);
+		return;
+	}
+	p = &ps->p[ps->n++];
+	memset(p, 0, sizeof(*p));
+	p->rule = rule;
+	p->sev = sev;
+	p->text = text;
+	p->mode_only = mode_only;
+}
+
+static void set_fix(struct probs *ps, int rule, char *repl, struct pw_span span)
+{
+	int i;
+
+	for (i = ps->n - 1; i >= 0; i--)
+		if (ps->p[i].rule == rule && !ps->p[i].repl) {
+			ps->p[i].repl = repl;
+			ps->p[i].span = span;
+			return;
+		}
+	g_free(repl);
+}
+
+/* The text of a span with white space runs folded to one space. */
+static char *squeeze(const char *s, size_t n)
+{
+	GString *o = g_string_sized_new(n);
+	bool sp = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (g_ascii_isspace(s[i]) || s[i] == '\\') {
+			sp = o->len > 0;
+			continue;
+		}
+		if (sp)
+			g_string_append_c(o, ' ');
+		sp = false;
+		g_string_append_c(o, s[i]);
+	}
+	return g_string_free(o, FALSE);
+}
+
+static bool exported(enum pw_ctx_kind k)
+{
+	return k == PW_CTX_SYSFS || k == PW_CTX_SYSFS_RT || k == PW_CTX_MODPARAM ||
+	       k == PW_CTX_DEBUGFS || k == PW_CTX_PROCFS;
+}
+
+static bool verified(enum pw_ctx_kind k)
+{
+	return k == PW_CTX_SYSFS || k == PW_CTX_MODPARAM;
+}
+
+static const char *what(enum pw_ctx_kind k)
+{
+	switch (k) {
+	case PW_CTX_SYSFS: return "this sysfs attribute";
+	case PW_CTX_SYSFS_RT: return "this sysfs file";
+	case PW_CTX_MODPARAM: return "this module parameter";
+	case PW_CTX_DEBUGFS: return "this debugfs file";
+	case PW_CTX_PROCFS: return "this procfs file";
+	case PW_CTX_MEMBER: return "this mode field";
+	default: return "the file";
+	}
+}
+
+static bool in_set(unsigned v, const unsigned *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == v)
+			return true;
+	return false;
+}
+
+static bool uncommon(const struct pw_occ *oc, unsigned v)
+{
+	static const unsigned attr[] = { 0444, 0644, 0200, 0400, 0600 };
+	static const unsigned kern[] = { 0400, 0440, 0444, 0600, 0640, 0644,
+					 0660, 0664, 0200, 0220 };
+	static const unsigned user[] = { 0400, 0440, 0444, 0600, 0640, 0644,
+					 0660, 0664, 0666, 0200, 0220, 0500,
+					 0550, 0555, 0700, 0750, 0755, 0770,
+					 0775, 0777, 01777, 02755, 04755 };
+	static const unsigned mask[] = { 022, 02, 077, 027, 007, 0 };
+
+	if (!v && oc->kind != PW_CTX_UMASK)
+		return false;
+	if (oc->kind == PW_CTX_UMASK)
+		return !in_set(v, mask, G_N_ELEMENTS(mask));
+	if (oc->form == 1)
+		return !in_set(v, attr, G_N_ELEMENTS(attr));
+	if (exported(oc->kind) || oc->kind == PW_CTX_MEMBER)
+		return !in_set(v, kern, G_N_ELEMENTS(kern));
+	return !in_set(v, user, G_N_ELEMENTS(user));
+}
+
+static bool is_null(const char *s, size_t n)
+{
+	char *t = squeeze(s, n);
+	bool r = !strcmp(t, "NULL") || !strcmp(t, "0") || !*t;
+
+	g_free(t);
+	return r;
+}
+
+/* The span is name + suffix, also when pasted in a macro (_name##_show). */
+static bool span_is(const char *san, struct pw_span sp, const char *name,
+		    const char *suffix)
+{
+	char *t = squeeze(san + sp.s, sp.e - sp.s);
+	char *want = g_strconcat(name, suffix, NULL);
+	char *hash;
+	bool r;
+
+	while ((hash = strstr(t, "##")) != NULL)
+		memmove(hash, hash + 2, strlen(hash + 2) + 1);
+	r = !strcmp(t, want);
+
+	g_free(t);
+	g_free(want);
+	return r;
+}
+
+static bool is_identifier(const char *s)
+{
+	if (!*s || g_ascii_isdigit(*s))
+		return false;
+	for (; *s; s++)
+		if (!g_ascii_isalnum(*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* SYSFS_MODE_CALLBACKS and DEVICE_ATTR_FORM. */
+static void callbacks(struct probs *ps, struct pw_scan *sc,
+		      const struct pw_occ *oc, unsigned v)
+{
+	struct form {
+		unsigned mode;
+		bool show, store;
+		const char *dev, *attr;
+	};
+	static const struct form forms[] = {
+		{ 0644, true, true, "DEVICE_ATTR_RW", "__ATTR_RW" },
+		{ 0444, true, false, "DEVICE_ATTR_RO", "__ATTR_RO" },
+		{ 0200, false, true, "DEVICE_ATTR_WO", "__ATTR_WO" },
+		{ 0600, true, true, "DEVICE_ATTR_ADMIN_RW", NULL },
+		{ 0400, true, false, "DEVICE_ATTR_ADMIN_RO", NULL },
+	};
+	const char *san = sc->san;
+	bool show = !is_null(san + oc->show.s, oc->show.e - oc->show.s);
+	bool store = !is_null(san + oc->store.s, oc->store.e - oc->store.s);
+	GString *t = g_string_new(NULL);
+	char *name;
+	size_t i;
+
+	if ((v & 0222) && !store)
+		g_string_append(t, "writable, but there is no store callback, so every write fails");
+	/*
+	 * A callback the mode forbids is dead code unless the file grants
+	 * the bit at run time, as hwmon drivers do through is_visible or
+	 * sysfs_chmod_file; then it is the usual pattern, not a defect.
+	 */
+	if (!(v & 0222) && store && !oc->runtime_modes)
+		g_string_append_printf(t, "%snobody may write, so the store callback is never called",
+				       t->len ? "; " : "");
+	if ((v & 0444) && !show)
+		g_string_append_printf(t, "%sreadable, but there is no show callback, so every read fails",
+				       t->len ? "; " : "");
+	if (!(v & 0444) && show && !oc->runtime_modes)
+		g_string_append_printf(t, "%snobody may read, so the show callback is never called",
+				       t->len ? "; " : "");
+	if (t->len) {
+		add(ps, sc, PW_R_SYSFS_MODE_CALLBACKS, PW_SEV_WARNING, false,
+		    g_string_free(t, FALSE));
+		return;
+	}
+	g_string_free(t, TRUE);
+	if (!oc->form)
+		return;
+	name = squeeze(san + oc->name.s, oc->name.e - oc->name.s);
+	if (!is_identifier(name))
+		goto out;
+	for (i = 0; i < G_N_ELEMENTS(forms); i++) {
+		const struct form *f = &forms[i];
+		const char *macro = oc->form == 1 ? f->dev : f->attr;
+		bool named;
+
+		if (f->mode != v || !macro)
+			continue;
+		named = (!f->show || span_is(san, oc->show, name, "_show")) &&
+			(!f->store || span_is(san, oc->store, name, "_store"));
+		if (named) {
+			add(ps, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
+			    g_strdup_printf("%s(%s) says the same in fewer words", macro, name));
+			set_fix(ps, PW_R_DEVICE_ATTR_FORM,
+				g_strdup_printf("%s(%s)", macro, name), oc->call);
+		} else {
+			add(ps, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
+			    g_strdup_printf("%s(%s) would say the same if the callbacks were named %s%s%s%s%s",
+					    macro, name,
+					    f->show ? name : "", f->show ? "_show" : "",
+					    f->show && f->store ? " and " : "",
+					    f->store ? name : "", f->store ? "_store" : ""));
+		}
+		break;
+	}
+out:
+	g_free(name);
+}
+
+/* The mode spelled as the house style wants it. */
+static char *house_spelling(struct pw_scan *sc, const struct pw_occ *oc,
+			    unsigned v)
+{
+	char *p;
+
+	if (oc->lang == PW_MODE_PYTHON)
+		return g_strdup_printf("0o%o", v & 07777);
+	if (sc->style == PW_STYLE_SYMBOLIC)
+		return pw_mode_spell_symbolic(v);
+	if (sc->style == PW_STYLE_PERM_MACROS && (p = pw_mode_spell_perm(v)))
+		return p;
+	return pw_mode_spell_octal(v);
+}
+
+static void value_rules(struct probs *ps, struct pw_scan *sc,
+			const struct pw_occ *oc, const struct pw_mode *m,
+			const char *written)
+{
+	unsigned v = m->value, perm = v & 07777;
+	enum pw_ctx_kind k = oc->kind;
+	enum pw_severity ksev = exported(k) ? PW_SEV_ERROR : PW_SEV_WARNING;
+	bool ww_told = false;
+
+	if (k == PW_CTX_VALUE)
+		return;
+	if (k == PW_CTX_UMASK) {
+		if (!(perm & 02))
+			add(ps, sc, PW_R_PERM_WORLD_WRITABLE, PW_SEV_WARNING, true,
+			    g_strdup_printf("umask %04o lets others write every file created afterwards",
+					    perm));
+		return;
+	}
+	if ((perm & 02) && k != PW_CTX_CREATE) {
+		add(ps, sc, PW_R_PERM_WORLD_WRITABLE, ksev, true,
+		    g_strdup_printf("others can write to %s%s%s", what(k),
+				    (!oc->relative && !(perm & 0200)) ?
+				    ", the owner cannot" : "",
+				    exported(k) ? " (an interface every user can reach)" : ""));
+		ww_told = true;
+	}
+	if (!oc->relative) {
+		GString *t = g_string_new(NULL);
+
+		if ((perm & 040) && !(perm & 0400))
+			g_string_append(t, "the group can read, the owner cannot");
+		if ((perm & 04) && !(perm & 040))
+			g_string_append_printf(t, "%sothers can read, the group cannot",
+					       t->len ? ", " : "");
+		if ((perm & 020) && !(perm & 0200))
+			g_string_append_printf(t, "%sthe group can write, the owner cannot",
+					       t->len ? ", " : "");
+		if ((perm & 02) && !(perm & 0200) && !ww_told)
+			g_string_append_printf(t, "%sothers can write, the owner cannot",
+					       t->len ? ", " : "");
+		if (verified(k) && ((perm & 02) || t->len))
+			g_string_append_printf(t, "%sVERIFY_OCTAL_PERMISSIONS rejects this mode: it does not build",
+					       t->len ? "; " : "");
+		if (t->len)
+			add(ps, sc, PW_R_PERM_INVERTED,
+			    verified(k) ? PW_SEV_ERROR : PW_SEV_WARNING, true,
+			    g_string_free(t, FALSE));
+		else
+			g_string_free(t, TRUE);
+	}
+	if (perm & 07000) {
+		GString *b = g_string_new(NULL);
+
+		const char *names[3];
+		int nb = 0, i;
+
+		if (perm & 04000)
+			names[nb++] = "setuid";
+		if (perm & 02000)
+			names[nb++] = "setgid";
+		if (perm & 01000)
+			names[nb++] = "sticky";
+		for (i = 0; i < nb; i++)
+			g_string_append_printf(b, "%s%s", i == 0 ? "" :
+					       i == nb - 1 ? " and " : ", ", names[i]);
+		if (exported(k) || k == PW_CTX_MEMBER) {
+			bool five = (m->flags & PW_MODE_OCTAL) && m->single &&
+				    strlen(written) == 5;
+
+			add(ps, sc, PW_R_PERM_SPECIAL_BITS, ksev, true,
+			    g_strdup_printf("the %s bit%s mean%s nothing on %s%s%s",
+					    b->str, strchr(b->str, ' ') ? "s" : "",
+					    strchr(b->str, ' ') ? "" : "s", what(k),
+					    verified(k) ? " and VERIFY_OCTAL_PERMISSIONS rejects it" : "",
+					    five ? "; a 4-digit mode was surely meant" : ""));
+			if (!oc->relative && !(m->flags & PW_MODE_UNKNOWN))
+				set_fix(ps, PW_R_PERM_SPECIAL_BITS,
+					house_spelling(sc, oc, v & ~07000u), oc->mode);
+		} else if (perm & 06000) {
+			add(ps, sc, PW_R_PERM_SPECIAL_BITS, PW_SEV_WARNING, true,
+			    g_strdup_printf("%s: whoever runs the file gets its %s's rights",
+					    b->str, (perm & 04000) ? "owner" : "group"));
+		}
+		g_string_free(b, TRUE);
+	}
+	if (m->flags & (PW_MODE_HEX | PW_MODE_WIDTH)) {
+		char *oct = pw_mode_spell_octal(v);
+
+		add(ps, sc, PW_R_PERM_NOT_OCTAL, ksev, true,
+		    (m->flags & PW_MODE_HEX) ?
+		    g_strdup_printf("%s is hex; modes read best in octal: %s", written, oct) :
+		    g_strdup_printf("%s is not a 4-digit octal mode: %s", written, oct));
+		set_fix(ps, PW_R_PERM_NOT_OCTAL, house_spelling(sc, oc, v), oc->mode);
+		g_free(oct);
+	}
+	if (m->flags & PW_MODE_PY2_OCTAL) {
+		add(ps, sc, PW_R_PERM_NOT_OCTAL, PW_SEV_ERROR, true,
+		    g_strdup_printf("%s is Python 2 octal and a syntax error in Python 3: 0o%o",
+				    written, perm));
+		set_fix(ps, PW_R_PERM_NOT_OCTAL, g_strdup_printf("0o%o", perm), oc->mode);
+	}
+}
+
+static void style_rules(struct probs *ps, struct pw_scan *sc,
+			const struct pw_occ *oc, const struct pw_mode *m)
+{
+	unsigned v = m->value;
+	bool known = !(m->flags & PW_MODE_UNKNOWN);
+
+	if (!oc->c || !v)
+		return;
+	switch (sc->style) {
+	case PW_STYLE_OCTAL:
+		if (!(m->flags & (PW_MODE_SYMBOLIC | PW_MODE_PERM)))
+			return;
+		add(ps, sc, PW_R_PERM_SYMBOLIC, PW_SEV_WARNING, true,
+		    known ? g_strdup("this list writes modes in octal") :
+		    g_strdup("this list writes modes in octal, not with S_I* names"));
+		if (known)
+			set_fix(ps, PW_R_PERM_SYMBOLIC, pw_mode_spell_octal(v), oc->mode);
+		return;
+	case PW_STYLE_SYMBOLIC:
+		if (!known || oc->kind == PW_CTX_VALUE ||
+		    !(m->flags & (PW_MODE_OCTAL | PW_MODE_HEX | PW_MODE_PERM)))
+			return;
+		add(ps, sc, PW_R_PERM_STYLE, PW_SEV_WARNING, true,
+		    g_strdup("this list writes modes with S_I* names"));
+		set_fix(ps, PW_R_PERM_STYLE, pw_mode_spell_symbolic(v), oc->mode);
+		return;
+	case PW_STYLE_PERM_MACROS: {
+		char *p;
+
+		if (!known || !(m->flags & (PW_MODE_OCTAL | PW_MODE_HEX | PW_MODE_SYMBOLIC)) ||
+		    (oc->kind == PW_CTX_VALUE && !(m->flags & PW_MODE_SYMBOLIC)))
+			return;
+		p = pw_mode_spell_perm(v);
+		if (!p)
+			return;
+		add(ps, sc, PW_R_PERM_STYLE, PW_SEV_WARNING, true,
+		    g_strdup_printf("this list writes modes with PERM_ names: %s", p));
+		set_fix(ps, PW_R_PERM_STYLE, p, oc->mode);
+		return;
+	}
+	}
+}
+
+static int pick(const struct probs *ps, bool mode_added)
+{
+	int i, best = -1;
+
+	for (i = 0; i < ps->n; i++) {
+		if (ps->p[i].mode_only && !mode_added)
+			continue;
+		if (best < 0 || ps->p[i].sev > ps->p[best].sev)
+			best = i;
+	}
+	return best;
+}
+
+/* The first added line among the spans, for findings off the mode line. */
+static size_t first_added(struct pw_scan *sc, const struct pw_occ *oc)
+{
+	const struct pw_span *sp[] = { &oc->mode, &oc->name, &oc->show, &oc->store };
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(sp); i++)
+		if (sp[i]->e > sp[i]->s && pw_text_added(sc->t, sp[i]->s, sp[i]->e - 1))
+			return sp[i]->s;
+	return oc->mode.s;
+}
+
+void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
+		   const struct pw_mode *m)
+{
+	struct probs ps;
+	struct pw_finding *f;
+	bool mode_added, any_added;
+	char *written, *head;
+	GString *msg;
+	int i, w, fixer = -1;
+	size_t at;
+
+	mode_added = pw_text_added(sc->t, oc->mode.s, oc->mode.e - 1);
+	any_added = mode_added;
+	if (!any_added && oc->callbacks)
+		any_added = pw_text_added(sc->t, oc->show.s, oc->store.e - 1) ||
+			    pw_text_added(sc->t, oc->name.s, oc->name.e - 1);
+	if (!any_added)
+		return;
+	ps.n = 0;
+	written = squeeze(sc->san + oc->mode.s, oc->mode.e - oc->mode.s);
+
+	if (sc->style == PW_STYLE_PERM_MACROS && (m->flags & PW_MODE_PERM_UNDEF)) {
+		unsigned v;
+		bool def;
+
+		if (pw_mode_perm_decode(m->undef, m->undef_len, &v, &def)) {
+			add(&ps, sc, PW_R_PERM_MACRO_UNDEFINED, PW_SEV_ERROR, true,
+			    g_strdup_printf("%.*s is not one of the defined PERM_ names",
+					    (int)m->undef_len, m->undef));
+		} else {
+			add(&ps, sc, PW_R_PERM_MACRO_UNDEFINED, PW_SEV_ERROR, true,
+			    g_strdup_printf("%.*s is not one of the defined PERM_ names, nor an rwx pattern",
+					    (int)m->undef_len, m->undef));
+		}
+	}
+	if ((m->flags & PW_MODE_DECIMAL) && !(m->flags & PW_MODE_UNKNOWN)) {
+		if (oc->kind == PW_CTX_VALUE || oc->kind == PW_CTX_MEMBER)
+			goto done;
+		if (m->meant_valid) {
+			char *actual = pw_mode_describe(m->value);
+			char *meant = pw_mode_describe(m->meant);
+
+			add(&ps, sc, PW_R_PERM_NOT_OCTAL, PW_SEV_ERROR, true,
+			    g_strdup_printf("decimal, so the mode is %s, not %s", actual, meant));
+			set_fix(&ps, PW_R_PERM_NOT_OCTAL, house_spelling(sc, oc, m->meant),
+				oc->mode);
+			g_free(actual);
+			g_free(meant);
+		} else {
+			add(&ps, sc, PW_R_PERM_NOT_OCTAL, PW_SEV_ERROR, true,
+			    g_strdup("a decimal number in a mode, which is read as octal bits"));
+		}
+		goto done;
+	}
+	if (!(m->flags & PW_MODE_UNKNOWN)) {
+		value_rules(&ps, sc, oc, m, written);
+		if (oc->callbacks && !oc->relative)
+			callbacks(&ps, sc, oc, m->value & 07777);
+	}
+	style_rules(&ps, sc, oc, m);
+	if (sc->on[PW_R_PERM_UNCOMMON] && !(m->flags & PW_MODE_UNKNOWN) &&
+	    !oc->relative && oc->kind != PW_CTX_VALUE && uncommon(oc, m->value & 07777))
+		add(&ps, sc, PW_R_PERM_UNCOMMON, PW_SEV_INFO, true,
+		    g_strdup_printf("an uncommon mode for %s", what(oc->kind)));
+done:
+	w = pick(&ps, mode_added);
+	if (w < 0)
+		goto out;
+	/* The winner's own fix, else the first spelling fix of the mode. */
+	if (ps.p[w].repl)
+		fixer = w;
+	for (i = 0; fixer < 0 && i < ps.n; i++)
+		if (ps.p[i].repl && ps.p[i].span.s == oc->mode.s && mode_added)
+			fixer = i;
+
+	if (m->flags & (PW_MODE_DECIMAL | PW_MODE_UNKNOWN)) {
+		head = g_strdup(written);
+	} else if (oc->relative) {
+		char ls[10];
+
+		pw_mode_ls(m->value, ls);
+		head = g_strdup_printf("%s (adds %s)", written, ls);
+	} else {
+		char *d = pw_mode_describe(m->value);
+		char *oct = g_strdup_printf((m->value & 07000) ? "%05o" : "%04o",
+					    m->value & 07777);
+
+		head = strcmp(written, oct) ? g_strdup_printf("%s = %s", written, d) :
+					     g_strdup(d);
+		g_free(d);
+		g_free(oct);
+	}
+	msg = g_string_new(head);
+	g_free(head);
+	g_string_append(msg, ": ");
+	g_string_append(msg, ps.p[w].text);
+	for (i = 0; i < ps.n; i++)
+		if (i != w && (mode_added || !ps.p[i].mode_only))
+			g_string_append_printf(msg, "; %s", ps.p[i].text);
+	if (fixer >= 0) {
+		const char *repl = ps.p[fixer].repl;
+
+		if (ps.p[fixer].rule != PW_R_DEVICE_ATTR_FORM)
+			g_string_append_printf(msg, "; write %s", repl);
+	}
+	at = mode_added ? oc->mode.s : first_added(sc, oc);
+	f = pw_perm_emit(sc, ps.p[w].rule, (int)ps.p[w].sev, at,
+			 g_string_free(msg, FALSE));
+	if (f && fixer >= 0) {
+		struct pw_loc a, b;
+		struct pw_span sp = ps.p[fixer].span;
+
+		pw_text_locate(sc->t, sp.s, &a);
+		pw_text_locate(sc->t, sp.e, &b);
+		if (a.idx == b.idx && a.added) {
+			GString *line = g_string_new_len(sc->t->buf + a.start,
+							 (gssize)a.len);
+
+			f->fix_from = sp.s - a.start;
+			f->fix_to = sp.e - a.start;
+			f->replacement = g_strdup(ps.p[fixer].repl);
+			g_string_erase(line, (gssize)f->fix_from,
+				       (gssize)(f->fix_to - f->fix_from));
+			g_string_insert(line, (gssize)f->fix_from, f->replacement);
+			f->fix = g_string_free(line, FALSE);
+		}
+	}
+out:
+	for (i = 0; i < ps.n; i++) {
+		g_free(ps.p[i].text);
+		g_free(ps.p[i].repl);
+	}
+	g_free(written);
+}

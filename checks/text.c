@@ -1,0 +1,309 @@
+/*
+ * patchwarden: joined texts, line lookup and sanitizing.
+ *
+ * Sanitizing follows checkpatch.pl's sanitise_line(): comments and the
+ * contents of strings and character constants can never trigger a rule.
+ */
+#include <string.h>
+#include <glib.h>
+
+#include "checks/text.h"
+
+void pw_text_init_source(struct pw_text *t, const char *buf, size_t len)
+{
+	memset(t, 0, sizeof(*t));
+	t->buf = buf;
+	t->len = len;
+}
+
+bool pw_text_init_hunk(struct pw_text *t, const struct pw_file *f,
+		       const struct pw_hunk *h)
+{
+	GString *s;
+	size_t i, n = 0;
+	bool added = false;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < h->n; i++) {
+		const struct pw_dline *d = &f->lines[h->first + i];
+
+		if (d->kind == '+')
+			added = true;
+		if (d->kind != '-')
+			n++;
+	}
+	if (!added)
+		return false;
+	s = g_string_sized_new(256);
+	t->lines = g_new(struct pw_tline, n);
+	for (i = 0; i < h->n; i++) {
+		const struct pw_dline *d = &f->lines[h->first + i];
+		struct pw_tline *l;
+
+		if (d->kind == '-')
+			continue;
+		l = &t->lines[t->nlines++];
+		l->off = s->len;
+		l->len = d->len;
+		l->new_no = d->new_no;
+		l->patch_no = d->patch_no;
+		l->added = d->kind == '+';
+		g_string_append_len(s, d->text, (gssize)d->len);
+		g_string_append_c(s, '\n');
+	}
+	t->len = s->len;
+	t->owned = g_string_free(s, FALSE);
+	t->buf = t->owned;
+	return true;
+}
+
+void pw_text_release(struct pw_text *t)
+{
+	g_free(t->owned);
+	g_free(t->lines);
+	memset(t, 0, sizeof(*t));
+}
+
+void pw_text_locate(struct pw_text *t, size_t off, struct pw_loc *loc)
+{
+	if (t->lines) {
+		size_t lo = 0, hi = t->nlines;
+
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (t->lines[mid].off <= off)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		loc->idx = lo;
+		loc->start = t->lines[lo].off;
+		loc->len = t->lines[lo].len;
+		loc->new_no = t->lines[lo].new_no;
+		loc->patch_no = t->lines[lo].patch_no;
+		loc->added = t->lines[lo].added;
+		return;
+	}
+	if (off < t->cur_off) {
+		t->cur_off = 0;
+		t->cur_idx = 0;
+	}
+	for (;;) {
+		const char *nl = memchr(t->buf + t->cur_off, '\n', t->len - t->cur_off);
+		size_t end = nl ? (size_t)(nl - t->buf) : t->len;
+
+		if (off <= end || !nl) {
+			loc->idx = t->cur_idx;
+			loc->start = t->cur_off;
+			loc->len = end - t->cur_off;
+			break;
+		}
+		t->cur_off = end + 1;
+		t->cur_idx++;
+	}
+	loc->new_no = (int)loc->idx + 1;
+	loc->patch_no = 0;
+	loc->added = true;
+}
+
+bool pw_text_added(struct pw_text *t, size_t from, size_t to)
+{
+	struct pw_loc a, b;
+	size_t i;
+
+	if (!t->lines)
+		return true;
+	pw_text_locate(t, from, &a);
+	pw_text_locate(t, to, &b);
+	for (i = a.idx; i <= b.idx; i++)
+		if (t->lines[i].added)
+			return true;
+	return false;
+}
+
+enum cstate { C_CODE, C_LINE, C_BLOCK, C_STR, C_CHR };
+
+/* Decides whether a hunk starts inside a block comment. */
+static bool starts_in_comment(const char *in, size_t len)
+{
+	const char *close = memmem(in, len, "*/", 2);
+	const char *open;
+
+	if (!close)
+		return false;
+	open = memmem(in, (size_t)(close - in), "/*", 2);
+	return open == NULL;
+}
+
+/* Bytes that can change the C sanitizer's state, or need rewriting. */
+static const unsigned char c_special[256] = {
+	['/'] = 1, ['"'] = 1, ['\''] = 1, ['\\'] = 1, ['\n'] = 1, ['\r'] = 1,
+};
+
+void pw_text_sanitize_c(const char *in, size_t len, char *out,
+			bool maybe_in_comment)
+{
+	enum cstate st = C_CODE;
+	size_t i = 0;
+
+	if (maybe_in_comment && starts_in_comment(in, len))
+		st = C_BLOCK;
+	while (i < len) {
+		char c;
+
+		if (st == C_CODE) {
+			/* Copy the plain run up to the next special byte at once. */
+			size_t j = i;
+
+			while (j < len && !c_special[(unsigned char)in[j]])
+				j++;
+			memcpy(out + i, in + i, j - i);
+			i = j;
+			if (i >= len)
+				break;
+		} else if (st == C_BLOCK) {
+			const char *star = memchr(in + i, '*', len - i);
+			size_t j = star ? (size_t)(star - in) : len;
+			size_t k;
+
+			/* Blank up to the star, keeping newlines. */
+			for (k = i; k < j; k++)
+				out[k] = in[k] == '\n' ? '\n' : ' ';
+			i = j;
+			if (i >= len)
+				break;
+		} else if (st == C_LINE) {
+			const char *nl = memchr(in + i, '\n', len - i);
+			size_t j = nl ? (size_t)(nl - in) : len;
+
+			memset(out + i, ' ', j - i);
+			i = j;
+			if (i >= len)
+				break;
+		}
+		c = in[i];
+		if (c == '\n') {
+			out[i++] = '\n';
+			if (st == C_LINE || st == C_STR || st == C_CHR)
+				st = C_CODE;	/* unterminated: recover */
+			continue;
+		}
+		switch (st) {
+		case C_CODE:
+			if (c == '/' && i + 1 < len && in[i + 1] == '/') {
+				st = C_LINE;
+				out[i++] = ' ';
+				out[i++] = ' ';
+				continue;
+			}
+			if (c == '/' && i + 1 < len && in[i + 1] == '*') {
+				st = C_BLOCK;
+				out[i++] = ' ';
+				out[i++] = ' ';
+				continue;
+			}
+			if (c == '\\' && i + 1 < len && (in[i + 1] == '\n' ||
+			    (in[i + 1] == '\r' && i + 2 < len && in[i + 2] == '\n'))) {
+				out[i++] = ' ';
+				continue;
+			}
+			if (c == '"')
+				st = C_STR;
+			else if (c == '\'')
+				st = C_CHR;
+			out[i++] = c == '\r' ? ' ' : c;
+			continue;
+		case C_LINE:
+			out[i++] = ' ';
+			continue;
+		case C_BLOCK:
+			if (c == '*' && i + 1 < len && in[i + 1] == '/') {
+				st = C_CODE;
+				out[i++] = ' ';
+				out[i++] = ' ';
+				continue;
+			}
+			out[i++] = ' ';
+			continue;
+		case C_STR:
+		case C_CHR:
+			if (c == '\\' && i + 1 < len && in[i + 1] != '\n') {
+				out[i++] = 'X';
+				out[i++] = 'X';
+				continue;
+			}
+			if ((st == C_STR && c == '"') || (st == C_CHR && c == '\'')) {
+				st = C_CODE;
+				out[i++] = c;
+				continue;
+			}
+			out[i++] = 'X';
+			continue;
+		}
+	}
+}
+
+void pw_text_sanitize_py(const char *in, size_t len, char *out)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		char c = in[i];
+
+		if (c == '#') {
+			while (i < len && in[i] != '\n')
+				out[i++] = ' ';
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			bool triple = i + 2 < len && in[i + 1] == c && in[i + 2] == c;
+			size_t q = triple ? 3 : 1, k;
+
+			for (k = 0; k < q; k++)
+				out[i + k] = c;
+			i += q;
+			while (i < len) {
+				if (in[i] == '\\' && i + 1 < len) {
+					out[i] = 'X';
+					out[i + 1] = in[i + 1] == '\n' ? '\n' : 'X';
+					i += 2;
+					continue;
+				}
+				if (!triple && in[i] == '\n')
+					break;
+				if (in[i] == c && (!triple || (i + 2 < len &&
+				    in[i + 1] == c && in[i + 2] == c))) {
+					for (k = 0; k < q; k++)
+						out[i + k] = c;
+					i += q;
+					break;
+				}
+				out[i] = in[i] == '\n' ? '\n' : 'X';
+				i++;
+			}
+			continue;
+		}
+		out[i++] = c == '\r' ? ' ' : c;
+	}
+}
+
+void pw_text_sanitize_sh(const char *in, size_t len, char *out)
+{
+	size_t i = 0;
+	char prev = '\n';
+
+	while (i < len) {
+		char c = in[i];
+
+		if (c == '#' && (prev == '\n' || prev == ' ' || prev == '\t' ||
+				 prev == ';')) {
+			while (i < len && in[i] != '\n')
+				out[i++] = ' ';
+			prev = ' ';
+			continue;
+		}
+		out[i++] = c == '\r' ? ' ' : c;
+		prev = c;
+	}
+}

@@ -1,0 +1,75 @@
+/*
+ * patchwarden: the text the scanners read.  A text is either a whole
+ * source file (every line counts as added) or one hunk of a patch with
+ * its context and added lines joined in new-file order, so that a C
+ * statement, a shell command or a Python call that spans several lines
+ * reads as one.  Offsets map back to the new-file line, the line in the
+ * diff and whether that line is added.
+ */
+#ifndef PW_TEXT_H
+#define PW_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "checks/patch.h"
+
+struct pw_tline {
+	size_t off;		/* where the line starts in the joined text */
+	size_t len;
+	int new_no;
+	int patch_no;
+	bool added;
+};
+
+struct pw_text {
+	const char *buf;	/* the text, newline separated */
+	size_t len;
+	char *owned;		/* buf, when it was joined here */
+	struct pw_tline *lines;	/* NULL for a whole source file */
+	size_t nlines;
+	size_t cur_idx;		/* the lazy locator of a source file */
+	size_t cur_off;
+};
+
+/* Where an offset lies. */
+struct pw_loc {
+	size_t start;		/* offset of the line's first byte */
+	size_t len;		/* length of the line, without the newline */
+	int new_no;		/* line in the new file */
+	int patch_no;		/* line in the diff, 0 for a source file */
+	bool added;
+	size_t idx;		/* index of the line in the text */
+};
+
+/* A whole source file; buf is borrowed and must outlive the text. */
+void pw_text_init_source(struct pw_text *t, const char *buf, size_t len);
+
+/*
+ * The context and added lines of one hunk, joined.  Returns false (and
+ * leaves t empty) when the hunk adds nothing, since then no rule can
+ * report anything.  Release with pw_text_release().
+ */
+bool pw_text_init_hunk(struct pw_text *t, const struct pw_file *f,
+		       const struct pw_hunk *h);
+void pw_text_release(struct pw_text *t);
+
+/* Fills *loc for the line that holds off (0 <= off <= len). */
+void pw_text_locate(struct pw_text *t, size_t off, struct pw_loc *loc);
+
+/* True when some line between offsets from and to (inclusive) is added. */
+bool pw_text_added(struct pw_text *t, size_t from, size_t to);
+
+/*
+ * Sanitizers: copy in[0..len) to out (the same length), blanking
+ * comments with spaces and string contents with 'X' while keeping every
+ * newline, so offsets and line numbers still match.  maybe_in_comment
+ * says the text may start inside a C block comment (a hunk); the C
+ * sanitizer then looks for a "*" "/" before any opening to decide.
+ */
+void pw_text_sanitize_c(const char *in, size_t len, char *out,
+			bool maybe_in_comment);
+void pw_text_sanitize_py(const char *in, size_t len, char *out);
+void pw_text_sanitize_sh(const char *in, size_t len, char *out);
+
+#endif

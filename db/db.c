@@ -1,0 +1,611 @@
+/*
+ * patchwarden: opening the store, migrations, transactions, the
+ * statement cache, and the message, patch and finding statements.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db/db.h"
+#include "db/schema.h"
+
+static void set_err(struct pw_db *db, const char *what)
+{
+	g_free(db->err);
+	db->err = g_strdup_printf("%s: %s", what, sqlite3_errmsg(db->h));
+}
+
+enum pw_status pw_db_status(struct pw_db *db, int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return PW_OK;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		set_err(db, "database busy");
+		return PW_ERR_TRANSIENT;
+	case SQLITE_NOMEM:
+		return PW_ERR_NOMEM;
+	default:
+		set_err(db, "sqlite");
+		return PW_ERR_DB;
+	}
+}
+
+const char *pw_db_errmsg(const struct pw_db *db)
+{
+	return db && db->err ? db->err : "no error";
+}
+
+enum pw_status pw_db_exec(struct pw_db *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		g_free(db->err);
+		db->err = g_strdup(msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return (rc & 0xff) == SQLITE_BUSY ? PW_ERR_TRANSIENT : PW_ERR_DB;
+	}
+	return PW_OK;
+}
+
+sqlite3_stmt *pw_db_stmt(struct pw_db *db, const char *sql)
+{
+	sqlite3_stmt *st = g_hash_table_lookup(db->stmts, sql);
+
+	if (st) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		return st;
+	}
+	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &st, NULL) != SQLITE_OK) {
+		/* A statement of ours that does not prepare is a bug. */
+		fprintf(stderr, "patchwarden: bad SQL (%s): %s\n",
+			sqlite3_errmsg(db->h), sql);
+		abort();
+	}
+	g_hash_table_insert(db->stmts, (gpointer)sql, st);
+	return st;
+}
+
+enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	enum pw_status s = rc == SQLITE_DONE || rc == SQLITE_ROW ?
+		PW_OK : pw_db_status(db, rc);
+
+	sqlite3_reset(st);
+	return s;
+}
+
+enum pw_status pw_db_begin(struct pw_db *db)
+{
+	enum pw_status s;
+
+	if (db->depth++ > 0)
+		return PW_OK;
+	s = pw_db_exec(db, db->readonly ? "BEGIN" : "BEGIN IMMEDIATE");
+	if (s)
+		db->depth = 0;
+	return s;
+}
+
+enum pw_status pw_db_commit(struct pw_db *db)
+{
+	enum pw_status s;
+
+	if (db->depth == 0 || --db->depth > 0)
+		return PW_OK;
+	s = pw_db_exec(db, "COMMIT");
+	if (s)
+		pw_db_exec(db, "ROLLBACK");
+	return s;
+}
+
+void pw_db_rollback(struct pw_db *db)
+{
+	if (db->depth == 0)
+		return;
+	db->depth = 0;
+	pw_db_exec(db, "ROLLBACK");
+}
+
+int pw_db_schema_version(void)
+{
+	size_t n;
+
+	pw_db_migrations(&n);
+	return (int)n;
+}
+
+static int user_version(struct pw_db *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL))
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static enum pw_status migrate(struct pw_db *db)
+{
+	size_t n, v;
+	const char *const *m = pw_db_migrations(&n);
+	enum pw_status s;
+	int cur;
+
+	s = pw_db_begin(db);
+	if (s)
+		return s;
+	cur = user_version(db);
+	if (cur < 0) {
+		set_err(db, "cannot read the schema version");
+		s = PW_ERR_DB;
+		goto out;
+	}
+	if ((size_t)cur > n) {
+		g_free(db->err);
+		db->err = g_strdup_printf("the database has schema version %d, "
+					  "newer than this program's %zu", cur, n);
+		s = PW_ERR_DB;
+		goto out;
+	}
+	for (v = (size_t)cur; v < n; v++) {
+		char pragma[64];
+
+		s = pw_db_exec(db, m[v]);
+		if (s)
+			goto out;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%zu", v + 1);
+		s = pw_db_exec(db, pragma);
+		if (s)
+			goto out;
+	}
+	return pw_db_commit(db);
+out:
+	pw_db_rollback(db);
+	return s;
+}
+
+static void finalize_stmt(gpointer p)
+{
+	sqlite3_finalize(p);
+}
+
+enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
+			  char **err)
+{
+	struct pw_db *db = g_new0(struct pw_db, 1);
+	int flags = readonly ? SQLITE_OPEN_READONLY :
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	enum pw_status s = PW_ERR_DB;
+	int rc;
+
+	*out = NULL;
+	db->path = g_strdup(path);
+	db->readonly = readonly;
+	db->stmts = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+					  finalize_stmt);
+	rc = sqlite3_open_v2(path, &db->h, flags, NULL);
+	if (rc != SQLITE_OK) {
+		if (err)
+			*err = g_strdup_printf("%s: %s", path,
+					       db->h ? sqlite3_errmsg(db->h) :
+					       sqlite3_errstr(rc));
+		s = PW_ERR_IO;
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_timeout(db->h, 10000);
+	if (!readonly) {
+		if ((s = pw_db_exec(db, "PRAGMA journal_mode=WAL")) ||
+		    (s = pw_db_exec(db, "PRAGMA synchronous=NORMAL")) ||
+		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")) ||
+		    (s = migrate(db)))
+			goto fail_msg;
+	} else {
+		int v;
+
+		pw_db_exec(db, "PRAGMA query_only=ON");
+		v = user_version(db);
+		if (v != pw_db_schema_version()) {
+			g_free(db->err);
+			db->err = g_strdup_printf(
+				"schema version %d, this program reads %d "
+				"(open it once read-write to migrate)",
+				v, pw_db_schema_version());
+			s = PW_ERR_DB;
+			goto fail_msg;
+		}
+	}
+	*out = db;
+	return PW_OK;
+fail_msg:
+	if (err)
+		*err = g_strdup_printf("%s: %s", path, pw_db_errmsg(db));
+fail:
+	pw_db_close(db);
+	return s;
+}
+
+void pw_db_close(struct pw_db *db)
+{
+	if (!db)
+		return;
+	if (db->depth)
+		pw_db_rollback(db);
+	g_hash_table_destroy(db->stmts);
+	if (db->h) {
+		if (!db->readonly)
+			sqlite3_exec(db->h, "PRAGMA optimize", NULL, NULL, NULL);
+		sqlite3_close(db->h);
+	}
+	g_free(db->path);
+	g_free(db->err);
+	g_free(db);
+}
+
+/* ---- messages ---- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static enum pw_status list_id(struct pw_db *db, const char *name, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	st = pw_db_stmt(db, "SELECT id FROM list WHERE name = ?1");
+	bind_text(st, 1, name);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		return PW_OK;
+	}
+	sqlite3_reset(st);
+	st = pw_db_stmt(db, "INSERT INTO list(name) VALUES (?1)");
+	bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return pw_db_status(db, rc);
+	*id = sqlite3_last_insert_rowid(db->h);
+	return PW_OK;
+}
+
+bool pw_db_message_find(struct pw_db *db, const char *msgid, int64_t *id)
+{
+	sqlite3_stmt *st = pw_db_stmt(db, "SELECT id FROM message WHERE msgid = ?1");
+	bool found;
+
+	bind_text(st, 1, msgid);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	if (found && id)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return found;
+}
+
+static char *join(const char *const *v, const char *sep)
+{
+	return v && *v ? g_strjoinv(sep, (char **)v) : NULL;
+}
+
+static enum pw_status add_refs(struct pw_db *db, int64_t id,
+			       const struct pw_msg_row *m)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"INSERT OR IGNORE INTO msgref(ref, message) VALUES (?1, ?2)");
+	enum pw_status s = PW_OK;
+	size_t i;
+
+	if (m->in_reply_to) {
+		bind_text(st, 1, m->in_reply_to);
+		sqlite3_bind_int64(st, 2, id);
+		s = pw_db_done(db, st);
+	}
+	for (i = 0; !s && m->references && m->references[i]; i++) {
+		bind_text(st, 1, m->references[i]);
+		sqlite3_bind_int64(st, 2, id);
+		s = pw_db_done(db, st);
+	}
+	return s;
+}
+
+enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
+				 const char *list, int64_t *id, bool *is_new)
+{
+	sqlite3_stmt *st;
+	char *refs = NULL, *rcpts = NULL;
+	enum pw_status s;
+	int64_t lid = 0;
+	int rc;
+
+	*is_new = false;
+	if (pw_db_message_find(db, m->msgid, id))
+		goto seen;
+
+	refs = join(m->references, " ");
+	rcpts = join(m->recipients, "\n");
+	st = pw_db_stmt(db,
+		"INSERT INTO message(msgid, msgid_derived, kind, from_name,"
+		" from_addr, subject, subject_clean, date, in_reply_to, refs,"
+		" list_id, auto_submitted, recipients, nrecipients, version,"
+		" number, total, has_counter, rfc, prefixes, raw, git_blob,"
+		" source, received_at, backfill)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
+	bind_text(st, 1, m->msgid);
+	sqlite3_bind_int(st, 2, m->msgid_derived);
+	bind_text(st, 3, m->kind);
+	bind_text(st, 4, m->from_name ? m->from_name : "");
+	bind_text(st, 5, m->from_addr ? m->from_addr : "");
+	bind_text(st, 6, m->subject ? m->subject : "");
+	bind_text(st, 7, m->subject_clean ? m->subject_clean : "");
+	sqlite3_bind_int64(st, 8, m->date);
+	bind_text(st, 9, m->in_reply_to);
+	bind_text(st, 10, refs);
+	bind_text(st, 11, m->list_id);
+	bind_text(st, 12, m->auto_submitted);
+	bind_text(st, 13, rcpts);
+	sqlite3_bind_int(st, 14, m->nrecipients);
+	sqlite3_bind_int(st, 15, m->version);
+	sqlite3_bind_int(st, 16, m->number);
+	sqlite3_bind_int(st, 17, m->total);
+	sqlite3_bind_int(st, 18, m->has_counter);
+	sqlite3_bind_int(st, 19, m->rfc);
+	bind_text(st, 20, m->prefixes ? m->prefixes : "");
+	if (m->raw && !m->git_blob)
+		sqlite3_bind_blob64(st, 21, m->raw, m->raw_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 21);
+	bind_text(st, 22, m->git_blob);
+	bind_text(st, 23, m->source);
+	sqlite3_bind_int64(st, 24, (int64_t)time(NULL));
+	sqlite3_bind_int(st, 25, m->backfill);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		s = pw_db_status(db, rc);
+		goto out;
+	}
+	*id = sqlite3_last_insert_rowid(db->h);
+	*is_new = true;
+	s = add_refs(db, *id, m);
+	if (s)
+		goto out;
+seen:
+	s = PW_OK;
+	if (list && *list) {
+		s = list_id(db, list, &lid);
+		if (s)
+			goto out;
+		st = pw_db_stmt(db, "INSERT OR IGNORE INTO message_list(message, list)"
+				" VALUES (?1, ?2)");
+		sqlite3_bind_int64(st, 1, *id);
+		sqlite3_bind_int64(st, 2, lid);
+		s = pw_db_done(db, st);
+	}
+out:
+	g_free(refs);
+	g_free(rcpts);
+	return s;
+}
+
+GBytes *pw_db_message_raw(struct pw_db *db, int64_t id)
+{
+	sqlite3_stmt *st = pw_db_stmt(db, "SELECT raw FROM message WHERE id = ?1");
+	GBytes *b = NULL;
+
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		b = g_bytes_new(sqlite3_column_blob(st, 0),
+				(gsize)sqlite3_column_bytes(st, 0));
+	sqlite3_reset(st);
+	return b;
+}
+
+/* ---- patches and findings ---- */
+
+enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,
+			       int number, const char *pull_url,
+			       int64_t *patch_id)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"INSERT INTO patch(message, number, pull_url) VALUES (?1, ?2, ?3)"
+		" ON CONFLICT(message) DO UPDATE SET number = excluded.number"
+		" RETURNING id");
+	int rc;
+
+	sqlite3_bind_int64(st, 1, message_id);
+	sqlite3_bind_int(st, 2, number);
+	bind_text(st, 3, pull_url);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*patch_id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? PW_OK : pw_db_status(db, rc);
+}
+
+enum pw_status pw_db_findings_set(struct pw_db *db, int64_t patch_id,
+				  GPtrArray *findings)
+{
+	sqlite3_stmt *st;
+	enum pw_status s;
+	guint i;
+
+	st = pw_db_stmt(db, "DELETE FROM finding WHERE patch = ?1");
+	sqlite3_bind_int64(st, 1, patch_id);
+	s = pw_db_done(db, st);
+	for (i = 0; !s && findings && i < findings->len; i++) {
+		const struct pw_finding *f = findings->pdata[i];
+
+		st = pw_db_stmt(db, "INSERT INTO finding(patch, rule, severity,"
+				" file, line, col, message, fix)"
+				" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+		sqlite3_bind_int64(st, 1, patch_id);
+		bind_text(st, 2, f->rule);
+		sqlite3_bind_int(st, 3, f->severity);
+		bind_text(st, 4, f->file);
+		sqlite3_bind_int(st, 5, f->line);
+		sqlite3_bind_int(st, 6, f->column);
+		bind_text(st, 7, f->message ? f->message : "");
+		bind_text(st, 8, f->fix);
+		s = pw_db_done(db, st);
+	}
+	if (!s) {
+		st = pw_db_stmt(db, "UPDATE patch SET checked_at = ?2 WHERE id = ?1");
+		sqlite3_bind_int64(st, 1, patch_id);
+		sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+		s = pw_db_done(db, st);
+	}
+	return s;
+}
+
+GArray *pw_db_patch_list(struct pw_db *db, int64_t since)
+{
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(struct pw_db_patch_ref));
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT patch.id, message.id FROM patch JOIN message"
+		" ON message.id = patch.message"
+		" WHERE message.date >= ?1 AND patch.pull_url IS NULL"
+		" ORDER BY message.date, message.id");
+
+	sqlite3_bind_int64(st, 1, since);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct pw_db_patch_ref r;
+
+		r.patch_id = sqlite3_column_int64(st, 0);
+		r.message_id = sqlite3_column_int64(st, 1);
+		g_array_append_val(a, r);
+	}
+	sqlite3_reset(st);
+	return a;
+}
+
+char *pw_db_message_list(struct pw_db *db, int64_t message_id)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT list.name FROM message_list JOIN list ON list.id = message_list.list"
+		" WHERE message_list.message = ?1 ORDER BY list.id LIMIT 1");
+	char *name = NULL;
+
+	sqlite3_bind_int64(st, 1, message_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		name = g_strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return name;
+}
+
+/* ---- errors and cursors ---- */
+
+enum pw_status pw_db_ingest_error_add(struct pw_db *db, const char *source,
+				      const char *location, const char *msgid,
+				      const char *error, const void *raw,
+				      size_t raw_len)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"INSERT INTO ingest_error(source, location, msgid, error, raw, at)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+
+	bind_text(st, 1, source ? source : "");
+	bind_text(st, 2, location ? location : "");
+	bind_text(st, 3, msgid);
+	bind_text(st, 4, error ? error : "");
+	/* Keep at most 1 MiB of a broken message: enough to debug it. */
+	if (raw)
+		sqlite3_bind_blob64(st, 5, raw, raw_len > (1u << 20) ?
+				    (1u << 20) : raw_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 5);
+	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+	return pw_db_done(db, st);
+}
+
+char *pw_db_cursor_get(struct pw_db *db, const char *source)
+{
+	sqlite3_stmt *st = pw_db_stmt(db, "SELECT value FROM cursor WHERE source = ?1");
+	char *v = NULL;
+
+	bind_text(st, 1, source);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = g_strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return v;
+}
+
+enum pw_status pw_db_cursor_set(struct pw_db *db, const char *source,
+				const char *value)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"INSERT INTO cursor(source, value, updated_at) VALUES (?1, ?2, ?3)"
+		" ON CONFLICT(source) DO UPDATE SET value = excluded.value,"
+		" updated_at = excluded.updated_at");
+
+	bind_text(st, 1, source);
+	bind_text(st, 2, value);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	return pw_db_done(db, st);
+}
+
+/* ---- counts ---- */
+
+static int64_t count(struct pw_db *db, sqlite3_stmt *st)
+{
+	int64_t n = 0;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return n;
+}
+
+enum pw_status pw_db_stats(struct pw_db *db, struct pw_db_stats *o)
+{
+	sqlite3_stmt *st;
+	enum pw_status s;
+
+	memset(o, 0, sizeof(*o));
+	s = pw_db_begin(db);
+	if (s)
+		return s;
+	st = pw_db_stmt(db, "SELECT kind, count(*) FROM message GROUP BY kind");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		int64_t n = sqlite3_column_int64(st, 1);
+
+		o->messages += n;
+		if (!strcmp(k, "patch"))
+			o->patches = n;
+		else if (!strcmp(k, "cover"))
+			o->covers = n;
+		else if (!strcmp(k, "comment"))
+			o->comments = n;
+		else if (!strcmp(k, "pull"))
+			o->pulls = n;
+		else
+			o->others = n;
+	}
+	sqlite3_reset(st);
+	o->series = count(db, pw_db_stmt(db, "SELECT count(*) FROM series"));
+	o->lists = count(db, pw_db_stmt(db, "SELECT count(*) FROM list"));
+	o->findings = count(db, pw_db_stmt(db, "SELECT count(*) FROM finding"));
+	o->errors = count(db, pw_db_stmt(db, "SELECT count(*) FROM ingest_error"));
+	return pw_db_commit(db);
+}

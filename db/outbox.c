@@ -1,0 +1,548 @@
+/*
+ * patchwarden: the outbox table and every statement about replies.
+ *
+ * The table keeps the composed reply in wire form (CRLF), so that every
+ * attempt sends the very same bytes, with the same Message-ID, whatever
+ * happened in between.
+ */
+#include <string.h>
+
+#include "db/outbox.h"
+
+const char pw_db_migration_outbox[] =
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('patch','series','flood')),"
+	"  answers TEXT NOT NULL UNIQUE,"	/* "msg:<msgid>", "flood:<key>" */
+	"  message INTEGER REFERENCES message(id) ON DELETE SET NULL,"
+	"  state TEXT NOT NULL CHECK (state IN"
+	"    ('pending','sending','sent','failed','suppressed')),"
+	"  reason TEXT,"
+	"  msgid TEXT NOT NULL UNIQUE,"
+	"  in_reply_to TEXT,"
+	"  mail_from TEXT NOT NULL,"
+	"  rcpt_to TEXT NOT NULL,"
+	"  recipients TEXT NOT NULL,"		/* newline-separated */
+	"  subject TEXT NOT NULL,"
+	"  raw BLOB NOT NULL,"			/* CRLF wire form */
+	"  created_at INTEGER NOT NULL,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
+	"  last_attempt INTEGER,"
+	"  sent_at INTEGER,"
+	"  last_error TEXT,"
+	"  smtp_code INTEGER NOT NULL DEFAULT 0,"
+	"  transport TEXT"
+	");"
+	"CREATE INDEX outbox_due ON outbox(state, next_attempt);"
+	"CREATE INDEX outbox_rcpt ON outbox(rcpt_to, created_at);"
+	"CREATE INDEX outbox_created ON outbox(created_at);"
+	"CREATE INDEX outbox_message ON outbox(message);";
+
+static void bind_opt(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? g_strdup((const char *)t) : NULL;
+}
+
+void pw_outbox_row_free(struct pw_outbox_row *r)
+{
+	if (!r)
+		return;
+	g_free(r->kind);
+	g_free(r->answers);
+	g_free(r->state);
+	g_free(r->reason);
+	g_free(r->msgid);
+	g_free(r->in_reply_to);
+	g_free(r->mail_from);
+	g_free(r->rcpt_to);
+	g_free(r->recipients);
+	g_free(r->subject);
+	if (r->raw)
+		g_bytes_unref(r->raw);
+	g_free(r->last_error);
+	g_free(r->transport);
+	g_free(r);
+}
+
+enum pw_status pw_db_outbox_add(struct pw_db *db, const struct pw_outbox_new *n,
+				int64_t *id, bool *added)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"INSERT INTO outbox(kind, answers, message, state, reason, msgid,"
+		"  in_reply_to, mail_from, rcpt_to, recipients, subject, raw,"
+		"  created_at, next_attempt)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13)"
+		" ON CONFLICT DO NOTHING RETURNING id");
+	int rc;
+
+	*added = false;
+	if (id)
+		*id = 0;
+	sqlite3_bind_text(st, 1, n->kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, n->answers, -1, SQLITE_TRANSIENT);
+	if (n->message_id > 0)
+		sqlite3_bind_int64(st, 3, n->message_id);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, n->state, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 5, n->reason);
+	sqlite3_bind_text(st, 6, n->msgid, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 7, n->in_reply_to);
+	sqlite3_bind_text(st, 8, n->mail_from, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 9, n->rcpt_to, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 10, n->recipients, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 11, n->subject, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_blob64(st, 12, n->raw, n->raw_len, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 13, n->now);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*added = true;
+		if (id)
+			*id = sqlite3_column_int64(st, 0);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+}
+
+bool pw_db_outbox_answered(struct pw_db *db, const char *key)
+{
+	sqlite3_stmt *st = pw_db_stmt(db, "SELECT 1 FROM outbox WHERE answers = ?1");
+	bool found;
+
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_reset(st);
+	return found;
+}
+
+bool pw_db_outbox_is_own(struct pw_db *db, const char *msgid)
+{
+	sqlite3_stmt *st = pw_db_stmt(db, "SELECT 1 FROM outbox WHERE msgid = ?1");
+	bool found;
+
+	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_TRANSIENT);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_reset(st);
+	return found;
+}
+
+int64_t pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
+				 int64_t since)
+{
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	if (rcpt) {
+		st = pw_db_stmt(db, "SELECT count(*) FROM outbox"
+			" WHERE rcpt_to = ?1 AND created_at >= ?2"
+			" AND state IN ('pending','sending','sent')");
+		sqlite3_bind_text(st, 1, rcpt, -1, SQLITE_TRANSIENT);
+	} else {
+		st = pw_db_stmt(db, "SELECT count(*) FROM outbox"
+			" WHERE created_at >= ?2"
+			" AND state IN ('pending','sending','sent')");
+	}
+	sqlite3_bind_int64(st, 2, since);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return n;
+}
+
+#define ROW_COLUMNS \
+	"id, kind, answers, coalesce(message, 0), state, reason, msgid," \
+	" in_reply_to, mail_from, rcpt_to, recipients, subject, created_at," \
+	" next_attempt, coalesce(last_attempt, 0), coalesce(sent_at, 0)," \
+	" attempts, last_error, smtp_code, transport"
+
+static struct pw_outbox_row *read_row(sqlite3_stmt *st)
+{
+	struct pw_outbox_row *r = g_new0(struct pw_outbox_row, 1);
+
+	r->id = sqlite3_column_int64(st, 0);
+	r->kind = col_str(st, 1);
+	r->answers = col_str(st, 2);
+	r->message_id = sqlite3_column_int64(st, 3);
+	r->state = col_str(st, 4);
+	r->reason = col_str(st, 5);
+	r->msgid = col_str(st, 6);
+	r->in_reply_to = col_str(st, 7);
+	r->mail_from = col_str(st, 8);
+	r->rcpt_to = col_str(st, 9);
+	r->recipients = col_str(st, 10);
+	r->subject = col_str(st, 11);
+	r->created_at = sqlite3_column_int64(st, 12);
+	r->next_attempt = sqlite3_column_int64(st, 13);
+	r->last_attempt = sqlite3_column_int64(st, 14);
+	r->sent_at = sqlite3_column_int64(st, 15);
+	r->attempts = sqlite3_column_int(st, 16);
+	r->last_error = col_str(st, 17);
+	r->smtp_code = sqlite3_column_int(st, 18);
+	r->transport = col_str(st, 19);
+	return r;
+}
+
+enum pw_status pw_db_outbox_get(struct pw_db *db, int64_t id, bool with_raw,
+				struct pw_outbox_row **out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT " ROW_COLUMNS ", raw FROM outbox WHERE id = ?1");
+	enum pw_status s = PW_OK;
+	int rc;
+
+	*out = NULL;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = read_row(st);
+		if (with_raw)
+			(*out)->raw = g_bytes_new(sqlite3_column_blob(st, 20),
+						  (gsize)sqlite3_column_bytes(st, 20));
+	} else if (rc == SQLITE_DONE) {
+		s = PW_ERR_INPUT;
+	} else {
+		s = pw_db_status(db, rc);
+	}
+	sqlite3_reset(st);
+	return s;
+}
+
+enum pw_status pw_db_outbox_list(struct pw_db *db, const char *state,
+				 GPtrArray *out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT " ROW_COLUMNS " FROM outbox"
+		" WHERE ?1 IS NULL OR state = ?1 ORDER BY id");
+	int rc;
+
+	bind_opt(st, 1, state);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		g_ptr_array_add(out, read_row(st));
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+}
+
+enum pw_status pw_db_outbox_due(struct pw_db *db, int64_t now, bool all,
+				int limit, GArray *ids)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT id FROM outbox WHERE state = 'pending'"
+		" AND (?2 OR next_attempt <= ?1) ORDER BY next_attempt, id LIMIT ?3");
+	int rc;
+
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int(st, 2, all);
+	sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		g_array_append_val(ids, id);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+}
+
+/*
+ * Runs one write statement; *changes gets the number of rows it changed.
+ * Outside a transaction the statement commits on its own (one statement
+ * is atomic); inside the caller's, it is part of it, and a failure is
+ * left for the caller to roll back.
+ */
+static enum pw_status write1(struct pw_db *db, sqlite3_stmt *st, int *changes)
+{
+	enum pw_status s = pw_db_done(db, st);
+
+	if (changes)
+		*changes = s ? 0 : sqlite3_changes(db->h);
+	return s;
+}
+
+enum pw_status pw_db_outbox_claim(struct pw_db *db, int64_t id, int64_t now,
+				  bool *claimed)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET state = 'sending', attempts = attempts + 1,"
+		" last_attempt = ?2 WHERE id = ?1 AND state = 'pending'");
+	enum pw_status s;
+	int n = 0;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	s = write1(db, st, &n);
+	*claimed = !s && n == 1;
+	return s;
+}
+
+enum pw_status pw_db_outbox_mark_sent(struct pw_db *db, int64_t id,
+				      int64_t now, const char *transport,
+				      int code, const char *note)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET state = 'sent', sent_at = ?2, transport = ?3,"
+		" smtp_code = ?4, last_error = ?5 WHERE id = ?1");
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_text(st, 3, transport, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, code);
+	bind_opt(st, 5, note);
+	return write1(db, st, NULL);
+}
+
+enum pw_status pw_db_outbox_mark_retry(struct pw_db *db, int64_t id,
+				       int64_t next, int code,
+				       const char *error)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET state = 'pending', next_attempt = ?2,"
+		" smtp_code = ?3, last_error = ?4 WHERE id = ?1");
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, next);
+	sqlite3_bind_int(st, 3, code);
+	bind_opt(st, 4, error);
+	return write1(db, st, NULL);
+}
+
+enum pw_status pw_db_outbox_mark_failed(struct pw_db *db, int64_t id, int code,
+					const char *error)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET state = 'failed', smtp_code = ?2,"
+		" last_error = ?3 WHERE id = ?1");
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, code);
+	bind_opt(st, 3, error);
+	return write1(db, st, NULL);
+}
+
+enum pw_status pw_db_outbox_release(struct pw_db *db, int64_t id, int64_t now,
+				    const char **why)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET state = 'pending', next_attempt = ?2"
+		" WHERE id = ?1 AND state IN ('pending','failed','suppressed')");
+	struct pw_outbox_row *r = NULL;
+	enum pw_status s;
+	int n = 0;
+
+	*why = NULL;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	s = write1(db, st, &n);
+	if (s || n == 1)
+		return s;
+	s = pw_db_outbox_get(db, id, false, &r);
+	if (s == PW_ERR_INPUT)
+		*why = "no such reply";
+	else if (!s && !strcmp(r->state, "sent"))
+		*why = "already sent";
+	else if (!s)
+		*why = "being sent right now";
+	pw_outbox_row_free(r);
+	return s ? s : PW_ERR_INPUT;
+}
+
+enum pw_status pw_db_outbox_recover(struct pw_db *db, int64_t now, int *n)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET state = 'pending', next_attempt = ?1,"
+		" last_error = 'interrupted during a send; sent again with the"
+		" same Message-ID' WHERE state = 'sending'");
+
+	sqlite3_bind_int64(st, 1, now);
+	return write1(db, st, n);
+}
+
+enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
+				      const char *reason, int *n)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET state = 'suppressed', reason = ?2"
+		" WHERE message = ?1 AND state = 'pending'");
+
+	sqlite3_bind_int64(st, 1, message_id);
+	sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
+	return write1(db, st, n);
+}
+
+/* ---- what a reply answers ---- */
+
+void pw_outbox_msg_free(struct pw_outbox_msg *m)
+{
+	if (!m)
+		return;
+	g_free(m->msgid);
+	g_free(m->kind);
+	g_free(m->from_name);
+	g_free(m->from_addr);
+	g_free(m->subject);
+	g_free(m->in_reply_to);
+	g_strfreev(m->references);
+	g_free(m->list_id);
+	g_free(m->auto_submitted);
+	g_strfreev(m->recipients);
+	g_strfreev(m->lists);
+	g_free(m);
+}
+
+/* Splits a stored list on any of seps, dropping empty items. */
+static char **split(const unsigned char *text, const char *seps)
+{
+	GPtrArray *v = g_ptr_array_new();
+	char **parts;
+	size_t i;
+
+	if (text) {
+		parts = g_strsplit_set((const char *)text, seps, -1);
+		for (i = 0; parts[i]; i++) {
+			if (*parts[i])
+				g_ptr_array_add(v, parts[i]);
+			else
+				g_free(parts[i]);
+		}
+		g_free(parts);
+	}
+	g_ptr_array_add(v, NULL);
+	return (char **)g_ptr_array_free(v, FALSE);
+}
+
+enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
+				    struct pw_outbox_msg **out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT msgid, msgid_derived, kind, from_name, from_addr, subject,"
+		" in_reply_to, refs, list_id, auto_submitted, recipients, backfill,"
+		" number, total FROM message WHERE id = ?1");
+	struct pw_outbox_msg *m;
+	GPtrArray *lists;
+	int rc;
+
+	*out = NULL;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? PW_ERR_INPUT : pw_db_status(db, rc);
+	}
+	m = g_new0(struct pw_outbox_msg, 1);
+	m->id = id;
+	m->msgid = col_str(st, 0);
+	m->msgid_derived = sqlite3_column_int(st, 1) != 0;
+	m->kind = col_str(st, 2);
+	m->from_name = col_str(st, 3);
+	m->from_addr = col_str(st, 4);
+	m->subject = col_str(st, 5);
+	m->in_reply_to = col_str(st, 6);
+	m->references = split(sqlite3_column_text(st, 7), " \t\r\n");
+	m->list_id = col_str(st, 8);
+	m->auto_submitted = col_str(st, 9);
+	m->recipients = split(sqlite3_column_text(st, 10), "\r\n");
+	m->backfill = sqlite3_column_int(st, 11) != 0;
+	m->number = sqlite3_column_int(st, 12);
+	m->total = sqlite3_column_int(st, 13);
+	sqlite3_reset(st);
+
+	st = pw_db_stmt(db, "SELECT l.name FROM message_list ml"
+		" JOIN list l ON l.id = ml.list WHERE ml.message = ?1 ORDER BY l.name");
+	sqlite3_bind_int64(st, 1, id);
+	lists = g_ptr_array_new();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		g_ptr_array_add(lists, col_str(st, 0));
+	sqlite3_reset(st);
+	g_ptr_array_add(lists, NULL);
+	m->lists = (char **)g_ptr_array_free(lists, FALSE);
+	if (rc != SQLITE_DONE) {
+		pw_outbox_msg_free(m);
+		return pw_db_status(db, rc);
+	}
+	*out = m;
+	return PW_OK;
+}
+
+static void finding_free(gpointer p)
+{
+	struct pw_finding *f = p;
+
+	g_free(f->file);
+	g_free(f->message);
+	g_free(f->fix);
+	g_free(f);
+}
+
+enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
+				     GPtrArray **out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT f.rule, f.severity, f.file, f.line, f.col, f.message, f.fix"
+		" FROM finding f JOIN patch p ON p.id = f.patch"
+		" WHERE p.message = ?1 ORDER BY f.id");
+	GPtrArray *v = g_ptr_array_new_with_free_func(finding_free);
+	int rc;
+
+	sqlite3_bind_int64(st, 1, message_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct pw_finding *f = g_new0(struct pw_finding, 1);
+		const unsigned char *rule = sqlite3_column_text(st, 0);
+
+		f->rule = g_intern_string(rule ? (const char *)rule : "");
+		f->severity = (enum pw_severity)sqlite3_column_int(st, 1);
+		f->file = col_str(st, 2);
+		f->line = sqlite3_column_int(st, 3);
+		f->column = sqlite3_column_int(st, 4);
+		f->message = col_str(st, 5);
+		f->fix = col_str(st, 6);
+		g_ptr_array_add(v, f);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		g_ptr_array_unref(v);
+		*out = NULL;
+		return pw_db_status(db, rc);
+	}
+	*out = v;
+	return PW_OK;
+}
+
+enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
+				   int64_t *cover, int *total, GArray *patches)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT coalesce(cover, 0), total FROM series WHERE id = ?1");
+	int rc;
+
+	*cover = 0;
+	*total = 0;
+	sqlite3_bind_int64(st, 1, series_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*cover = sqlite3_column_int64(st, 0);
+		*total = sqlite3_column_int(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? PW_ERR_INPUT : pw_db_status(db, rc);
+	st = pw_db_stmt(db, "SELECT message FROM patch WHERE series = ?1"
+		" ORDER BY number, id");
+	sqlite3_bind_int64(st, 1, series_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		g_array_append_val(patches, id);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+}

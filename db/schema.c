@@ -1,0 +1,127 @@
+/*
+ * patchwarden: the schema, as an ordered list of migrations.  Migration
+ * i takes the database from user_version i to i + 1.  Published
+ * migrations are never edited; a change is a new migration at the end.
+ */
+#include <stddef.h>
+
+#include "db/schema.h"
+
+static const char core[] =
+	/* Lists a message was seen on; style lives in the configuration. */
+	"CREATE TABLE list ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE"
+	");"
+	"CREATE TABLE message ("
+	"  id INTEGER PRIMARY KEY,"
+	"  msgid TEXT NOT NULL UNIQUE,"
+	"  msgid_derived INTEGER NOT NULL DEFAULT 0,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('patch','cover','comment','pull','other')),"
+	"  from_name TEXT NOT NULL DEFAULT '',"
+	"  from_addr TEXT NOT NULL DEFAULT '',"
+	"  subject TEXT NOT NULL DEFAULT '',"
+	"  subject_clean TEXT NOT NULL DEFAULT '',"
+	"  date INTEGER NOT NULL DEFAULT 0,"
+	"  in_reply_to TEXT,"
+	"  refs TEXT,"			/* space-separated Message-IDs */
+	"  list_id TEXT,"
+	"  auto_submitted TEXT,"
+	"  recipients TEXT,"		/* newline-separated addresses */
+	"  nrecipients INTEGER NOT NULL DEFAULT 0,"
+	"  version INTEGER NOT NULL DEFAULT 1,"
+	"  number INTEGER NOT NULL DEFAULT 0,"
+	"  total INTEGER NOT NULL DEFAULT 0,"
+	"  has_counter INTEGER NOT NULL DEFAULT 0,"
+	"  rfc INTEGER NOT NULL DEFAULT 0,"
+	"  prefixes TEXT NOT NULL DEFAULT '',"
+	"  raw BLOB,"			/* NULL when git_blob names the bytes */
+	"  git_blob TEXT,"
+	"  source TEXT,"
+	"  received_at INTEGER NOT NULL,"
+	"  backfill INTEGER NOT NULL DEFAULT 1"
+	");"
+	"CREATE INDEX message_from_date ON message(from_addr, date);"
+	"CREATE INDEX message_date ON message(date);"
+	"CREATE TABLE message_list ("
+	"  message INTEGER NOT NULL REFERENCES message(id) ON DELETE CASCADE,"
+	"  list INTEGER NOT NULL REFERENCES list(id),"
+	"  PRIMARY KEY (message, list)"
+	") WITHOUT ROWID;"
+	/* Every Message-ID a message names (In-Reply-To and References),
+	 * so that a series finds its members whatever order they arrive in. */
+	"CREATE TABLE msgref ("
+	"  ref TEXT NOT NULL,"
+	"  message INTEGER NOT NULL REFERENCES message(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (ref, message)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX msgref_message ON msgref(message);"
+	"CREATE TABLE series ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  from_addr TEXT NOT NULL DEFAULT '',"
+	"  version INTEGER NOT NULL DEFAULT 1,"
+	"  total INTEGER NOT NULL DEFAULT 0,"
+	"  cover INTEGER REFERENCES message(id),"
+	"  first_date INTEGER NOT NULL DEFAULT 0,"
+	"  last_date INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE INDEX series_sender ON series(from_addr, version, total, first_date);"
+	/* Message-IDs that lead to a series: its members and what they
+	 * reference, first come first kept, as Patchwork keeps them. */
+	"CREATE TABLE series_ref ("
+	"  msgid TEXT PRIMARY KEY,"
+	"  series INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE"
+	") WITHOUT ROWID;"
+	"CREATE INDEX series_ref_series ON series_ref(series);"
+	"CREATE TABLE patch ("
+	"  id INTEGER PRIMARY KEY,"
+	"  message INTEGER NOT NULL UNIQUE REFERENCES message(id) ON DELETE CASCADE,"
+	"  series INTEGER REFERENCES series(id),"
+	"  number INTEGER NOT NULL DEFAULT 0,"
+	"  pull_url TEXT,"
+	"  checked_at INTEGER"
+	");"
+	"CREATE INDEX patch_series ON patch(series, number);"
+	"CREATE TABLE finding ("
+	"  id INTEGER PRIMARY KEY,"
+	"  patch INTEGER NOT NULL REFERENCES patch(id) ON DELETE CASCADE,"
+	"  rule TEXT NOT NULL,"
+	"  severity INTEGER NOT NULL,"
+	"  file TEXT,"
+	"  line INTEGER NOT NULL DEFAULT 0,"
+	"  col INTEGER NOT NULL DEFAULT 0,"
+	"  message TEXT NOT NULL,"
+	"  fix TEXT"
+	");"
+	"CREATE INDEX finding_patch ON finding(patch);"
+	"CREATE INDEX finding_rule ON finding(rule);"
+	"CREATE TABLE ingest_error ("
+	"  id INTEGER PRIMARY KEY,"
+	"  source TEXT NOT NULL,"
+	"  location TEXT NOT NULL,"
+	"  msgid TEXT,"
+	"  error TEXT NOT NULL,"
+	"  raw BLOB,"
+	"  at INTEGER NOT NULL"
+	");"
+	"CREATE TABLE cursor ("
+	"  source TEXT PRIMARY KEY,"
+	"  value TEXT NOT NULL,"
+	"  updated_at INTEGER NOT NULL"
+	") WITHOUT ROWID;";
+
+/*
+ * New migrations go at the end of this array, each a string constant
+ * defined beside the code that uses its tables.
+ */
+static const char *const migrations[] = {
+	core,
+	pw_db_migration_outbox,
+};
+
+const char *const *pw_db_migrations(size_t *n)
+{
+	*n = sizeof(migrations) / sizeof(migrations[0]);
+	return migrations;
+}

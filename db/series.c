@@ -1,0 +1,188 @@
+/*
+ * patchwarden: series grouping (see db/series.h).
+ */
+#include <string.h>
+
+#include "db/series.h"
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int64_t series_by_ref(struct pw_db *db, const char *msgid)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT series FROM series_ref WHERE msgid = ?1");
+	int64_t id = 0;
+
+	bind_text(st, 1, msgid);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return id;
+}
+
+/* Own Message-ID first, then the nearest reference outwards. */
+static int64_t find_by_references(struct pw_db *db, const struct pw_series_in *in)
+{
+	int64_t id;
+	size_t n = 0;
+
+	if ((id = series_by_ref(db, in->msgid)))
+		return id;
+	if (in->in_reply_to && (id = series_by_ref(db, in->in_reply_to)))
+		return id;
+	while (in->references && in->references[n])
+		n++;
+	while (n-- > 0)
+		if ((id = series_by_ref(db, in->references[n])))
+			return id;
+	return 0;
+}
+
+/* The newest series of the same sender, version and total in the window. */
+static int64_t find_by_markers(struct pw_db *db, const struct pw_series_in *in)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+
+	if (in->total <= 0 || !in->from_addr || !*in->from_addr)
+		return 0;
+	st = pw_db_stmt(db,
+		"SELECT id FROM series WHERE from_addr = ?1 AND version = ?2"
+		" AND total = ?3 AND first_date BETWEEN ?4 AND ?5"
+		" ORDER BY first_date DESC, id DESC LIMIT 1");
+	bind_text(st, 1, in->from_addr);
+	sqlite3_bind_int(st, 2, in->version);
+	sqlite3_bind_int(st, 3, in->total);
+	sqlite3_bind_int64(st, 4, in->date - PW_SERIES_WINDOW);
+	sqlite3_bind_int64(st, 5, in->date + PW_SERIES_WINDOW);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return id;
+}
+
+/* Whether the series can take this message: same total, slot free. */
+static bool fits(struct pw_db *db, int64_t series, const struct pw_series_in *in)
+{
+	sqlite3_stmt *st;
+	bool ok = false;
+
+	st = pw_db_stmt(db, "SELECT total, cover IS NOT NULL FROM series WHERE id = ?1");
+	sqlite3_bind_int64(st, 1, series);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int total = sqlite3_column_int(st, 0);
+		bool has_cover = sqlite3_column_int(st, 1);
+
+		ok = total == in->total && !(in->cover && has_cover);
+	}
+	sqlite3_reset(st);
+	if (!ok || in->cover)
+		return ok;
+	st = pw_db_stmt(db, "SELECT 1 FROM patch WHERE series = ?1 AND number = ?2");
+	sqlite3_bind_int64(st, 1, series);
+	sqlite3_bind_int(st, 2, in->number > 0 ? in->number : 1);
+	ok = sqlite3_step(st) != SQLITE_ROW;
+	sqlite3_reset(st);
+	return ok;
+}
+
+static enum pw_status add_ref(struct pw_db *db, const char *msgid, int64_t series)
+{
+	sqlite3_stmt *st;
+
+	if (!msgid || !*msgid)
+		return PW_OK;
+	st = pw_db_stmt(db, "INSERT OR IGNORE INTO series_ref(msgid, series)"
+			" VALUES (?1, ?2)");
+	bind_text(st, 1, msgid);
+	sqlite3_bind_int64(st, 2, series);
+	return pw_db_done(db, st);
+}
+
+static enum pw_status register_refs(struct pw_db *db, const struct pw_series_in *in,
+				    int64_t series)
+{
+	enum pw_status s = add_ref(db, in->msgid, series);
+	size_t i;
+
+	if (!s)
+		s = add_ref(db, in->in_reply_to, series);
+	for (i = 0; !s && in->references && in->references[i]; i++)
+		s = add_ref(db, in->references[i], series);
+	return s;
+}
+
+enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
+				   int64_t patch_id,
+				   const struct pw_series_in *in,
+				   int64_t *series_id)
+{
+	sqlite3_stmt *st;
+	enum pw_status s;
+	int64_t id;
+	int rc;
+
+	id = find_by_references(db, in);
+	if (!id || !fits(db, id, in)) {
+		id = find_by_markers(db, in);
+		if (id && !fits(db, id, in))
+			id = 0;
+	}
+	if (!id) {
+		st = pw_db_stmt(db, "INSERT INTO series(name, from_addr, version,"
+				" total, first_date, last_date)"
+				" VALUES (?1, ?2, ?3, ?4, ?5, ?5)");
+		bind_text(st, 1, in->subject_clean ? in->subject_clean : "");
+		bind_text(st, 2, in->from_addr ? in->from_addr : "");
+		sqlite3_bind_int(st, 3, in->version);
+		sqlite3_bind_int(st, 4, in->total);
+		sqlite3_bind_int64(st, 5, in->date);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return pw_db_status(db, rc);
+		id = sqlite3_last_insert_rowid(db->h);
+	}
+	if (in->cover) {
+		st = pw_db_stmt(db, "UPDATE series SET cover = ?2, name = ?3,"
+				" first_date = min(first_date, ?4),"
+				" last_date = max(last_date, ?4) WHERE id = ?1");
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, message_id);
+		bind_text(st, 3, in->subject_clean ? in->subject_clean : "");
+		sqlite3_bind_int64(st, 4, in->date);
+	} else {
+		/* Without a cover, the name is the first patch's subject. */
+		st = pw_db_stmt(db, "UPDATE series SET"
+				" name = CASE WHEN cover IS NULL AND ?3 <= coalesce("
+				"  (SELECT min(number) FROM patch WHERE series = ?1), 1 << 30)"
+				"  THEN ?4 ELSE name END,"
+				" first_date = min(first_date, ?5),"
+				" last_date = max(last_date, ?5) WHERE id = ?1");
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 3, in->number > 0 ? in->number : 1);
+		bind_text(st, 4, in->subject_clean ? in->subject_clean : "");
+		sqlite3_bind_int64(st, 5, in->date);
+	}
+	s = pw_db_done(db, st);
+	if (s)
+		return s;
+	if (!in->cover && patch_id) {
+		st = pw_db_stmt(db, "UPDATE patch SET series = ?2, number = ?3"
+				" WHERE id = ?1");
+		sqlite3_bind_int64(st, 1, patch_id);
+		sqlite3_bind_int64(st, 2, id);
+		sqlite3_bind_int(st, 3, in->number > 0 ? in->number : 1);
+		s = pw_db_done(db, st);
+		if (s)
+			return s;
+	}
+	*series_id = id;
+	return register_refs(db, in, id);
+}

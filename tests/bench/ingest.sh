@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Ingest throughput: patchwarden ingest (parse, extract, check, store) on
+# 20,000 real list messages, against git mailsplit + git mailinfo over the
+# same messages, in one run.  Prints rates, peak RSS and the ratio.
+#
+#   tests/bench/ingest.sh [COPIES]   (default 10: 10 x 2,000 messages)
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+PW=${PW:-$top/patchwarden}
+cache=${PW_BENCH_CACHE:-/var/tmp/patchwarden-bench}
+copies=${1:-10}
+mkdir -p "$cache"
+mbox=$cache/ingest-$copies.mbox
+if [ ! -s "$mbox" ]; then
+	/usr/bin/python3 "$top/tests/bench/gen_ingest.py" \
+		"$top/../shared/corpus/lore-linux-mips/first-2000.mbox.xz" "$mbox.tmp" "$copies" >/dev/null
+	mv "$mbox.tmp" "$mbox"
+fi
+n=$(grep -c '^From ' "$mbox")
+mb=$(( $(stat -c %s "$mbox") / 1048576 ))
+echo "ingest: $n messages, $mb MiB ($mbox)"
+
+measure() {	# label, command...: prints seconds and peak RSS (KiB)
+	/usr/bin/time -f '%e %M' -o "$cache/time" "$@" >"$cache/out" 2>"$cache/err" || {
+		echo "$1 failed:"; tail -n 5 "$cache/err"; exit 1; }
+	cat "$cache/time"
+}
+
+rm -f "$cache/bench.db" "$cache/bench.db-wal" "$cache/bench.db-shm"
+read -r pw_s pw_rss < <(measure "$PW" ingest -q --db "$cache/bench.db" "$mbox")
+echo "  patchwarden ingest: $(cat "$cache/out")"
+
+rm -rf "$cache/split"; mkdir "$cache/split"
+read -r split_s _ < <(measure git mailsplit -o"$cache/split" "$mbox")
+start=$(date +%s.%N)
+( cd "$cache/split" && for f in *; do git mailinfo -u "$cache/msg" "$cache/patch" <"$f" >/dev/null || true; done )
+mi_s=$(echo "$(date +%s.%N) - $start + $split_s" | bc)
+
+rate() { echo "scale=0; $n / $1" | bc; }
+printf '  %-34s %8.2f s %8s msg/s  peak RSS %6d KiB\n' "patchwarden ingest (+store)" "$pw_s" "$(rate "$pw_s")" "$pw_rss"
+printf '  %-34s %8.2f s %8s msg/s\n' "git mailsplit + mailinfo (no store)" "$mi_s" "$(rate "$mi_s")"
+printf '  ratio: patchwarden is %.1fx the speed of git mailinfo; target >= 10000 msg/s, RSS < 65536 KiB\n' \
+	"$(echo "scale=2; $mi_s / $pw_s" | bc)"
+rm -rf "$cache/split"

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# patchwarden check, end to end: output formats, exit codes, --fix,
+# --file, standard input, mboxes, and use as git's sendemail-validate hook.
+. "$(dirname "$0")/../lib.sh"
+cases=$TOP/tests/cases
+
+# A repository with one kernel-style file, and patches made by git itself.
+repo=$T/repo
+git init -q "$repo"
+git -C "$repo" config user.name "A Developer"
+git -C "$repo" config user.email dev@example.org
+mkdir -p "$repo/drivers/misc"
+cat >"$repo/drivers/misc/foo.c" <<'C'
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/module.h>
+
+static int debug;
+static int level;
+
+static int foo_init(void)
+{
+	debugfs_create_file("state",
+			    0444, dir, NULL, &state_fops);
+	return 0;
+}
+C
+git -C "$repo" add . && git -C "$repo" commit -qm "foo: initial"
+sed -i 's/^static int level;/static int level;\nmodule_param(debug, int, S_IRUGO | S_IWUSR);\nmodule_param(level, int, 0644);/; s/0444, dir/0666, dir/' "$repo/drivers/misc/foo.c"
+git -C "$repo" commit -qam "foo: add parameters" -m "Signed-off-by: A Developer <dev@example.org>"
+git -C "$repo" format-patch -q -1 -o "$T/out" HEAD
+mail=$(ls "$T"/out/*.patch)
+git -C "$repo" diff HEAD~1 HEAD >"$T/bare.diff"
+
+# --- text format and exit codes -------------------------------------------
+out=$("$PW" check "$T/bare.diff"); rc=$?
+is "findings exit 1" "$rc" 1
+is "two findings in the bare diff" "$(printf '%s\n' "$out" | wc -l)" 2
+check "text lines are FILE:LINE: SEVERITY:RULE: message" \
+	bash -c '! printf "%s\n" "$1" | grep -vqE "^[^: ]+:[0-9]+: (ERROR|WARNING|INFO):[A-Z_]+: ."' _ "$out"
+contains "symbolic mode found with its line" "$out" \
+	"drivers/misc/foo.c:6: WARNING:PERM_SYMBOLIC: S_IRUGO | S_IWUSR = 0644 (rw-r--r--)"
+contains "continuation line found (checkpatch.pl misses it)" "$out" \
+	"drivers/misc/foo.c:12: ERROR:PERM_WORLD_WRITABLE: 0666 (rw-rw-rw-)"
+
+out=$("$PW" check "$mail"); rc=$?
+is "format-patch mail: exit 1" "$rc" 1
+is "format-patch mail: same findings" "$(printf '%s\n' "$out" | wc -l)" 2
+
+"$PW" check "$cases/PERM_SYMBOLIC/clean-mask-test.patch" >/dev/null; is "clean patch exits 0" $? 0
+"$PW" check --fail-on error "$cases/PERM_SYMBOLIC/module-param.patch" >/dev/null
+is "--fail-on error ignores warnings" $? 0
+"$PW" check --fail-on info "$cases/PERM_UNCOMMON/on.patch" --enable PERM_UNCOMMON >/dev/null
+is "--fail-on info counts infos" $? 1
+"$PW" check --disable PERM_SYMBOLIC "$cases/PERM_SYMBOLIC/module-param.patch" >/dev/null
+is "--disable switches a rule off" $? 0
+"$PW" check --disable PERM_WORLD_WRITABLE,PERM_INVERTED --disable PERM_SYMBOLIC "$T/bare.diff" >/dev/null
+is "--disable takes lists and repeats" $? 0
+"$PW" check "$T/no-such-file" 2>/dev/null; is "missing input exits 2" $? 2
+"$PW" check 2>/dev/null; is "no input exits 2" $? 2
+"$PW" check --format xml "$T/bare.diff" 2>/dev/null; is "bad --format exits 2" $? 2
+"$PW" check --style hex "$T/bare.diff" 2>/dev/null; is "bad --style exits 2" $? 2
+"$PW" check --disable NO_SUCH_RULE "$T/bare.diff" 2>/dev/null; is "unknown rule exits 2" $? 2
+"$PW" check --bogus 2>/dev/null; is "unknown option exits 2" $? 2
+rules=$("$PW" check --list-rules); is "--list-rules exits 0" $? 0
+for id in PERM_SYMBOLIC PERM_NOT_OCTAL PERM_WORLD_WRITABLE PERM_SPECIAL_BITS PERM_INVERTED \
+	  PERM_UNCOMMON PERM_MACRO_UNDEFINED SYSFS_MODE_CALLBACKS DEVICE_ATTR_FORM EXEC_SOURCE_FILE; do
+	contains "--list-rules lists $id" "$rules" "$id"
+done
+contains "PERM_UNCOMMON is off by default" "$(grep PERM_UNCOMMON <<<"$rules")" " off "
+out=$("$PW" check --style perm-macros "$T/bare.diff")
+contains "--style perm-macros suggests PERM_ names" "$out" "PERM_rw_r__r__"
+
+# --- JSON -------------------------------------------------------------------
+"$PW" check --format json "$T/bare.diff" >"$T/out.json"; is "json: exit 1" $? 1
+check "json: findings with file, line, column, rule, fix" python3 - "$T/out.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"]
+assert len(f) == 2, f
+s = [x for x in f if x["rule"] == "PERM_SYMBOLIC"][0]
+assert s["file"] == "drivers/misc/foo.c" and s["line"] == 6 and s["column"] == 26, s
+assert s["severity"] == "warning" and s["fix"] == "module_param(debug, int, 0644);", s
+assert d["summary"]["error"] == 1 and d["summary"]["warning"] == 1, d["summary"]
+PY
+"$PW" check --format json "$mail" >"$T/mail.json"
+check "json: mail subject and Message-ID" python3 - "$T/mail.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"][0]
+assert "foo: add parameters" in f["subject"], f
+assert f["message_id"], f
+PY
+
+# --- SARIF ------------------------------------------------------------------
+"$PW" check --format sarif "$T/bare.diff" >"$T/out.sarif"; is "sarif: exit 1" $? 1
+check "sarif: 2.1.0 log with rules, results, regions and fixes" python3 - "$T/out.sarif" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == "2.1.0" and "sarif" in d["$schema"]
+run = d["runs"][0]
+rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+assert "PERM_WORLD_WRITABLE" in rules
+res = run["results"]
+assert len(res) == 2
+for r in res:
+    assert rules[r["ruleIndex"]] == r["ruleId"]
+    assert r["level"] in ("error", "warning", "note")
+    loc = r["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "drivers/misc/foo.c"
+    assert loc["region"]["startLine"] > 0
+sym = [r for r in res if r["ruleId"] == "PERM_SYMBOLIC"][0]
+rep = sym["fixes"][0]["artifactChanges"][0]["replacements"][0]
+assert rep["insertedContent"]["text"] == "0644"
+assert rep["deletedRegion"] == {"startLine": 6, "startColumn": 26, "endColumn": 43}, rep
+PY
+
+# --- --fix ------------------------------------------------------------------
+"$PW" check --fix "$T/bare.diff" >"$T/fixed.diff" 2>"$T/fix.err"
+is "--fix keeps the exit status" $? 1
+contains "--fix prints findings on stderr" "$(cat "$T/fix.err")" "PERM_SYMBOLIC"
+contains "--fix rewrites the added line" "$(cat "$T/fixed.diff")" "+module_param(debug, int, 0644);"
+git -C "$repo" checkout -q HEAD~1 2>/dev/null
+check "--fix output still applies" git -C "$repo" apply --check "$T/fixed.diff"
+git -C "$repo" apply "$T/fixed.diff"
+check "--fixed file has octal" grep -q "module_param(debug, int, 0644);" "$repo/drivers/misc/foo.c"
+git -C "$repo" checkout -q -- . && git -C "$repo" checkout -q - 2>/dev/null
+out=$("$PW" check "$T/fixed.diff")
+is "only the world-writable mode (no clear fix) is left" "$out" \
+	"$(grep PERM_WORLD_WRITABLE <<<"$("$PW" check "$T/bare.diff")")"
+"$PW" check --fix-output "$T/fixed2.diff" "$T/bare.diff" >/dev/null 2>&1
+check "--fix-output writes the file" cmp -s "$T/fixed.diff" "$T/fixed2.diff"
+printf 'static DEVICE_ATTR(foo, S_IRUGO, foo_show, NULL);\nint x = S_IRUGO;\n' >"$T/src.c"
+"$PW" check --file --fix "$T/src.c" >"$T/src-fixed.c" 2>/dev/null
+is "--file --fix writes the corrected source" "$(cat "$T/src-fixed.c")" \
+	"$(printf 'static DEVICE_ATTR_RO(foo);\nint x = 0444;')"
+
+# --- --file, standard input, mboxes -----------------------------------------
+out=$("$PW" check --file "$repo/drivers/misc/foo.c"); rc=$?
+is "--file: findings exit 1" "$rc" 1
+is "--file: every line counts" "$(printf '%s\n' "$out" | wc -l)" 2
+contains "--file: names the file as given" "$out" "$repo/drivers/misc/foo.c:12:"
+out=$("$PW" check - <"$T/bare.diff"); rc=$?
+is "stdin diff: exit 1" "$rc" 1
+is "stdin diff: same output" "$out" "$("$PW" check "$T/bare.diff")"
+out=$("$PW" check - <"$mail"); rc=$?
+is "stdin mail: exit 1" "$rc" 1
+is "stdin mail: same findings" "$(printf '%s\n' "$out" | wc -l)" 2
+out=$(printf 'chmod 777 /srv\n' | "$PW" check --file -); rc=$?
+is "stdin --file: exit 0 (no language for stdin)" "$rc" 0
+git -C "$repo" format-patch -q --stdout HEAD~1..HEAD >"$T/series.mbox"
+cat "$T/series.mbox" "$cases/PERM_SYMBOLIC/baole-ni-mail.eml" >"$T/two.mbox"
+out=$("$PW" check "$T/two.mbox"); rc=$?
+is "mbox: every patch checked" "$(printf '%s\n' "$out" | wc -l)" 3
+out=$("$PW" check "$cases/PERM_SYMBOLIC/clean-mask-test.patch" "$T/bare.diff" 2>&1)
+is "several inputs in one run" "$(printf '%s\n' "$out" | wc -l)" 2
+printf 'Subject: hello\n\nno patch here\n' >"$T/nopatch.eml"
+err=$("$PW" check "$T/nopatch.eml" 2>&1 >/dev/null); rc=$?
+is "mail without a patch: exit 0" "$rc" 0
+contains "mail without a patch: says so" "$err" "no patch found"
+
+# --- git's sendemail-validate hook --------------------------------------------
+# git send-email runs .git/hooks/sendemail-validate with the mail's file
+# name; a non-zero exit stops the sending.  This is the hook from README.
+hook="$repo/.git/hooks/sendemail-validate"
+cat >"$hook" <<HOOK
+#!/bin/sh
+exec "$PW" check "\$1"
+HOOK
+chmod +x "$hook"
+"$hook" "$mail" >"$T/hook.out" 2>&1; is "hook stops a patch with findings" $? 1
+contains "hook tells why" "$(cat "$T/hook.out")" "PERM_WORLD_WRITABLE"
+sed -i 's/S_IRUGO | S_IWUSR/0644/; s/0666, dir/0444, dir/' "$repo/drivers/misc/foo.c"
+git -C "$repo" commit -qam "foo: fix modes"
+git -C "$repo" format-patch -q -1 -o "$T/out2" HEAD
+"$hook" "$(ls "$T"/out2/*.patch)" >/dev/null 2>&1; is "hook lets a clean patch through" $? 0

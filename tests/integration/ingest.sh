@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# patchwarden ingest: the Patchwork series expectations of the shared
+# corpus, idempotency, the same message on several lists, bad input,
+# the summary line and exit codes.
+. "$(dirname "$0")/../lib.sh"
+
+S=$CORPUS/patchwork/series
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# Patchwork's expectations (corpus README, test_series.py): counts of
+# covers, patches, comments, then patches per series and covers per
+# series, oldest series first.
+while read -r file covers patches comments pseries cseries; do
+	db=$T/$file.db
+	out=$($PW ingest -q --db "$db" "$S/$file" 2>"$T/err")
+	got="$(kv covers "$out"),$(kv patches "$out"),$(kv comments "$out")"
+	is "series/$file: covers,patches,comments" "$got" "$covers,$patches,$comments"
+	gp=$(q "$db" "SELECT group_concat(n, ',') FROM (SELECT count(patch.id) AS n FROM series LEFT JOIN patch ON patch.series = series.id GROUP BY series.id ORDER BY min(series.first_date), series.id)")
+	is "series/$file: patches per series" "[$gp]" "$pseries"
+	if [ "$cseries" != - ]; then
+		gc=$(q "$db" "SELECT group_concat(c, ',') FROM (SELECT cover IS NOT NULL AS c FROM series ORDER BY first_date, id)")
+		is "series/$file: covers per series" "[$gc]" "$cseries"
+	fi
+done <<'EOF2'
+base-single-patch.mbox 0 1 0 [1] -
+base-cover-letter.mbox 1 2 0 [2] [1]
+base-no-cover-letter.mbox 0 2 0 [2] -
+base-deep-threaded.mbox 1 2 0 [2] [1]
+base-out-of-order.mbox 1 2 0 [2] [1]
+base-different-versions.mbox 1 4 0 [4] [1]
+bugs-multiple-references.mbox 1 4 0 [4] [1]
+base-no-references.mbox 0 2 0 [2] -
+base-no-references-no-cover.mbox 1 2 0 [2] [1]
+bugs-multiple-content-types.mbox 0 1 1 [1] -
+revision-basic.mbox 2 4 0 [2,2] [1,1]
+revision-threaded-to-single-patch.mbox 0 2 0 [1,1] -
+revision-threaded-to-cover.mbox 2 4 0 [2,2] [1,1]
+revision-threaded-to-patch.mbox 2 4 0 [2,2] [1,1]
+revision-out-of-order.mbox 2 4 0 [2,2] [1,1]
+revision-no-cover-letter.mbox 1 4 0 [2,2] [1,0]
+revision-unlabeled.mbox 2 4 0 [2,2] [1,1]
+revision-unlabeled-noreferences.mbox 0 4 0 [2,2] -
+bugs-unnumbered.mbox 1 2 0 [1,1] [1,0]
+bugs-nocover-noversion.mbox 0 4 0 [2,2] -
+bugs-nocover.mbox 0 4 0 [2,2] -
+bugs-spamming.mbox 0 3 0 [1,1,1] -
+bugs-mixed-versions.mbox 0 2 0 [1,1] -
+base-incomplete.mbox 1 1 0 [1] [1]
+base-extra-patches.mbox 1 3 0 [3] [1]
+mercurial-cover-letter.mbox 1 2 0 [2] [1]
+mercurial-no-cover-letter.mbox 0 2 0 [2] -
+dependency-base-patch.mbox 1 2 0 [2] [1]
+EOF2
+
+# Series names: the cover's subject, else the first patch's.
+db=$T/base-cover-letter.mbox.db
+is "series name from the cover" "$(q "$db" 'SELECT name FROM series')" "A sample series"
+db=$T/base-no-cover-letter.mbox.db
+is "series name from patch 1" "$(q "$db" 'SELECT name FROM series')" \
+	"$(q "$db" "SELECT subject_clean FROM message WHERE number = 1")"
+
+# Idempotency: a second ingest of the same corpus stores nothing new.
+db=$T/all.db
+first=$($PW ingest -q --db "$db" "$S"/*.mbox "$CORPUS"/notmuch/lkml 2>/dev/null)
+before=$($PW db stats --db "$db")
+second=$($PW ingest -q --db "$db" "$S"/*.mbox "$CORPUS"/notmuch/lkml 2>/dev/null)
+after=$($PW db stats --db "$db")
+is "idempotent: stats unchanged" "$after" "$before"
+is "idempotent: second run is all duplicates" "$(kv duplicates "$second")" "$(kv messages "$second")"
+is "idempotent: second run stores no patch" "$(kv patches "$second")" 0
+check "first run stored patches" test "$(kv patches "$first")" -gt 100
+
+# notmuch lkml/: 34 Message-IDs arrive twice (two lists): stored once.
+db=$T/lkml.db
+out=$($PW ingest -q --db "$db" "$CORPUS"/notmuch/lkml 2>/dev/null)
+files=$(ls "$CORPUS"/notmuch/lkml | wc -l)
+is "lkml: every file read" "$(kv messages "$out")" "$files"
+is "lkml: Message-IDs stored once" "$(q "$db" 'SELECT count(*) FROM message')" \
+	"$(( files - $(kv duplicates "$out") ))"
+check "lkml: duplicates seen" test "$(kv duplicates "$out")" -ge 34
+
+# The same message on two lists is one message seen on two lists.
+db=$T/lists.db
+$PW ingest -q --db "$db" --list alpha "$S/base-cover-letter.mbox" >/dev/null
+out=$($PW ingest -q --db "$db" --list beta "$S/base-cover-letter.mbox")
+is "two lists: nothing new" "$(kv duplicates "$out")" 3
+is "two lists: 3 messages" "$(q "$db" 'SELECT count(*) FROM message')" 3
+is "two lists: 6 sightings" "$(q "$db" 'SELECT count(*) FROM message_list')" 6
+
+# JSON summary.
+out=$($PW ingest -q --db "$T/json.db" --format json "$S/base-cover-letter.mbox")
+is "json summary" "$(printf '%s' "$out" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["messages"], d["covers"], d["patches"])')" "3 1 2"
+
+# Bad input: a truncated mbox keeps what came before; NUL bytes and
+# invalid UTF-8 get a clear answer; exit status says so.
+{ cat "$S/base-cover-letter.mbox"; head -c 700 "$S/base-single-patch.mbox"; } >"$T/trunc.mbox"
+out=$($PW ingest --db "$T/bad.db" "$T/trunc.mbox" 2>"$T/err"); rc=$?
+check "truncated mbox: earlier messages stored" test "$(q "$T/bad.db" 'SELECT count(*) FROM message')" -ge 3
+is "truncated mbox: exit status" "$rc" "$([ "$(kv errors "$out")" -gt 0 ] && echo 1 || echo 0)"
+printf 'From x@y Thu Jan  1 00:00:00 1970\nFrom: a@b\nSubject: nul \0 here\nMessage-ID: <nul@x>\n\nbody \0\0 with nul\n' >"$T/nul.mbox"
+printf 'From x@y Thu Jan  1 00:00:00 1970\nFrom: \xff\xfe <bad@x>\nSubject: bad \xc3\x28 utf8\nMessage-ID: <utf@x>\n\nbody\n' >>"$T/nul.mbox"
+out=$($PW ingest --db "$T/bad.db" "$T/nul.mbox" 2>"$T/err"); rc=$?
+check "NUL and invalid UTF-8: exit 0 or 1" test "$rc" -le 1
+is "NUL and invalid UTF-8: both accounted" "$(( $(kv messages "$out") + $(kv errors "$out") ))" 2
+check "stored subjects are valid UTF-8" /usr/bin/python3 -c '
+import sqlite3,sys
+for (s,) in sqlite3.connect(sys.argv[1]).execute("SELECT CAST(subject AS BLOB) FROM message"):
+    s.decode("utf-8")' "$T/bad.db"
+$PW ingest --db "$T/bad.db" "$T/does-not-exist" >/dev/null 2>"$T/err"; rc=$?
+is "missing source: exit 1" "$rc" 1
+contains "missing source: named" "$(cat "$T/err")" "does-not-exist"
+$PW ingest --db "$T/bad.db" >/dev/null 2>&1; rc=$?
+is "no source: usage error" "$rc" 2
+$PW ingest --bogus >/dev/null 2>&1; rc=$?
+is "bad option: usage error" "$rc" 2
+
+# Standard input: one message, as an MTA pipe delivers it.
+out=$($PW ingest --db "$T/stdin.db" - <"$CORPUS/patchwork/mail/0013-with-utf8-body.mbox")
+is "stdin: one patch" "$(kv patches "$out")" 1
+
+# Errors are recorded with the source and where in it.
+printf 'From x@y Thu Jan  1 00:00:00 1970\n\n' >"$T/empty.mbox"
+out=$($PW ingest --db "$T/err.db" "$T/empty.mbox" 2>"$T/err")
+is "unreadable message counted" "$(kv errors "$out")" \
+	"$(q "$T/err.db" "SELECT count(*) FROM ingest_error WHERE source LIKE '%empty.mbox' AND location <> ''")"

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Compares `patchwarden parse --format json` with `git mailinfo`.
+
+Usage: mailinfo_cmp.py PARSE_JSON WORKDIR < LIST
+LIST has one line per message: INDEX<TAB>LABEL<TAB>MAILFILE[<TAB>JSON],
+where INDEX is the message's 1-based "index" in the JSON (PARSE_JSON, or
+the line's own JSON file when given) and MAILFILE the same message on its
+own for git mailinfo.  Prints TAP lines ("ok - ..." / "not ok -
+...") for author, email, subject, commit message and patch.
+
+Differences that are argued rather than bugs (each is printed as a
+"# skip" comment, so a reader sees it):
+ - in-body headers: git mailinfo lets "From:"/"Subject:"/"Date:" lines at
+   the top of the body override the mail's own headers; patchwarden
+   reports the mail's headers (patchwork does the same), so author and
+   subject are not compared when the body starts with such a line, and the
+   commit message is compared after those lines are dropped;
+ - a From: without a display name: mailinfo prints the address as the
+   name, patchwarden leaves the name empty;
+ - carriage returns: a base64 or quoted-printable body that decodes to
+   CRLF lines keeps its CRs in mailinfo's output (it only warns, see
+   --quoted-cr); patchwarden turns CRLF into LF, so CRs are dropped from
+   mailinfo's patch before comparing;
+ - text after the diff: mailinfo's patch file keeps everything after the
+   separator (diffstat, signature, list footers, HTML alternatives), so
+   the patch is compared with `git patch-id --stable` (empty for both
+   when the diff has no "diff " header lines) and by checking that
+   patchwarden's diff occurs in mailinfo's patch text;
+ - PGP/MIME: mailinfo reads the multipart/signed signature part as text;
+   patchwarden skips it (as notmuch does), so mailinfo's message is cut
+   at "-----BEGIN PGP SIGNATURE-----";
+ - HTML alternatives: mailinfo reads text/html parts as text, patchwarden
+   ignores them (patchwork 0019/0020 expect no "<div"), so the commit
+   message and patch-id are not compared for mails with an HTML part;
+ - unknown charsets: mailinfo stops ("cannot convert from none"), while
+   patchwork expects the fallback charsets to be tried (0010); then only
+   "something was read" is checked;
+ - patches in attachments: mailinfo puts the attachment's mail headers
+   and preamble into the commit message; patchwarden keeps only the
+   inline text, so the commit message is compared only for inline diffs.
+"""
+import json
+import re
+import subprocess
+import sys
+
+js, work = sys.argv[1:3]
+loaded = {}
+
+
+def parsed(path):
+    if path not in loaded:
+        loaded[path] = {x["index"]: x for x in json.load(open(path))} if path != "-" else {}
+    return loaded[path]
+
+
+def tap(label, ok, what, got=None, want=None):
+    print(("ok" if ok else "not ok") + " - %s: %s" % (label, what))
+    if not ok:
+        at = 0
+        if isinstance(got, str) and isinstance(want, str):
+            while at < min(len(got), len(want)) and got[at] == want[at]:
+                at += 1
+            at = max(0, at - 60)
+            print("#   (first difference near offset %d)" % at)
+        print("#   got:  %r" % (got[at:at + 200] if isinstance(got, str) else got))
+        print("#   want: %r" % (want[at:at + 200] if isinstance(want, str) else want))
+
+
+def norm(text):
+    lines = [l.rstrip() for l in text.replace("\r", "").split("\n")]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
+def patch_id(text):
+    r = subprocess.run(["git", "patch-id", "--stable"], input=text.encode(),
+                       capture_output=True)
+    return r.stdout.decode().split(" ")[0]
+
+
+def compare(idx, label, mailfile, jsonfile):
+    m = parsed(jsonfile).get(idx)
+    if m is None:
+        tap(label, False, "message %d in the parse output" % idx, "absent", "present")
+        return
+
+    mi = subprocess.run(["git", "mailinfo", "-u", work + "/msg", work + "/patch"],
+                        stdin=open(mailfile, "rb"), capture_output=True)
+    info = {}
+    for line in mi.stdout.decode("utf-8", "replace").split("\n"):
+        if ": " in line:
+            k, v = line.split(": ", 1)
+            info.setdefault(k, v)
+    if mi.returncode != 0:
+        print("# skip %s: git mailinfo gave up: %s" % (label, mi.stderr.decode("utf-8", "replace").strip()))
+        tap(label, bool(m["diff"] or m["commit_msg"]), "text read where mailinfo gave up",
+            "nothing", "a diff or a message")
+        return
+    raw = open(mailfile, "rb").read().decode("latin-1")
+    html = re.search(r"^Content-Type: *text/html", raw, re.M | re.I)
+    msg = open(work + "/msg", "rb").read().decode("utf-8", "replace")
+    msg = msg.split("\n-----BEGIN PGP SIGNATURE-----\n")[0]
+    patch = open(work + "/patch", "rb").read().decode("utf-8", "replace")
+    patch = patch.replace("\r\n", "\n")
+
+    inbody = re.match(r"\s*(From|Subject|Date):", m["commit_msg"] or "")
+    if inbody:
+        print("# skip %s: in-body headers override author/subject in mailinfo" % label)
+    else:
+        if m["from_name"]:
+            tap(label, m["from_name"] == info.get("Author", ""), "author",
+                m["from_name"], info.get("Author", ""))
+        else:
+            print("# skip %s: no display name (mailinfo uses the address)" % label)
+        tap(label, m["subject_clean"] == info.get("Subject", ""), "subject",
+            m["subject_clean"], info.get("Subject", ""))
+        tap(label, m["from_addr"] == info.get("Email", "").lower(), "email",
+            m["from_addr"], info.get("Email", ""))
+
+    ours = m["commit_msg"] or ""
+    if inbody:
+        body = ours.split("\n")
+        while body and re.match(r"(From|Subject|Date):", body[0]):
+            body.pop(0)
+        ours = "\n".join(body)
+    diff = m["diff"] or ""
+    inline = diff and diff.split("\n", 1)[0] in (m["commit_msg"] + patch) and \
+        not re.search(r"^Content-Disposition: *attachment", raw, re.M | re.I)
+    if html:
+        print("# skip %s: mailinfo reads the HTML alternative as text; message and patch-id not compared" % label)
+    elif diff and not inline:
+        print("# skip %s: diff in an attachment; commit message not compared" % label)
+    else:
+        tap(label, norm(ours) == norm(msg), "commit message", norm(ours), norm(msg))
+
+    if not diff:
+        # mailinfo's patch file then holds at most a diffstat or trailing text
+        tap(label, patch_id(patch) == "", "no diff in mailinfo either", patch_id(patch), "")
+    else:
+        if not html:
+            tap(label, patch_id(diff) == patch_id(patch),
+                "patch-id", patch_id(diff), patch_id(patch))
+        tap(label, diff in patch, "diff text occurs in mailinfo's patch",
+            diff[:80], patch[:80])
+
+
+for line in sys.stdin:
+    cols = line.rstrip("\n").split("\t")
+    compare(int(cols[0]), cols[1], cols[2], cols[3] if len(cols) > 3 else js)

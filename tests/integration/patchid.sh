@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# pw_flood_patch_id() against "git patch-id --stable" on real mail.
+#
+# For every patch mail in the corpus (patchwork mail/, series/ and fuzz/, b4,
+# public-inbox and notmuch mail, and the
+# first PATCHID_LORE_MAX patches, default 300, of the lore linux-mips
+# mbox) git mailsplit and git mailinfo extract the patch; git patch-id
+# prints the reference id; the unit binary test_flood, run with
+# PATCHID_DIR, compares every pair and prints the agreement.  The raw
+# messages (headers and encoded bodies included) are compared too, since
+# git patch-id skips whatever is not a diff.
+. "$(dirname "$0")/../lib.sh"
+
+unit=$UNIT_DIR/test_flood
+lore_max=${PATCHID_LORE_MAX:-300}
+if [ ! -x "$unit" ]; then
+	not_ok "unit binary $unit is built (make unit)"
+	exit 0
+fi
+
+# git_id FILE: the first id "git patch-id --stable" prints, or nothing.
+git_id() {
+	local id rest
+	read -r id rest < <(git patch-id --stable <"$1") || true
+	printf '%s\n' "$id"
+}
+
+# add_mail DIR NAME FILE: the mailinfo patch of FILE as DIR/patch/NAME.*,
+# the raw message as DIR/raw/NAME.*; returns 1 when FILE carries no diff.
+add_mail() {
+	local dir=$1 name=$2 file=$3
+	mkdir -p "$dir/patch" "$dir/raw"
+	git mailinfo "$T/msg" "$dir/patch/$name.patch" <"$file" >/dev/null 2>&1 || true
+	if [ ! -s "$dir/patch/$name.patch" ]; then
+		rm -f "$dir/patch/$name.patch"
+		return 1
+	fi
+	git_id "$dir/patch/$name.patch" >"$dir/patch/$name.id"
+	ln -s "$file" "$dir/raw/$name.patch"
+	git_id "$file" >"$dir/raw/$name.id"
+	return 0
+}
+
+# split_into MBOX OUTDIR: one file per message (a bare message is one).
+split_into() {
+	mkdir -p "$2"
+	if head -c 5 "$1" | grep -q '^From '; then
+		git mailsplit -o"$2" "$1" >/dev/null 2>&1
+	else
+		cp "$1" "$2/0001"
+	fi
+}
+
+# compare DESC DIR MIN: runs the unit comparison; ok when all agree and at
+# least MIN pairs were compared.
+compare() {
+	local desc=$1 dir=$2 min=$3 out rc n
+	n=$(find "$dir" -name '*.patch' | wc -l)
+	if [ "$n" -lt "$min" ]; then
+		not_ok "$desc: only $n patches prepared, want at least $min"
+		return
+	fi
+	out=$(PATCHID_DIR=$dir "$unit" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep '^# \(patchid\|mismatch\)' | head -n 20
+	local summary
+	summary=$(printf '%s\n' "$out" | sed -n 's/^# patchid: //p')
+	if [ "$rc" -eq 0 ] && [ -n "$summary" ]; then
+		ok "$desc agrees with git patch-id --stable ($summary)"
+	else
+		not_ok "$desc agrees with git patch-id --stable (${summary:-no summary})"
+	fi
+}
+
+# patchwork mail/: one message per file.
+n=0
+for f in "$CORPUS"/patchwork/mail/*.mbox; do
+	d=$T/split/mail/$(basename "$f" .mbox)
+	split_into "$f" "$d"
+	for m in "$d"/*; do
+		add_mail "$T/mail" "$(basename "$f" .mbox)-$(basename "$m")" "$m" && n=$((n + 1))
+	done
+done
+compare "patchwork mail/ patches ($n)" "$T/mail/patch" 15
+compare "patchwork mail/ raw messages ($n)" "$T/mail/raw" 15
+
+# patchwork series/: mboxes of threads.
+n=0
+for f in "$CORPUS"/patchwork/series/*.mbox; do
+	d=$T/split/series/$(basename "$f" .mbox)
+	split_into "$f" "$d"
+	for m in "$d"/*; do
+		add_mail "$T/series" "$(basename "$f" .mbox)-$(basename "$m")" "$m" && n=$((n + 1))
+	done
+done
+compare "patchwork series/ patches ($n)" "$T/series/patch" 30
+compare "patchwork series/ raw messages ($n)" "$T/series/raw" 30
+
+# Everything else that may carry a patch: patchwork fuzz/ (mutated real
+# mail), b4 samples, public-inbox and notmuch mail.
+n=0 i=0
+while IFS= read -r f; do
+	i=$((i + 1))
+	d=$T/split/other/$i
+	split_into "$f" "$d"
+	for m in "$d"/*; do
+		add_mail "$T/other" "$i-$(basename "$m")" "$m" && n=$((n + 1))
+	done
+done < <(find "$CORPUS/patchwork/fuzz" "$CORPUS/b4" "$CORPUS/public-inbox" \
+	"$CORPUS/notmuch" -type f \( -name '*.mbox' -o -name '*.eml' -o -path '*/notmuch/*' \) | sort)
+compare "other corpus patches ($n)" "$T/other/patch" 20
+compare "other corpus raw messages ($n)" "$T/other/raw" 20
+
+# lore linux-mips: the first $lore_max patch mails.
+mkdir -p "$T/split/lore"
+xz -dc "$CORPUS/lore-linux-mips/first-2000.mbox.xz" >"$T/lore.mbox"
+git mailsplit -o"$T/split/lore" "$T/lore.mbox" >/dev/null
+n=0
+for m in "$T"/split/lore/*; do
+	[ "$n" -ge "$lore_max" ] && break
+	add_mail "$T/lore" "$(basename "$m")" "$m" && n=$((n + 1))
+done
+want=$lore_max
+[ "$want" -gt 250 ] && want=250
+compare "lore linux-mips patches ($n)" "$T/lore/patch" "$want"
+compare "lore linux-mips raw messages ($n)" "$T/lore/raw" "$want"
+
+# git format-patch output of a scratch repository: renames, copies, mode
+# changes, binary files, deletions, CRLF and missing final newlines.
+g=$T/repo
+git init -q "$g"
+gc() { git -C "$g" -c user.name=T -c user.email=t@example.org "$@"; }
+printf 'int a;\nint b;\nint c;\n' >"$g/a.c"
+printf '#!/bin/sh\necho hi\n' >"$g/run.sh"
+printf 'x\r\ny\r\n' >"$g/dos.txt"
+gc add -A && gc commit -qm base
+sed -i 's/int b;/int  b ;/' "$g/a.c" && gc commit -qam "white space only"
+chmod +x "$g/run.sh" && gc commit -qam "mode only"
+git -C "$g" mv a.c b.c && printf 'int d;' >>"$g/b.c" && gc add -A && gc commit -qm "rename and no final newline"
+head -c 300 /dev/zero | tr '\0' '\1' >"$g/blob.bin" && gc add -A && gc commit -qm "binary"
+printf 'x\r\nz\r\n' >"$g/dos.txt" && gc commit -qam "crlf"
+git -C "$g" rm -q run.sh && gc commit -qm "delete"
+for i in 1 2 3; do printf 'mod %d\n' "$i" >"$g/m$i.c"; done
+gc add -A && gc commit -qm "three files"
+mkdir -p "$T/fp/patch"
+git -C "$g" format-patch -q --binary -C -o "$T/fp/mails" --root HEAD
+for f in "$T"/fp/mails/*.patch; do
+	b=$(basename "$f" .patch)
+	cp "$f" "$T/fp/patch/$b.patch"
+	git_id "$f" >"$T/fp/patch/$b.id"
+done
+compare "git format-patch files ($(ls "$T"/fp/mails | wc -l))" "$T/fp/patch" 8
+
+# The comparison can fail: a wrong id in an .id file must be reported.
+mkdir -p "$T/bad"
+first=$(find "$T/lore/patch" -name '*.patch' | head -n 1)
+cp "$first" "$T/bad/1.patch"
+echo 0123456789012345678901234567890123456789 >"$T/bad/1.id"
+if PATCHID_DIR=$T/bad "$unit" >"$T/bad.out" 2>&1; then
+	not_ok "a wrong git id is reported as a mismatch"
+else
+	contains "a wrong git id is reported as a mismatch" "$(cat "$T/bad.out")" "# mismatch 1"
+fi

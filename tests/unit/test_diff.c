@@ -1,0 +1,296 @@
+/*
+ * Unit tests for checks/diff.c: the unified-diff parser.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "checks/patch.h"
+
+static struct pw_patch *parse(const char *s)
+{
+	return pw_diff_parse(s, strlen(s));
+}
+
+static void git_two_files(void **state)
+{
+	struct pw_patch *p = parse(
+		"From: someone\n\nSubject text\n---\n"
+		" a.c | 2 +-\n\n"
+		"diff --git a/a.c b/a.c\n"
+		"index 111..222 100644\n"
+		"--- a/a.c\n"
+		"+++ b/a.c\n"
+		"@@ -10,3 +10,4 @@ int f(void)\n"
+		" one\n"
+		"-two\n"
+		"+TWO\n"
+		"+three\n"
+		" four\n"
+		"diff --git a/dir/b.h b/dir/b.h\n"
+		"--- a/dir/b.h\n"
+		"+++ b/dir/b.h\n"
+		"@@ -1 +1 @@\n"
+		"-x\n"
+		"+y\n"
+		"-- \n2.39.5\n");
+
+	(void)state;
+	assert_int_equal(p->nfiles, 2);
+	assert_int_equal(p->nproblems, 0);
+	assert_string_equal(p->files[0].new_path, "a.c");
+	assert_string_equal(p->files[1].old_path, "dir/b.h");
+	assert_int_equal(p->files[0].nhunks, 1);
+	assert_int_equal(p->files[0].nlines, 5);
+	assert_int_equal(p->files[0].lines[2].kind, '+');
+	assert_int_equal(p->files[0].lines[2].new_no, 11);
+	assert_int_equal(p->files[0].lines[3].new_no, 12);
+	assert_int_equal(p->files[0].lines[1].old_no, 11);
+	assert_int_equal(p->files[0].lines[4].new_no, 13);
+	assert_int_equal(p->files[0].lines[2].patch_no, 14);
+	assert_int_equal(p->files[0].lines[2].len, 3);
+	assert_memory_equal(p->files[0].lines[2].text, "TWO", 3);
+	assert_int_equal(p->files[0].hunks[0].new_start, 10);
+	assert_int_equal(p->files[0].hunks[0].new_count, 4);
+	assert_int_equal(p->files[1].hunks[0].old_count, 1);
+	assert_int_equal(p->files[1].lines[1].new_no, 1);
+	pw_patch_free(p);
+}
+
+static void git_headers(void **state)
+{
+	struct pw_patch *p = parse(
+		"diff --git a/new.c b/new.c\n"
+		"new file mode 100755\n"
+		"index 0000000..1111111\n"
+		"--- /dev/null\n"
+		"+++ b/new.c\n"
+		"@@ -0,0 +1,2 @@\n"
+		"+int a;\n"
+		"+int b;\n"
+		"\\ No newline at end of file\n"
+		"diff --git a/m.c b/m.c\n"
+		"old mode 100644\n"
+		"new mode 100755\n"
+		"diff --git a/old.c b/renamed.c\n"
+		"similarity index 97%\n"
+		"rename from old.c\n"
+		"rename to renamed.c\n"
+		"diff --git a/img.png b/img.png\n"
+		"index 1..2 100644\n"
+		"GIT binary patch\n"
+		"literal 5\n"
+		"McmZ?wbhEUT\n"
+		"\n"
+		"literal 0\n"
+		"HcmV?d00001\n"
+		"\n"
+		"diff --git a/gone.c b/gone.c\n"
+		"deleted file mode 100644\n"
+		"--- a/gone.c\n"
+		"+++ /dev/null\n"
+		"@@ -1 +0,0 @@\n"
+		"-int gone;\n");
+	const struct pw_file *f;
+
+	(void)state;
+	assert_int_equal(p->nfiles, 5);
+	f = &p->files[0];
+	assert_true(f->flags & PW_FILE_NEW);
+	assert_int_equal(f->new_mode, 0100755);
+	assert_int_equal(f->mode_patch_no, 2);
+	assert_null(f->old_path);
+	assert_true(f->lines[1].no_newline);
+	f = &p->files[1];
+	assert_true(f->flags & PW_FILE_MODE_CHANGE);
+	assert_int_equal(f->old_mode, 0100644);
+	assert_int_equal(f->new_mode, 0100755);
+	assert_int_equal(f->nhunks, 0);
+	f = &p->files[2];
+	assert_true(f->flags & PW_FILE_RENAMED);
+	assert_int_equal(f->similarity, 97);
+	assert_string_equal(f->old_path, "old.c");
+	assert_string_equal(f->new_path, "renamed.c");
+	f = &p->files[3];
+	assert_true(f->flags & PW_FILE_BINARY);
+	f = &p->files[4];
+	assert_true(f->flags & PW_FILE_DELETED);
+	assert_null(f->new_path);
+	assert_string_equal(pw_file_path(f), "gone.c");
+	assert_int_equal(p->nproblems, 0);
+	pw_patch_free(p);
+}
+
+static void plain_and_index(void **state)
+{
+	struct pw_patch *p = parse(
+		"diff -u a/x.c b/x.c\n"
+		"--- a/x.c\t2024-01-01 00:00:00.000000000 +0000\n"
+		"+++ b/x.c\t2024-01-02 00:00:00.000000000 +0000\n"
+		"@@ -1,2 +1,2 @@\n"
+		"-a\n"
+		"+b\n"
+		" c\n"
+		"Index: tip/include/linux/stat.h\n"
+		"===================================================================\n"
+		"--- tip.orig/include/linux/stat.h\n"
+		"+++ tip/include/linux/stat.h\n"
+		"@@ -6,2 +6,3 @@\n"
+		" #include <asm/stat.h>\n"
+		"+#define PERM_r________\t0400\n"
+		" #include <uapi/linux/stat.h>\n");
+
+	(void)state;
+	assert_int_equal(p->nfiles, 2);
+	assert_string_equal(p->files[0].new_path, "x.c");
+	assert_string_equal(p->files[1].new_path, "include/linux/stat.h");
+	assert_int_equal(p->files[1].lines[1].new_no, 7);
+	assert_int_equal(p->nproblems, 0);
+	pw_patch_free(p);
+}
+
+static void quoted_names(void **state)
+{
+	struct pw_patch *p = parse(
+		"diff --git \"a/sp ace\\t.c\" \"b/sp ace\\t.c\"\n"
+		"--- \"a/sp ace\\t.c\"\n"
+		"+++ \"b/sp ace\\t.c\"\n"
+		"@@ -1 +1 @@\n"
+		"-a\n"
+		"+b\n");
+
+	(void)state;
+	assert_int_equal(p->nfiles, 1);
+	assert_string_equal(p->files[0].new_path, "sp ace\t.c");
+	pw_patch_free(p);
+}
+
+static void malformed(void **state)
+{
+	struct pw_patch *p = parse(
+		"diff --git a/a.c b/a.c\n"
+		"--- a/a.c\n"
+		"+++ b/a.c\n"
+		"@@ -1,5 +1,5 @@\n"
+		" x\n"
+		"+y\n"
+		"garbage in the middle\n"
+		"@@ -zz @@\n"
+		"@@ -1 +1 @@\n"
+		"+lonely\n");
+
+	(void)state;
+	assert_int_equal(p->nfiles, 1);
+	assert_true(p->nproblems >= 2);
+	assert_int_equal(p->problems[0].patch_no, 4);
+	assert_non_null(strstr(p->problems[0].message, "ends early"));
+	pw_patch_free(p);
+
+	p = parse("@@ -1 +1 @@\n+orphan\n");
+	assert_int_equal(p->nfiles, 0);
+	assert_int_equal(p->nproblems, 1);
+	pw_patch_free(p);
+
+	p = pw_diff_parse("", 0);
+	assert_int_equal(p->nfiles, 0);
+	pw_patch_free(p);
+
+	p = pw_diff_parse("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1", 41);
+	assert_int_equal(p->nfiles, 1);
+	assert_int_equal(p->files[0].nhunks, 0);
+	assert_int_equal(p->nproblems, 1);
+	pw_patch_free(p);
+}
+
+static void blank_context_and_crlf(void **state)
+{
+	struct pw_patch *p = parse(
+		"diff --git a/a.c b/a.c\r\n"
+		"--- a/a.c\r\n"
+		"+++ b/a.c\r\n"
+		"@@ -1,3 +1,3 @@\r\n"
+		" a\r\n"
+		"\n"
+		"-b\r\n"
+		"+c\r\n");
+
+	(void)state;
+	assert_int_equal(p->nproblems, 0);
+	assert_int_equal(p->files[0].nlines, 4);
+	assert_int_equal(p->files[0].lines[1].kind, ' ');
+	assert_int_equal(p->files[0].lines[3].len, 1);
+	assert_int_equal(p->files[0].lines[3].new_no, 3);
+	pw_patch_free(p);
+}
+
+static void long_line_capped(void **state)
+{
+	GString *s = g_string_new("diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -0,0 +1 @@\n+");
+	struct pw_patch *p;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < PW_DIFF_MAX_LINE + 10; i++)
+		g_string_append_c(s, 'x');
+	g_string_append_c(s, '\n');
+	p = pw_diff_parse(s->str, s->len);
+	assert_int_equal(p->files[0].lines[0].len, PW_DIFF_MAX_LINE);
+	assert_int_equal(p->nproblems, 1);
+	pw_patch_free(p);
+	g_string_free(s, TRUE);
+}
+
+static void files_capped(void **state)
+{
+	GString *s = g_string_new(NULL);
+	struct pw_patch *p;
+	int i;
+
+	(void)state;
+	for (i = 0; i < PW_DIFF_MAX_FILES + 5; i++)
+		g_string_append_printf(s, "diff --git a/f%d b/f%d\n--- a/f%d\n+++ b/f%d\n"
+				       "@@ -1 +1 @@\n-a\n+b\n", i, i, i, i);
+	p = pw_diff_parse(s->str, s->len);
+	assert_int_equal(p->nfiles, PW_DIFF_MAX_FILES);
+	assert_int_equal(p->nproblems, 1);
+	assert_non_null(strstr(p->problems[0].message, "files"));
+	pw_patch_free(p);
+	g_string_free(s, TRUE);
+}
+
+static void helpers(void **state)
+{
+	enum pw_severity s;
+	struct pw_finding *f = pw_finding_new("X", PW_SEV_ERROR, "a.c", 3, 4, "msg");
+
+	(void)state;
+	assert_string_equal(pw_severity_str(PW_SEV_WARNING), "warning");
+	assert_true(pw_severity_parse("ERROR", &s));
+	assert_int_equal(s, PW_SEV_ERROR);
+	assert_false(pw_severity_parse("loud", &s));
+	assert_string_equal(f->file, "a.c");
+	assert_null(f->fix);
+	pw_finding_free(f);
+	pw_finding_free(NULL);
+	pw_patch_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(git_two_files),
+		cmocka_unit_test(git_headers),
+		cmocka_unit_test(plain_and_index),
+		cmocka_unit_test(quoted_names),
+		cmocka_unit_test(malformed),
+		cmocka_unit_test(blank_context_and_crlf),
+		cmocka_unit_test(long_line_capped),
+		cmocka_unit_test(files_capped),
+		cmocka_unit_test(helpers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
+}

@@ -1,0 +1,310 @@
+/*
+ * Unit tests for bot/reply.c: composing replies, the cleaning of what
+ * comes from mail, deterministic Message-IDs, and the ls -l spelling.
+ * The wire form is parsed back with GMime to check what a reader sees.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <gmime/gmime.h>
+
+#include "bot/reply.h"
+#include "bot/mail.h"
+
+static void test_mode_lsl(void **state)
+{
+	char b[11];
+
+	pw_reply_mode_lsl(0644, b);
+	assert_string_equal(b, "-rw-r--r--");
+	pw_reply_mode_lsl(0446, b);
+	assert_string_equal(b, "-r--r--rw-");
+	pw_reply_mode_lsl(04755, b);
+	assert_string_equal(b, "-rwsr-xr-x");
+	pw_reply_mode_lsl(04444, b);
+	assert_string_equal(b, "-r-Sr--r--");
+	pw_reply_mode_lsl(02644, b);
+	assert_string_equal(b, "-rw-r-Sr--");
+	pw_reply_mode_lsl(01777, b);
+	assert_string_equal(b, "-rwxrwxrwt");
+}
+
+static void test_clean(void **state)
+{
+	char *s = pw_reply_clean("fix\r\nBcc: victim@example.org\t\x01 x", 100);
+
+	assert_string_equal(s, "fix Bcc: victim@example.org x");
+	g_free(s);
+	s = pw_reply_clean("\xff\xfe bad \xe2\x80\xa8 utf8", 100);
+	assert_true(g_utf8_validate(s, -1, NULL));
+	assert_null(strchr(s, '\n'));
+	g_free(s);
+	s = pw_reply_clean("abcdefghij", 8);
+	assert_string_equal(s, "abcde...");
+	g_free(s);
+	s = pw_reply_clean(NULL, 8);
+	assert_string_equal(s, "");
+	g_free(s);
+}
+
+static void test_subject(void **state)
+{
+	GString *long_subj = g_string_new("[PATCH 0001/1285] ");
+	char *s;
+	int i;
+
+	s = pw_reply_subject("[PATCH] foo: bar");
+	assert_string_equal(s, "Re: [PATCH] foo: bar");
+	g_free(s);
+	s = pw_reply_subject("RE: [PATCH] foo");
+	assert_string_equal(s, "Re: [PATCH] foo");
+	g_free(s);
+	s = pw_reply_subject("\r\n");
+	assert_string_equal(s, "Re: your patch");
+	g_free(s);
+	for (i = 0; i < 300; i++)
+		g_string_append(long_subj, "caf\xc3\xa9 ");
+	s = pw_reply_subject(long_subj->str);
+	assert_true(g_utf8_strlen(s, -1) <= 254);
+	assert_true(g_str_has_suffix(s, "..."));
+	g_free(s);
+	g_string_free(long_subj, TRUE);
+}
+
+static void test_msgid(void **state)
+{
+	char *a = pw_reply_msgid("patch", "orig@example.org", "bot@lists.example.org");
+	char *b = pw_reply_msgid("patch", "orig@example.org", "bot@lists.example.org");
+	char *c = pw_reply_msgid("patch", "other@example.org", "bot@lists.example.org");
+	char *d = pw_reply_msgid("flood", "orig@example.org", "bot@lists.example.org");
+	char *e = pw_reply_msgid("patch", "x", "bad domain@a b");
+
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+	assert_string_not_equal(a, d);
+	assert_true(g_str_has_suffix(a, "@lists.example.org"));
+	assert_true(g_str_has_prefix(a, "patchwarden.patch."));
+	assert_true(pw_reply_msgid_ok(a));
+	assert_true(g_str_has_suffix(e, "@patchwarden.invalid"));
+	g_free(a);
+	g_free(b);
+	g_free(c);
+	g_free(d);
+	g_free(e);
+}
+
+static void test_addr_ok(void **state)
+{
+	assert_true(pw_reply_addr_ok("a.b+c@example.org"));
+	assert_false(pw_reply_addr_ok("a\r\nb@example.org"));
+	assert_false(pw_reply_addr_ok("a b@example.org"));
+	assert_false(pw_reply_addr_ok("<a@example.org>"));
+	assert_false(pw_reply_addr_ok("a@b@c"));
+	assert_false(pw_reply_addr_ok("nobody"));
+	assert_false(pw_reply_addr_ok(NULL));
+	assert_true(pw_reply_msgid_ok("20160802.1@example.org"));
+	assert_false(pw_reply_msgid_ok("a>\r\nBcc: x@y"));
+	assert_false(pw_reply_msgid_ok(""));
+}
+
+/* Parses the wire form back; checks it is CRLF and returns the message. */
+static GMimeMessage *parse(GBytes *wire)
+{
+	gsize len;
+	const char *p = g_bytes_get_data(wire, &len);
+	GMimeStream *s = g_mime_stream_mem_new_with_buffer(p, len);
+	GMimeParser *ps = g_mime_parser_new_with_stream(s);
+	GMimeMessage *m = g_mime_parser_construct_message(ps, NULL);
+	gsize i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] == '\n')
+			assert_true(i > 0 && p[i - 1] == '\r');
+	g_object_unref(ps);
+	g_object_unref(s);
+	assert_non_null(m);
+	return m;
+}
+
+static char *body_text(GMimeMessage *m)
+{
+	GMimeObject *b = g_mime_message_get_body(m);
+
+	assert_true(GMIME_IS_TEXT_PART(b));
+	return g_mime_text_part_get_text(GMIME_TEXT_PART(b));
+}
+
+static void test_compose_patch(void **state)
+{
+	struct pw_finding f = {
+		.rule = "PERM_WORLD_WRITABLE", .severity = PW_SEV_ERROR,
+		.file = "drivers/foo/bar.c", .line = 123,
+		.message = "0666 (rw-rw-rw-): others can write",
+		.fix = "\tdebugfs_create_file(\"x\", 0644, dir, NULL, &fops);",
+	};
+	struct pw_reply_item it = { &f, "\tdebugfs_create_file(\"x\", 0666, dir, NULL, &fops);", NULL };
+	const char *refs[] = { "cover@example.org", "bad id\r\nX: y", NULL };
+	const char *cc[] = { "list@vger.example.org", "author@example.org", NULL };
+	struct pw_reply_head h = {
+		.from_name = "patchwarden", .from_addr = "bot@example.org",
+		.reply_to = "maintainers@example.org",
+		.to_name = "J\xc3\xbcrgen\r\nBcc: evil@example.org", .to_addr = "author@example.org",
+		.cc = cc, .parent_msgid = "patch1@example.org", .parent_refs = refs,
+		.parent_subject = "[PATCH 1/2] foo: fix\r\nBcc: evil@example.org",
+		.msgid = "patchwarden.patch.abc@example.org", .date = 1470124800,
+		.list = "linux-foo", .dashboard_url = "https://pw.example.org/",
+	};
+	struct pw_reply *r = NULL;
+	char *err = NULL, *text;
+	GMimeMessage *m;
+	const char *v;
+
+	assert_int_equal(pw_reply_patch(&h, &it, 1, 20, &r, &err), PW_OK);
+	m = parse(r->wire);
+	assert_string_equal(g_mime_message_get_subject(m),
+			    "Re: [PATCH 1/2] foo: fix Bcc: evil@example.org");
+	assert_null(g_mime_object_get_header(GMIME_OBJECT(m), "Bcc"));
+	v = g_mime_object_get_header(GMIME_OBJECT(m), "In-Reply-To");
+	assert_string_equal(v, "<patch1@example.org>");
+	v = g_mime_object_get_header(GMIME_OBJECT(m), "References");
+	assert_non_null(strstr(v, "<cover@example.org>"));
+	assert_non_null(strstr(v, "<patch1@example.org>"));
+	assert_null(strstr(v, "bad id"));
+	assert_string_equal(g_mime_message_get_message_id(m), h.msgid);
+	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "Auto-Submitted"),
+			    "auto-generated");
+	assert_non_null(g_mime_object_get_header(GMIME_OBJECT(m), "Reply-To"));
+	assert_string_equal(r->rcpt[0], "author@example.org");
+	assert_string_equal(r->rcpt[1], "list@vger.example.org");
+	assert_null(r->rcpt[2]);
+	text = body_text(m);
+	assert_non_null(strstr(text, "Hello J\xc3\xbcrgen Bcc: evil@example.org,"));
+	assert_non_null(strstr(text, "drivers/foo/bar.c, line 123"));
+	assert_non_null(strstr(text, "> +\tdebugfs_create_file(\"x\", 0666"));
+	assert_non_null(strstr(text, "ls -l shows 0666 as -rw-rw-rw-"));
+	assert_non_null(strstr(text, "ls -l shows 0644 as -rw-r--r--"));
+	assert_non_null(strstr(text, "0644, dir"));
+	assert_non_null(strstr(text, "patchwarden check"));
+	assert_non_null(strstr(text, "https://pw.example.org/"));
+	g_free(text);
+	g_object_unref(m);
+	pw_reply_free(r);
+}
+
+static void test_compose_refuses(void **state)
+{
+	struct pw_finding f = { .rule = "R", .file = "a", .message = "m" };
+	struct pw_reply_item it = { &f, NULL, NULL };
+	struct pw_reply_head h = {
+		.from_addr = "bot@example.org", .to_addr = "a\r\nb@example.org",
+		.parent_subject = "x", .msgid = "id@example.org",
+	};
+	struct pw_reply *r = NULL;
+	char *err = NULL;
+
+	assert_int_equal(pw_reply_patch(&h, &it, 1, 20, &r, &err), PW_ERR_INPUT);
+	assert_null(r);
+	assert_non_null(err);
+	g_free(err);
+}
+
+static void test_compose_many(void **state)
+{
+	struct pw_finding f = { .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
+				.file = "a.c", .line = 1, .message = "use octal" };
+	struct pw_reply_item *it = g_new0(struct pw_reply_item, 1000);
+	struct pw_reply_head h = {
+		.from_addr = "bot@example.org", .to_addr = "a@example.org",
+		.parent_subject = "x", .msgid = "id@example.org",
+	};
+	struct pw_reply *r = NULL;
+	char *err = NULL, *text;
+	GMimeMessage *m;
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		it[i].f = &f;
+	assert_int_equal(pw_reply_patch(&h, it, 1000, 20, &r, &err), PW_OK);
+	m = parse(r->wire);
+	text = body_text(m);
+	assert_non_null(strstr(text, "20. a.c, line 1"));
+	assert_null(strstr(text, "21. a.c"));
+	assert_non_null(strstr(text, "980 more"));
+	assert_null(g_mime_object_get_header(GMIME_OBJECT(m), "In-Reply-To"));
+	g_free(text);
+	g_object_unref(m);
+	pw_reply_free(r);
+	g_free(it);
+}
+
+/* The text on one line: CRLF and LF become single spaces. */
+static char *flatten(const char *text)
+{
+	char **lines = g_strsplit(text, "\n", -1);
+	char *flat;
+	size_t i;
+
+	for (i = 0; lines[i]; i++)
+		g_strchomp(lines[i]);
+	flat = g_strjoinv(" ", lines);
+	g_strfreev(lines);
+	return flat;
+}
+
+static void test_compose_flood(void **state)
+{
+	const char *lists[] = { "linux-kernel", "linux-media", NULL };
+	struct pw_flood_facts f = {
+		.key = "flood-1", .sender_name = "Baole Ni", .sender_addr = "baolex.ni@intel.com",
+		.size = 1285, .announced = 1285,
+		.subject = "[PATCH 0001/1285] Replace numeric parameter like 0444 with macro",
+		.lists = lists, .recipients = 312, .first_seen = 1470117600,
+		.last_seen = 1470129120, .threaded = false,
+		.answer_msgid = "first@intel.com",
+	};
+	struct pw_reply_head h = {
+		.from_addr = "bot@example.org", .to_name = f.sender_name,
+		.to_addr = f.sender_addr, .parent_msgid = f.answer_msgid,
+		.parent_subject = f.subject, .msgid = "patchwarden.flood.x@example.org",
+		.date = 1470129200, .list = "linux-kernel",
+	};
+	struct pw_reply *r = NULL;
+	char *err = NULL, *text, *flat;
+	GMimeMessage *m;
+
+	assert_int_equal(pw_reply_flood(&h, &f, &r, &err), PW_OK);
+	m = parse(r->wire);
+	text = body_text(m);
+	flat = flatten(text);
+	assert_non_null(strstr(flat, "1285 patches in 3 hours"));
+	assert_non_null(strstr(flat, "2 lists (linux-kernel, linux-media)"));
+	assert_non_null(strstr(flat, "312 people"));
+	assert_non_null(strstr(flat, "separate threads"));
+	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "In-Reply-To"),
+			    "<first@intel.com>");
+	g_free(flat);
+	g_free(text);
+	g_object_unref(m);
+	pw_reply_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mode_lsl),
+		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_subject),
+		cmocka_unit_test(test_msgid),
+		cmocka_unit_test(test_addr_ok),
+		cmocka_unit_test(test_compose_patch),
+		cmocka_unit_test(test_compose_refuses),
+		cmocka_unit_test(test_compose_many),
+		cmocka_unit_test(test_compose_flood),
+	};
+
+	pw_mail_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

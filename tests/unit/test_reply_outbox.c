@@ -1,0 +1,322 @@
+/*
+ * Unit tests for bot/outbox.c and db/outbox.c on a real SQLite file:
+ * the policy (what is answered, what is held back and why), the flood
+ * summary that replaces per-patch replies and is stored once, and the
+ * outbox state machine (claim, recover, release).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+
+#include "bot/config.h"
+#include "bot/mail.h"
+#include "bot/outbox.h"
+#include "db/outbox.h"
+#include "db/series.h"
+
+struct fx {
+	char *dir;
+	struct pw_db *db;
+	struct pw_config *cfg;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = g_new0(struct fx, 1);
+	char *path, *err = NULL;
+
+	f->dir = g_dir_make_tmp("pw-outbox-XXXXXX", NULL);
+	path = g_build_filename(f->dir, "t.db", NULL);
+	assert_int_equal(pw_config_load(NULL, path, &f->cfg, &err), PW_OK);
+	assert_int_equal(pw_db_open(path, false, &f->db, &err), PW_OK);
+	g_free(path);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	static const char *const files[] = { "t.db", "t.db-wal", "t.db-shm",
+					     "t.db.outbox-lock", NULL };
+	struct fx *f = *state;
+	size_t i;
+
+	pw_db_close(f->db);
+	pw_config_free(f->cfg);
+	for (i = 0; files[i]; i++) {
+		char *p = g_build_filename(f->dir, files[i], NULL);
+
+		g_unlink(p);
+		g_free(p);
+	}
+	g_rmdir(f->dir);
+	g_free(f->dir);
+	g_free(f);
+	return 0;
+}
+
+/* Stores a patch message from addr with one error finding; returns its id. */
+static int64_t add_patch(struct fx *f, const char *msgid, const char *addr,
+			 const char *auto_submitted, bool backfill)
+{
+	struct pw_msg_row r = { 0 };
+	struct pw_finding *fd = g_new0(struct pw_finding, 1);
+	GPtrArray *v = g_ptr_array_new();
+	int64_t id, patch;
+	bool is_new;
+
+	r.msgid = msgid;
+	r.kind = "patch";
+	r.from_name = "Some One";
+	r.from_addr = addr;
+	r.subject = "[PATCH] foo: add a knob";
+	r.subject_clean = "foo: add a knob";
+	r.auto_submitted = auto_submitted;
+	r.raw = "x";
+	r.raw_len = 1;
+	r.version = 1;
+	r.backfill = backfill;
+	assert_int_equal(pw_db_message_add(f->db, &r, "linux-foo", &id, &is_new), PW_OK);
+	assert_true(is_new);
+	assert_int_equal(pw_db_patch_add(f->db, id, 0, NULL, &patch), PW_OK);
+	fd->rule = "PERM_WORLD_WRITABLE";
+	fd->severity = PW_SEV_ERROR;
+	fd->file = g_strdup("a.c");
+	fd->line = 3;
+	fd->message = g_strdup("0666 (rw-rw-rw-): others can write");
+	g_ptr_array_add(v, fd);
+	assert_int_equal(pw_db_findings_set(f->db, patch, v), PW_OK);
+	g_free(fd->file);
+	g_free(fd->message);
+	g_free(fd);
+	g_ptr_array_free(v, TRUE);
+	return id;
+}
+
+static char *state_of(struct fx *f, const char *answers)
+{
+	GPtrArray *rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_outbox_row_free);
+	char *st = NULL;
+	guint i;
+
+	assert_int_equal(pw_db_outbox_list(f->db, NULL, rows), PW_OK);
+	for (i = 0; i < rows->len; i++) {
+		struct pw_outbox_row *r = g_ptr_array_index(rows, i);
+
+		if (!strcmp(r->answers, answers))
+			st = g_strdup(r->state);
+	}
+	g_ptr_array_unref(rows);
+	return st ? st : g_strdup("none");
+}
+
+static void test_policy(void **state)
+{
+	struct fx *f = *state;
+	int64_t a = add_patch(f, "a@x", "ann@example.com", NULL, false);
+	int64_t b = add_patch(f, "b@x", "bob@example.com", "auto-replied; x=y", false);
+	int64_t c = add_patch(f, "c@x", "cat@example.com", NULL, true);
+	int64_t d = add_patch(f, "d@x", "noreply@example.com", NULL, false);
+	char *s;
+
+	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
+	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
+	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, b), PW_OK);
+	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, c), PW_OK);
+	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, d), PW_OK);
+	s = state_of(f, "msg:a@x");
+	assert_string_equal(s, "pending");
+	g_free(s);
+	s = state_of(f, "msg:b@x");
+	assert_string_equal(s, "suppressed");
+	g_free(s);
+	s = state_of(f, "msg:c@x");
+	assert_string_equal(s, "suppressed");
+	g_free(s);
+	s = state_of(f, "msg:d@x");
+	assert_string_equal(s, "suppressed");
+	g_free(s);
+	assert_int_equal(pw_db_outbox_count_since(f->db, NULL, 0), 1);
+}
+
+static void test_flood(void **state)
+{
+	struct fx *f = *state;
+	int64_t m[3];
+	const char *lists[] = { "linux-foo", NULL };
+	struct pw_flood_facts facts = {
+		.key = "burst-7", .sender_name = "Baole", .sender_addr = "baole@example.com",
+		.size = 3, .announced = 1285, .subject = "[PATCH 0001/1285] Replace 0444",
+		.lists = lists, .recipients = 40, .first_seen = 1000, .last_seen = 4000,
+		.answer_msgid = "f1@x",
+	};
+	char *s;
+	int i;
+
+	m[0] = add_patch(f, "f1@x", "baole@example.com", NULL, false);
+	m[1] = add_patch(f, "f2@x", "baole@example.com", NULL, false);
+	m[2] = add_patch(f, "f3@x", "baole@example.com", NULL, false);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, m[i]), PW_OK);
+	assert_int_equal(pw_outbox_hold_message(f->db, f->cfg, m[2],
+						"part of flood burst-7"), PW_OK);
+	assert_int_equal(pw_outbox_queue_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
+	assert_int_equal(pw_outbox_queue_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
+	s = state_of(f, "msg:f1@x");
+	assert_string_equal(s, "suppressed");
+	g_free(s);
+	s = state_of(f, "msg:f3@x");
+	assert_string_equal(s, "suppressed");
+	g_free(s);
+	s = state_of(f, "flood:burst-7");
+	assert_string_equal(s, "pending");
+	g_free(s);
+	/* One summary only, and it is the only reply on its way. */
+	assert_int_equal(pw_db_outbox_count_since(f->db, "baole@example.com", 0), 1);
+}
+
+/* Stores a message of kind with the given number in series *series
+ * (0: a new one); returns its message id. */
+static int64_t add_member(struct fx *f, const char *msgid, const char *kind,
+			  int number, const char *subject, int64_t *series)
+{
+	struct pw_msg_row r = { 0 };
+	struct pw_series_in si = { 0 };
+	struct pw_finding *fd;
+	GPtrArray *v;
+	int64_t id, patch = 0;
+	bool is_new;
+
+	r.msgid = msgid;
+	r.kind = kind;
+	r.from_name = "Sue Series";
+	r.from_addr = "sue@example.com";
+	r.subject = subject;
+	r.subject_clean = subject;
+	r.raw = "x";
+	r.raw_len = 1;
+	r.version = 1;
+	r.number = number;
+	r.total = 2;
+	assert_int_equal(pw_db_message_add(f->db, &r, "linux-foo", &id, &is_new), PW_OK);
+	if (!strcmp(kind, "patch")) {
+		fd = g_new0(struct pw_finding, 1);
+		v = g_ptr_array_new();
+		assert_int_equal(pw_db_patch_add(f->db, id, number, NULL, &patch), PW_OK);
+		fd->rule = "PERM_WORLD_WRITABLE";
+		fd->severity = PW_SEV_ERROR;
+		fd->file = g_strdup_printf("f%d.c", number);
+		fd->line = 7;
+		fd->message = g_strdup("0666 (rw-rw-rw-): others can write");
+		g_ptr_array_add(v, fd);
+		assert_int_equal(pw_db_findings_set(f->db, patch, v), PW_OK);
+		g_free(fd->file);
+		g_free(fd->message);
+		g_free(fd);
+		g_ptr_array_free(v, TRUE);
+	}
+	si.msgid = msgid;
+	si.in_reply_to = number ? "cover@x" : NULL;
+	si.from_addr = "sue@example.com";
+	si.subject_clean = subject;
+	si.date = 1000 + number;
+	si.version = 1;
+	si.number = number;
+	si.total = 2;
+	si.cover = number == 0;
+	assert_int_equal(pw_db_series_assign(f->db, id, patch, &si, series), PW_OK);
+	return id;
+}
+
+static void test_series(void **state)
+{
+	struct fx *f = *state;
+	struct pw_outbox_row *r = NULL;
+	GPtrArray *rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_outbox_row_free);
+	int64_t series = 0, p1, s2 = 0;
+	char *s, *text;
+	guint i;
+
+	add_member(f, "cover@x", "cover", 0, "[PATCH 0/2] foo: knobs", &series);
+	p1 = add_member(f, "p1@x", "patch", 1, "[PATCH 1/2] foo: one", &s2);
+	assert_int_equal(s2, series);
+	add_member(f, "p2@x", "patch", 2, "[PATCH 2/2] foo: two", &s2);
+	assert_int_equal(s2, series);
+	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, p1), PW_OK);
+	assert_int_equal(pw_outbox_queue_series(f->db, f->cfg, series), PW_OK);
+	assert_int_equal(pw_outbox_queue_series(f->db, f->cfg, series), PW_OK);
+	s = state_of(f, "msg:p1@x");
+	assert_string_equal(s, "suppressed");
+	g_free(s);
+	s = state_of(f, "series:cover@x");
+	assert_string_equal(s, "pending");
+	g_free(s);
+	assert_int_equal(pw_db_outbox_list(f->db, "pending", rows), PW_OK);
+	assert_int_equal(rows->len, 1);
+	r = g_ptr_array_index(rows, 0);
+	assert_string_equal(r->in_reply_to, "cover@x");
+	assert_int_equal(pw_db_outbox_get(f->db, r->id, true, &r), PW_OK);
+	text = g_strndup(g_bytes_get_data(r->raw, NULL), g_bytes_get_size(r->raw));
+	for (i = 0; text[i]; i++)
+		if (text[i] == '\r' || text[i] == '\n')
+			text[i] = ' ';
+	assert_non_null(strstr(text, "your series"));
+	assert_non_null(strstr(text, "f1.c, line 7"));
+	assert_non_null(strstr(text, "f2.c, line 7"));
+	g_free(text);
+	pw_outbox_row_free(r);
+	g_ptr_array_unref(rows);
+}
+
+static void test_state_machine(void **state)
+{
+	struct fx *f = *state;
+	int64_t a = add_patch(f, "s@x", "sam@example.com", NULL, false);
+	struct pw_outbox_row *r = NULL;
+	const char *why = NULL;
+	bool claimed;
+	int n;
+
+	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
+	assert_int_equal(pw_db_outbox_claim(f->db, 1, 100, &claimed), PW_OK);
+	assert_true(claimed);
+	assert_int_equal(pw_db_outbox_claim(f->db, 1, 100, &claimed), PW_OK);
+	assert_false(claimed);
+	assert_int_equal(pw_db_outbox_release(f->db, 1, 100, &why), PW_ERR_INPUT);
+	assert_string_equal(why, "being sent right now");
+	assert_int_equal(pw_db_outbox_recover(f->db, 200, &n), PW_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(pw_db_outbox_get(f->db, 1, true, &r), PW_OK);
+	assert_string_equal(r->state, "pending");
+	assert_int_equal(r->attempts, 1);
+	assert_non_null(strstr(r->last_error, "same Message-ID"));
+	assert_non_null(r->raw);
+	assert_non_null(memmem(g_bytes_get_data(r->raw, NULL), g_bytes_get_size(r->raw),
+			       r->msgid, strlen(r->msgid)));
+	pw_outbox_row_free(r);
+	assert_int_equal(pw_db_outbox_mark_sent(f->db, 1, 300, "smtp", 250, NULL), PW_OK);
+	assert_int_equal(pw_db_outbox_release(f->db, 1, 300, &why), PW_ERR_INPUT);
+	assert_string_equal(why, "already sent");
+	assert_int_equal(pw_db_outbox_release(f->db, 99, 300, &why), PW_ERR_INPUT);
+	assert_string_equal(why, "no such reply");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_policy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_machine, setup, teardown),
+	};
+
+	pw_mail_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

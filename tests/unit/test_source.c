@@ -1,0 +1,280 @@
+/*
+ * Unit tests for bot/source.c: mbox framing (mboxo and mboxrd), single
+ * messages, Maildirs, the size cap, and lines longer than the read
+ * window.  Inputs are written to a private temporary directory.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bot/source.h"
+
+static char *dir;
+
+static char *write_file(const char *name, const char *data, size_t len)
+{
+	char *path = g_build_filename(dir, name, NULL);
+	char *parent = g_path_get_dirname(path);
+
+	g_mkdir_with_parents(parent, 0700);
+	g_free(parent);
+	assert_true(g_file_set_contents(path, data, (gssize)len, NULL));
+	return path;
+}
+
+/* Reads every message of path into a new array of strings. */
+static GPtrArray *read_all(const char *path, enum pw_source_kind *kind,
+			   int *errors)
+{
+	struct pw_source *s = NULL;
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	struct pw_raw raw;
+	char *err = NULL;
+	enum pw_status st;
+
+	*errors = 0;
+	assert_int_equal(pw_source_open(path, &s, &err), PW_OK);
+	*kind = pw_source_kind(s);
+	for (;;) {
+		st = pw_source_next(s, &raw, &err);
+		g_free(err);
+		err = NULL;
+		if (st == PW_ERR_INPUT) {
+			(*errors)++;
+			continue;
+		}
+		assert_int_equal(st, PW_OK);
+		if (!raw.data)
+			break;
+		assert_int_equal(raw.index, (int)out->len + *errors + 1);
+		assert_non_null(raw.where);
+		g_ptr_array_add(out, g_strndup(raw.data, raw.len));
+	}
+	pw_source_free(s);
+	return out;
+}
+
+static void mbox_framing(void **state)
+{
+	static const char mbox[] =
+		"\n"
+		"From a@b Mon Jan  1 00:00:00 2024\n"
+		"Subject: one\n\nbody 1\n>From escaped\n>>From twice\nFrom  not after a blank line\n"
+		"\n"
+		"From a@b Mon Jan  1 00:00:01 2024\n"
+		"Subject: two\n\nbody 2\n\nFrom me, greetings\n"
+		"\n"
+		"From a@b Mon Jan  1 00:00:02 2024\r\n"
+		"Subject: three\r\n\r\nbody 3\r\n";
+	char *path = write_file("a.mbox", mbox, sizeof(mbox) - 1);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m = read_all(path, &kind, &errors);
+
+	(void)state;
+	assert_int_equal(kind, PW_SOURCE_MBOX);
+	assert_int_equal(errors, 0);
+	assert_int_equal(m->len, 3);
+	assert_string_equal(g_ptr_array_index(m, 0),
+			    "Subject: one\n\nbody 1\nFrom escaped\n>From twice\n"
+			    "From  not after a blank line\n");
+	assert_string_equal(g_ptr_array_index(m, 1),
+			    "Subject: two\n\nbody 2\n\nFrom me, greetings\n");
+	assert_string_equal(g_ptr_array_index(m, 2),
+			    "Subject: three\r\n\r\nbody 3\r\n");
+	g_ptr_array_free(m, TRUE);
+	g_free(path);
+}
+
+static void offsets(void **state)
+{
+	static const char mbox[] =
+		"From a Mon Jan  1 00:00:00 2024\nS: 1\n\nx\n\n"
+		"From a Mon Jan  1 00:00:00 2024\nS: 2\n\ny\n";
+	char *path = write_file("off.mbox", mbox, sizeof(mbox) - 1);
+	struct pw_source *s = NULL;
+	struct pw_raw raw;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(pw_source_open(path, &s, &err), PW_OK);
+	assert_int_equal(pw_source_next(s, &raw, &err), PW_OK);
+	assert_int_equal(raw.offset, 0);
+	assert_int_equal(pw_source_next(s, &raw, &err), PW_OK);
+	assert_int_equal(raw.offset, strstr(mbox, "\n\nFrom") - mbox + 2);
+	assert_non_null(strstr(raw.where, "message 2 (offset 41)"));
+	assert_int_equal(pw_source_next(s, &raw, &err), PW_OK);
+	assert_null(raw.data);
+	/* the end is sticky */
+	assert_int_equal(pw_source_next(s, &raw, &err), PW_OK);
+	assert_null(raw.data);
+	pw_source_free(s);
+	g_free(path);
+}
+
+static void single_message(void **state)
+{
+	/* no From_ line: one message, "From " in the body is not a separator */
+	static const char eml[] = "Subject: x\n\nhello\n\nFrom me, greetings\n";
+	char *path = write_file("one.eml", eml, sizeof(eml) - 1);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m = read_all(path, &kind, &errors);
+
+	(void)state;
+	assert_int_equal(kind, PW_SOURCE_MESSAGE);
+	assert_int_equal(m->len, 1);
+	assert_string_equal(g_ptr_array_index(m, 0), eml);
+	g_ptr_array_free(m, TRUE);
+	g_free(path);
+}
+
+static void empty_file(void **state)
+{
+	char *path = write_file("empty", "", 0);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m = read_all(path, &kind, &errors);
+
+	(void)state;
+	assert_int_equal(m->len, 0);
+	assert_int_equal(errors, 0);
+	g_ptr_array_free(m, TRUE);
+	g_free(path);
+}
+
+static void maildir(void **state)
+{
+	char *md = g_build_filename(dir, "md", NULL);
+	char *a = write_file("md/cur/2.x:2,S", "Subject: b\n\nb\n", 14);
+	char *b = write_file("md/new/1.x", "Subject: a\n\na\n", 14);
+	char *c = write_file("md/cur/.hidden", "junk", 4);
+	char *tmp = g_build_filename(dir, "md", "tmp", NULL);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m;
+
+	(void)state;
+	g_mkdir_with_parents(tmp, 0700);
+	m = read_all(md, &kind, &errors);
+	assert_int_equal(kind, PW_SOURCE_MAILDIR);
+	assert_int_equal(m->len, 2);
+	/* sorted by path: cur/ before new/ */
+	assert_string_equal(g_ptr_array_index(m, 0), "Subject: b\n\nb\n");
+	assert_string_equal(g_ptr_array_index(m, 1), "Subject: a\n\na\n");
+	g_ptr_array_free(m, TRUE);
+	g_free(md);
+	g_free(a);
+	g_free(b);
+	g_free(c);
+	g_free(tmp);
+}
+
+static void not_found(void **state)
+{
+	struct pw_source *s = (struct pw_source *)1;
+	char *err = NULL;
+	char *nodir = g_build_filename(dir, "plain-dir", NULL);
+
+	(void)state;
+	assert_int_equal(pw_source_open("/nonexistent/x.mbox", &s, &err), PW_ERR_IO);
+	assert_null(s);
+	assert_non_null(strstr(err, "/nonexistent/x.mbox"));
+	g_free(err);
+	err = NULL;
+	g_mkdir_with_parents(nodir, 0700);
+	assert_int_equal(pw_source_open(nodir, &s, &err), PW_ERR_IO);
+	assert_non_null(strstr(err, "not a Maildir"));
+	g_free(err);
+	g_free(nodir);
+}
+
+static void long_lines_and_cap(void **state)
+{
+	/* a 300 KiB line (longer than the read window), then a message over
+	 * the cap, then a normal one: the big one is reported and skipped */
+	size_t big = PW_MAX_MESSAGE + 1000, longl = 300 << 10, n;
+	GString *g = g_string_sized_new(big + longl + 1000);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m;
+	char *path;
+
+	(void)state;
+	g_string_append(g, "From x Mon Jan  1 00:00:00 2024\nSubject: long\n\n");
+	for (n = 0; n < longl; n++)
+		g_string_append_c(g, 'a');
+	g_string_append(g, "\nFrom  inside a long message stays\n\n");
+	g_string_append(g, "From x Mon Jan  1 00:00:00 2024\nSubject: big\n\n");
+	while (g->len < big + longl)
+		g_string_append(g, "0123456789012345678901234567890123456789012345678901234567890123\n");
+	g_string_append(g, "\nFrom x Mon Jan  1 00:00:00 2024\nSubject: after\n\nok\n");
+	path = write_file("big.mbox", g->str, g->len);
+	m = read_all(path, &kind, &errors);
+	assert_int_equal(errors, 1);
+	assert_int_equal(m->len, 2);
+	assert_int_equal(strlen(g_ptr_array_index(m, 0)),
+			 strlen("Subject: long\n\n") + longl +
+			 strlen("\nFrom  inside a long message stays\n"));
+	assert_string_equal(g_ptr_array_index(m, 1), "Subject: after\n\nok\n");
+	g_ptr_array_free(m, TRUE);
+	g_string_free(g, TRUE);
+	unlink(path);
+	g_free(path);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = g_dir_make_tmp("pw-source-XXXXXX", NULL);
+	return dir ? 0 : -1;
+}
+
+static void rm_rf(const char *path)
+{
+	GDir *d = g_dir_open(path, 0, NULL);
+	const char *name;
+
+	if (d) {
+		while ((name = g_dir_read_name(d)) != NULL) {
+			char *p = g_build_filename(path, name, NULL);
+
+			rm_rf(p);
+			g_free(p);
+		}
+		g_dir_close(d);
+		rmdir(path);
+	} else {
+		unlink(path);
+	}
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(dir);
+	g_free(dir);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mbox_framing),
+		cmocka_unit_test(offsets),
+		cmocka_unit_test(single_message),
+		cmocka_unit_test(empty_file),
+		cmocka_unit_test(maildir),
+		cmocka_unit_test(not_found),
+		cmocka_unit_test(long_lines_and_cap),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
