@@ -65,7 +65,8 @@ static void process(struct job *j, const struct pw_config *cfg,
 
 	if (j->error)
 		return;
-	if (pw_mail_parse(j->data, j->len, &j->mail, &j->error))
+	if (pw_mail_parse_flags(j->data, j->len, PW_MAIL_REPLY_HEADERS_ONLY,
+				&j->mail, &j->error))
 		return;
 	if (j->mail->kind != PW_MAIL_PATCH || !j->mail->diff)
 		return;

@@ -1251,8 +1251,60 @@ static char *trim_block(GString *s)
 	return g_strdup_printf("%.*s\n", (int)(b - a), s->str + a);
 }
 
+/* The length of the header block including its blank line, or 0. */
+static size_t header_block(const char *raw, size_t len)
+{
+	const char *p = raw, *end = raw + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl)
+			return 0;
+		if (nl == p || (nl == p + 1 && *p == '\r'))
+			return (size_t)(nl + 1 - raw);
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/* Whether the raw Subject header, unfolded or not, starts with a reply
+ * marker; encoded words are left to the full parse. */
+static bool raw_subject_is_reply(const char *raw, size_t hlen)
+{
+	const char *p = raw, *end = raw + hlen;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (n > 8 && starts_ci(p, n, "subject:")) {
+			struct pw_subject_tags t = { 0 };
+			char *subj = g_strndup(p + 8, n - 8);
+			char *clean;
+			bool reply;
+
+			g_strstrip(subj);
+			clean = pw_subject_parse(subj, &t);
+			reply = t.is_reply && !strstr(subj, "=?");
+			pw_subject_tags_release(&t);
+			g_free(clean);
+			g_free(subj);
+			return reply;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return false;
+}
+
 enum pw_status pw_mail_parse(const char *raw, size_t len,
 			     struct pw_mail **out, char **err)
+{
+	return pw_mail_parse_flags(raw, len, 0, out, err);
+}
+
+enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
+				   struct pw_mail **out, char **err)
 {
 	enum pw_status st = PW_OK;
 	GMimeStream *mem = NULL;
@@ -1264,6 +1316,8 @@ enum pw_status pw_mail_parse(const char *raw, size_t len,
 	GMimeHeaderList *hl;
 	GDateTime *dt;
 	const char *subj;
+	bool headers_only = false;
+	size_t full_len = len;
 
 	*out = NULL;
 	pw_mail_init();
@@ -1272,6 +1326,15 @@ enum pw_status pw_mail_parse(const char *raw, size_t len,
 			*err = g_strdup("empty message");
 		st = PW_ERR_INPUT;
 		goto out;
+	}
+	if (flags & PW_MAIL_REPLY_HEADERS_ONLY) {
+		size_t h = header_block(raw, len);
+
+		if (h && raw_subject_is_reply(raw, h)) {
+			headers_only = true;
+			full_len = len;
+			len = h;
+		}
 	}
 	mem = g_mime_stream_mem_new_with_buffer(raw, len);
 	parser = g_mime_parser_new_with_stream(mem);
@@ -1301,7 +1364,7 @@ enum pw_status pw_mail_parse(const char *raw, size_t len,
 
 	read_headers(msg, m, recips, refs);
 	if (!m->msgid) {
-		m->msgid = derive_msgid(raw, len);
+		m->msgid = derive_msgid(raw, full_len);
 		m->msgid_derived = true;
 	}
 	first_mailbox(g_mime_message_get_from(msg), m, 0);
@@ -1325,7 +1388,8 @@ enum pw_status pw_mail_parse(const char *raw, size_t len,
 
 	m->subject_clean = pw_subject_parse(m->subject, &m->tags);
 
-	walk_part(&w, g_mime_message_get_mime_part(msg), 0);
+	if (!headers_only)
+		walk_part(&w, g_mime_message_get_mime_part(msg), 0);
 	m->commit_msg = trim_block(w.msg);
 	if (w.diff->len)
 		m->diff = g_string_free(w.diff, FALSE);

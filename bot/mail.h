@@ -95,4 +95,15 @@ bool pw_mail_is_naked_cover(const struct pw_mail *root,
 /* Calls g_mime_init() once; safe to call from several places. */
 void pw_mail_init(void);
 
+enum pw_mail_parse_flags {
+	/* A reply (Re:) is a comment whatever its body holds: read only
+	 * its header block, leaving commit_msg empty and diff NULL.  What
+	 * ingest uses; more than half of list traffic is replies. */
+	PW_MAIL_REPLY_HEADERS_ONLY = 1 << 0,
+};
+
+/* pw_mail_parse() with flags (enum pw_mail_parse_flags). */
+enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
+				   struct pw_mail **out, char **err);
+
 #endif

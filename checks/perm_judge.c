@@ -117,7 +117,7 @@ static bool uncommon(const struct pw_occ *oc, unsigned v)
 {
 	static const unsigned attr[] = { 0444, 0644, 0200, 0400, 0600 };
 	static const unsigned kern[] = { 0400, 0440, 0444, 0600, 0640, 0644,
-					 0660, 0664, 0200, 0220 };
+					 0660, 0664, 0200, 0220, 0555, 0755 };
 	static const unsigned user[] = { 0400, 0440, 0444, 0600, 0640, 0644,
 					 0660, 0664, 0666, 0200, 0220, 0500,
 					 0550, 0555, 0700, 0750, 0755, 0770,

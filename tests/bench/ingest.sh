@@ -7,7 +7,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 PW=${PW:-$top/patchwarden}
-cache=${PW_BENCH_CACHE:-/var/tmp/patchwarden-bench}
+cache=${PW_BENCH_CACHE:-/var/tmp/patchwarden-bench}/ingest
 copies=${1:-10}
 mkdir -p "$cache"
 mbox=$cache/ingest-$copies.mbox

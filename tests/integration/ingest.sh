@@ -97,7 +97,7 @@ is "json summary" "$(printf '%s' "$out" | /usr/bin/python3 -c 'import json,sys; 
 out=$($PW ingest --db "$T/bad.db" "$T/trunc.mbox" 2>"$T/err"); rc=$?
 check "truncated mbox: earlier messages stored" test "$(q "$T/bad.db" 'SELECT count(*) FROM message')" -ge 3
 is "truncated mbox: exit status" "$rc" "$([ "$(kv errors "$out")" -gt 0 ] && echo 1 || echo 0)"
-printf 'From x@y Thu Jan  1 00:00:00 1970\nFrom: a@b\nSubject: nul \0 here\nMessage-ID: <nul@x>\n\nbody \0\0 with nul\n' >"$T/nul.mbox"
+printf 'From x@y Thu Jan  1 00:00:00 1970\nFrom: a@b\nSubject: nul \0 here\nMessage-ID: <nul@x>\n\nbody \0\0 with nul\n\n' >"$T/nul.mbox"
 printf 'From x@y Thu Jan  1 00:00:00 1970\nFrom: \xff\xfe <bad@x>\nSubject: bad \xc3\x28 utf8\nMessage-ID: <utf@x>\n\nbody\n' >>"$T/nul.mbox"
 out=$($PW ingest --db "$T/bad.db" "$T/nul.mbox" 2>"$T/err"); rc=$?
 check "NUL and invalid UTF-8: exit 0 or 1" test "$rc" -le 1
