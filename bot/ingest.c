@@ -24,7 +24,6 @@
 #define INFLIGHT_BYTES (16u << 20)	/* raw bytes between reader and writer */
 
 struct job {
-	int64_t seq;			/* -1: end of input */
 	char *data;
 	size_t len;
 	char *where;
@@ -221,6 +220,26 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 
 /* ---- the threaded pipeline ---- */
 
+/*
+ * Messages travel in chunks, so that threads hand over work a few
+ * hundred times a second rather than once per message.
+ */
+#define CHUNK_MESSAGES 64
+#define CHUNK_BYTES (1u << 20)
+
+struct chunk {
+	int64_t seq;		/* -1: end of input */
+	GPtrArray *jobs;	/* struct job * */
+	size_t bytes;
+};
+
+static void chunk_free(struct chunk *k)
+{
+	if (k->jobs)
+		g_ptr_array_free(k->jobs, TRUE);
+	g_free(k);
+}
+
 struct pipe {
 	struct pw_source *src;
 	const struct pw_config *cfg;
@@ -234,13 +253,18 @@ struct pipe {
 	char *read_error;	/* a read error that ended the source */
 };
 
-static void budget_take(struct pipe *p, size_t n)
+/* Waits until n more bytes fit in the budget; false once told to stop. */
+static bool budget_take(struct pipe *p, size_t n)
 {
+	bool go;
+
 	g_mutex_lock(&p->lock);
 	while (!p->stop && p->inflight > 0 && p->inflight + n > INFLIGHT_BYTES)
 		g_cond_wait(&p->cond, &p->lock);
 	p->inflight += n;
+	go = !p->stop;
 	g_mutex_unlock(&p->lock);
+	return go;
 }
 
 static void budget_give(struct pipe *p, size_t n)
@@ -251,13 +275,25 @@ static void budget_give(struct pipe *p, size_t n)
 	g_mutex_unlock(&p->lock);
 }
 
+static struct chunk *chunk_new(int64_t seq)
+{
+	struct chunk *k = g_new0(struct chunk, 1);
+
+	k->seq = seq;
+	k->jobs = g_ptr_array_new_with_free_func((GDestroyNotify)job_free);
+	return k;
+}
+
 static gpointer reader(gpointer data)
 {
 	struct pipe *p = data;
+	struct chunk *k;
 	int64_t seq = 0;
+	bool go = true;
 	int i;
 
-	for (;;) {
+	k = chunk_new(seq++);
+	while (go) {
 		struct pw_raw raw;
 		struct job *j;
 		char *err = NULL;
@@ -272,18 +308,28 @@ static gpointer reader(gpointer data)
 			break;
 		}
 		j = g_new0(struct job, 1);
-		j->seq = seq++;
 		j->where = g_strdup(raw.where ? raw.where : pw_source_path(p->src));
 		if (raw.data) {
 			j->data = g_memdup2(raw.data, raw.len);
 			j->len = raw.len;
 		}
 		j->error = err;
-		budget_take(p, j->len);
-		g_async_queue_push(p->work, j);
+		g_ptr_array_add(k->jobs, j);
+		k->bytes += j->len;
+		if (k->jobs->len >= CHUNK_MESSAGES || k->bytes >= CHUNK_BYTES) {
+			go = budget_take(p, k->bytes);
+			g_async_queue_push(p->work, k);
+			k = chunk_new(seq++);
+		}
+	}
+	if (k->jobs->len) {
+		budget_take(p, k->bytes);
+		g_async_queue_push(p->work, k);
+	} else {
+		chunk_free(k);
 	}
 	for (i = 0; i < p->nworkers; i++) {
-		struct job *end = g_new0(struct job, 1);
+		struct chunk *end = g_new0(struct chunk, 1);
 
 		end->seq = -1;
 		g_async_queue_push(p->work, end);
@@ -296,12 +342,13 @@ static gpointer worker(gpointer data)
 	struct pipe *p = data;
 
 	for (;;) {
-		struct job *j = g_async_queue_pop(p->work);
-		bool end = j->seq < 0;	/* j belongs to the writer once pushed */
+		struct chunk *k = g_async_queue_pop(p->work);
+		bool end = k->seq < 0;	/* k belongs to the writer once pushed */
+		guint i;
 
-		if (!end)
-			process(j, p->cfg, p->o);
-		g_async_queue_push(p->done, j);
+		for (i = 0; !end && i < k->jobs->len; i++)
+			process(k->jobs->pdata[i], p->cfg, p->o);
+		g_async_queue_push(p->done, k);
 		if (end)
 			return NULL;
 	}
@@ -346,29 +393,34 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 		wt[i] = g_thread_new("pw-parser", worker, &p);
 
 	while (ended < p.nworkers) {
-		struct job *j = g_async_queue_pop(p.done);
+		struct chunk *k = g_async_queue_pop(p.done);
 
-		if (j->seq < 0) {
+		if (k->seq < 0) {
 			ended++;
-			g_free(j);
+			chunk_free(k);
 			continue;
 		}
-		g_hash_table_insert(pending, &j->seq, j);
-		while ((j = g_hash_table_lookup(pending, &next))) {
+		g_hash_table_insert(pending, &k->seq, k);
+		while ((k = g_hash_table_lookup(pending, &next))) {
+			guint n;
+
 			g_hash_table_remove(pending, &next);
 			next++;
-			if (!s && in_batch == 0)
-				s = pw_db_begin(db);
-			if (!s)
-				s = store(db, cfg, j, path, o, c);
-			if (!s && ++in_batch >= BATCH) {
-				s = pw_db_commit(db);
-				in_batch = 0;
+			for (n = 0; !s && n < k->jobs->len; n++) {
+				if (in_batch == 0)
+					s = pw_db_begin(db);
+				if (!s)
+					s = store(db, cfg, k->jobs->pdata[n], path, o, c);
+				if (!s && ++in_batch >= BATCH) {
+					s = pw_db_commit(db);
+					in_batch = 0;
+				}
 			}
-			budget_give(&p, j->len);
-			job_free(j);
+			budget_give(&p, k->bytes);
+			chunk_free(k);
 			if (s && !p.stop) {
-				/* The database failed: drain the pipeline, keep what is committed. */
+				/* The database failed: stop reading; what is
+				 * committed stays. */
 				g_mutex_lock(&p.lock);
 				p.stop = true;
 				g_cond_broadcast(&p.cond);

@@ -103,7 +103,7 @@ awk -F: '
 				found[t] + 0, 100 * (found[t] + 0) / total[t], shifted[t] + 0
 			all += total[t]; hit += found[t]
 		}
-		printf "  %-26s %5d   found %5d (%5.1f%%)\n", "ALL", all, hit, all ? 100 * hit / all : 100
+		printf "  %-26s %5d   found %5d (%6.2f%%)\n", "ALL", all, hit, all ? 100 * hit / all : 100
 		if (nm) {
 			print "  not found by patchwarden (review each):"
 			for (i = 1; i <= nm; i++) print "    " missed[i]

@@ -274,7 +274,10 @@ PY
 check "corpus: more than 400 files tried" test "$i" -gt 400
 is "every corpus file: status 0 or 1 and valid UTF-8 JSON" "$bad" 0
 "$PW" parse --format json "$CORPUS/notmuch/lkml" >"$T/lkml.json" 2>"$T/err"
-is "notmuch lkml as a Maildir-like directory is refused (no cur/new)" "$?" 2
+is "notmuch lkml, a plain directory of messages: read" "$?" 0
+is "notmuch lkml: one object per file" \
+	"$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$T/lkml.json")" \
+	"$(ls "$CORPUS/notmuch/lkml" | wc -l)"
 mkdir -p "$T/md/cur" "$T/md/new" "$T/md/tmp"
 cp "$CORPUS"/notmuch/lkml/*.eml "$T/md/cur/"
 cp "$PWM/0008-git-rename.mbox" "$T/md/new/1700000000.1.host"
