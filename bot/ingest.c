@@ -21,7 +21,7 @@
 #include "db/series.h"
 
 #define BATCH 1000			/* messages per transaction */
-#define INFLIGHT_BYTES (16u << 20)	/* raw bytes between reader and writer */
+#define INFLIGHT_BYTES (8u << 20)	/* raw bytes between reader and writer */
 
 struct job {
 	char *data;

@@ -1106,17 +1106,12 @@ static void add_address(GPtrArray *out, GHashTable *seen, InternetAddress *ia,
 	}
 }
 
-static void add_recipients(GPtrArray *out, GHashTable *seen, const char *raw)
+static void add_list(GPtrArray *out, GHashTable *seen, InternetAddressList *l)
 {
-	InternetAddressList *l = internet_address_list_parse(NULL, raw);
-	int i, n;
+	int i, n = l ? internet_address_list_length(l) : 0;
 
-	if (!l)
-		return;
-	n = internet_address_list_length(l);
 	for (i = 0; i < n; i++)
 		add_address(out, seen, internet_address_list_get_address(l, i), 0);
-	g_object_unref(l);
 }
 
 static void add_refs(GPtrArray *out, const char *raw)
@@ -1219,11 +1214,12 @@ static void read_headers(GMimeMessage *msg, struct pw_mail *m, GPtrArray *recips
 		} else if (!g_ascii_strcasecmp(name, "Auto-Submitted")) {
 			if (!m->auto_submitted)
 				m->auto_submitted = fold_dup(g_mime_header_get_value(h));
-		} else if (!g_ascii_strcasecmp(name, "To") ||
-			   !g_ascii_strcasecmp(name, "Cc")) {
-			add_recipients(recips, seen, raw);
 		}
 	}
+	/* GMime has parsed every To and Cc header (all of them, when a
+	 * header is repeated) into these lists already. */
+	add_list(recips, seen, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_TO));
+	add_list(recips, seen, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_CC));
 	g_hash_table_destroy(seen);
 }
 

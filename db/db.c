@@ -211,7 +211,7 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 		/* Raw messages are most of the bytes: larger pages write
 		 * them in fewer calls.  Only takes effect on a new file. */
 		if ((s = pw_db_exec(db, "PRAGMA page_size=16384")) ||
-		    (s = pw_db_exec(db, "PRAGMA cache_size=-16384")) ||
+		    (s = pw_db_exec(db, "PRAGMA cache_size=-8192")) ||
 		    (s = pw_db_exec(db, "PRAGMA journal_mode=WAL")) ||
 		    (s = pw_db_exec(db, "PRAGMA synchronous=NORMAL")) ||
 		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")) ||

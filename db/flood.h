@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "checks/flood.h"
+#include "checks/patch.h"
 #include "db/db.h"
 
 struct pw_flood_params {
@@ -44,5 +45,110 @@ enum pw_status pw_db_flood_observe(struct pw_db *db,
 				   const struct pw_flood_obs *o,
 				   const struct pw_flood_params *p,
 				   int64_t *flood_id);
+
+/* ---- rule IDs (db/FLOODS.md) ---- */
+
+#define PW_RULE_FLOOD "FLOOD"
+#define PW_RULE_FLOOD_SERIES "FLOOD_SERIES"
+#define PW_RULE_RESEND_IDENTICAL "RESEND_IDENTICAL"
+#define PW_RULE_SERIES_OVERSIZED "SERIES_OVERSIZED"
+
+/* A counter announcing at least this many patches makes SERIES_OVERSIZED. */
+#define PW_FLOOD_OVERSIZED 100
+/* An unmarked identical copy within this many seconds is a cross-post. */
+#define PW_FLOOD_CROSSPOST (24 * 3600)
+/* A FLOOD_SERIES of at least this many patches is a warning, not info. */
+#define PW_FLOOD_TREEWIDE 100
+
+/* Which fingerprints joined the members of a group (pw_flood_info.shared). */
+enum pw_flood_shared {
+	PW_FLOOD_SHARED_SUBJECT = 1 << 0,	/* subject without subsystem */
+	PW_FLOOD_SHARED_BODY = 1 << 1,
+	PW_FLOOD_SHARED_SHAPE = 1 << 2,
+	PW_FLOOD_SHARED_PATCH_ID = 1 << 3,
+};
+
+/*
+ * The recorded facts of one flood.  Filled by pw_db_flood_info(), which
+ * allocates every pointer; release them with pw_db_flood_info_release().
+ */
+struct pw_flood_info {
+	int64_t id;
+	const char *rule;		/* PW_RULE_FLOOD or PW_RULE_FLOOD_SERIES (static) */
+	enum pw_severity severity;
+	char *key;			/* Message-ID of the member that started the
+					 * group: a stable identity for the flood */
+	char *sender_addr;		/* lower-cased address */
+	char *sender_name;		/* as the first member gave it, "" if none */
+	char *subject;			/* the shared subject, without [PATCH ...] tags
+					 * (and without subsystem prefixes when the
+					 * members share the subject only without them) */
+	int size;			/* patches so far, each counted once */
+	int claimed_total;		/* largest N of "[PATCH n/N]" seen, 0 if none */
+	int64_t first_seen, last_seen;	/* Date of the earliest and latest member */
+	int64_t detected_at;		/* Date of the patch that made it a flood */
+	int64_t reported_at;		/* when the report was queued; 0 if not yet */
+	char **lists;			/* lists reached, sorted, NULL-terminated */
+	int recipients;			/* distinct To/Cc addresses of the members */
+	bool threaded;			/* most members sit in threads under a cover
+					 * letter (FLOOD_SERIES) */
+	int nthreaded;			/* members with In-Reply-To or References */
+	unsigned shared;		/* enum pw_flood_shared bits */
+	char *subject_fp, *body_fp, *shape_fp;	/* shared digests, "" if not shared */
+	int64_t first_message;		/* message row id of the earliest member */
+	char *first_msgid;		/* its Message-ID */
+	char **first_refs;		/* its References (oldest first), NULL-terminated */
+};
+
+/* Releases what info holds (not info itself); NULL is a no-op. */
+void pw_db_flood_info_release(struct pw_flood_info *info);
+
+/*
+ * Whether stored message message_id is a patch attached to a flood: when
+ * it is, returns true and sets *flood_id (which may be NULL).  A patch
+ * belongs to a flood from the moment its group crosses the threshold,
+ * earlier members included.
+ */
+bool pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
+			    int64_t *flood_id);
+
+/*
+ * Fills *out with the facts of flood flood_id; the caller releases it
+ * with pw_db_flood_info_release().  Returns PW_ERR_INPUT when there is
+ * no such flood (never was, or it was merged into another one; ask
+ * pw_db_flood_of_message() again), a database error otherwise.
+ */
+enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
+				struct pw_flood_info *out);
+
+/*
+ * Marks flood flood_id as reported (its one summary reply is queued).
+ * *already (may be NULL) receives whether it was marked before, in which
+ * case nothing changes: call it in the transaction that queues the
+ * report, and queue only when *already is false.  Returns PW_ERR_INPUT
+ * when there is no such flood.
+ */
+enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
+					 bool *already);
+
+/*
+ * The message row ids of every member of flood flood_id, oldest Date
+ * first: a new GArray of int64_t (g_array_unref), empty when there is no
+ * such flood.  What the reply stage passes to pw_outbox_queue_flood().
+ */
+GArray *pw_db_flood_members(struct pw_db *db, int64_t flood_id);
+
+/*
+ * The floods whose latest member is dated at or after since, oldest
+ * first: a new GArray of int64_t flood ids (g_array_unref).
+ */
+GArray *pw_db_flood_list(struct pw_db *db, int64_t since);
+
+/*
+ * Benchmarks only: when the environment variable PW_FLOOD_DISABLE is set
+ * (to anything), pw_db_flood_observe() files nothing and returns PW_OK,
+ * so that ingest can be timed with and without flood detection.
+ */
+#define PW_FLOOD_DISABLE_ENV "PW_FLOOD_DISABLE"
 
 #endif

@@ -118,6 +118,7 @@ static const char core[] =
 static const char *const migrations[] = {
 	core,
 	pw_db_migration_outbox,
+	pw_db_migration_flood,
 };
 
 const char *const *pw_db_migrations(size_t *n)

@@ -14,4 +14,7 @@ const char *const *pw_db_migrations(size_t *n);
 /* The outbox of replies (db/outbox.c). */
 extern const char pw_db_migration_outbox[];
 
+/* Flood groups, members and fingerprint keys (db/flood.c). */
+extern const char pw_db_migration_flood[];
+
 #endif

@@ -1,0 +1,376 @@
+/*
+ * patchwarden query [--db PATH] [--config FILE] floods [--since WHEN]
+ *                   [--format text|json]
+ * patchwarden query ... findings [--rule ID] [--severity LEVEL]
+ *                   [--since WHEN] [--from ADDR] [--list NAME] [--format ...]
+ * patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME]
+ *                   [--format ...]
+ *
+ * Reads the stored history without changing it.  floods lists the floods
+ * whose latest patch is dated since WHEN, findings the findings of
+ * patches dated since WHEN, series the series active since WHEN.  Text
+ * is one line per row for people; json is one array of objects for
+ * programs.  Exit status: 0 (whatever was found), 2 usage or database
+ * error.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <json-glib/json-glib.h>
+
+#include "bot/cli.h"
+#include "bot/cmd.h"
+#include "bot/log.h"
+#include "db/flood.h"
+#include "db/query.h"
+
+/* "2016-08-02T00:03:14Z"; g_free. */
+static char *iso_time(int64_t t)
+{
+	GDateTime *dt = g_date_time_new_from_unix_utc(t);
+	char *s;
+
+	if (!dt)
+		return g_strdup("");
+	s = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ");
+	g_date_time_unref(dt);
+	return s;
+}
+
+static void add_time(JsonBuilder *b, const char *name, int64_t t)
+{
+	char *s = iso_time(t);
+
+	json_builder_set_member_name(b, name);
+	json_builder_add_string_value(b, s);
+	g_free(s);
+}
+
+static void add_str(JsonBuilder *b, const char *name, const char *v)
+{
+	json_builder_set_member_name(b, name);
+	if (v)
+		json_builder_add_string_value(b, v);
+	else
+		json_builder_add_null_value(b);
+}
+
+static void add_int(JsonBuilder *b, const char *name, int64_t v)
+{
+	json_builder_set_member_name(b, name);
+	json_builder_add_int_value(b, v);
+}
+
+static void add_bool(JsonBuilder *b, const char *name, bool v)
+{
+	json_builder_set_member_name(b, name);
+	json_builder_add_boolean_value(b, v);
+}
+
+/* Prints the finished array of b on stdout. */
+static void print_json(JsonBuilder *b)
+{
+	JsonGenerator *g = json_generator_new();
+	JsonNode *root = json_builder_get_root(b);
+	char *text;
+
+	json_generator_set_pretty(g, TRUE);
+	json_generator_set_root(g, root);
+	text = json_generator_to_data(g, NULL);
+	printf("%s\n", text);
+	g_free(text);
+	json_node_unref(root);
+	g_object_unref(g);
+}
+
+/* ---- floods ---- */
+
+static const char *const shared_names[] = { "subject", "body", "shape", "patch_id" };
+
+static void flood_json(JsonBuilder *b, const struct pw_flood_info *f)
+{
+	char **l;
+	size_t i;
+
+	json_builder_begin_object(b);
+	add_int(b, "id", f->id);
+	add_str(b, "rule", f->rule);
+	add_str(b, "severity", pw_severity_str(f->severity));
+	add_str(b, "sender", f->sender_addr);
+	add_str(b, "sender_name", f->sender_name);
+	add_str(b, "subject", f->subject);
+	add_int(b, "size", f->size);
+	add_int(b, "claimed_total", f->claimed_total);
+	add_time(b, "first_seen", f->first_seen);
+	add_time(b, "last_seen", f->last_seen);
+	add_time(b, "detected_at", f->detected_at);
+	json_builder_set_member_name(b, "lists");
+	json_builder_begin_array(b);
+	for (l = f->lists; l && *l; l++)
+		json_builder_add_string_value(b, *l);
+	json_builder_end_array(b);
+	add_int(b, "recipients", f->recipients);
+	add_bool(b, "threaded", f->threaded);
+	add_int(b, "threaded_patches", f->nthreaded);
+	json_builder_set_member_name(b, "shared");
+	json_builder_begin_array(b);
+	for (i = 0; i < G_N_ELEMENTS(shared_names); i++)
+		if (f->shared & (1u << i))
+			json_builder_add_string_value(b, shared_names[i]);
+	json_builder_end_array(b);
+	json_builder_set_member_name(b, "fingerprints");
+	json_builder_begin_object(b);
+	add_str(b, "subject", *f->subject_fp ? f->subject_fp : NULL);
+	add_str(b, "body", *f->body_fp ? f->body_fp : NULL);
+	add_str(b, "shape", *f->shape_fp ? f->shape_fp : NULL);
+	json_builder_end_object(b);
+	add_str(b, "first_message", f->first_msgid);
+	add_str(b, "key", f->key);
+	add_bool(b, "reported", f->reported_at != 0);
+	json_builder_end_object(b);
+}
+
+static void flood_text(const struct pw_flood_info *f)
+{
+	char *first = iso_time(f->first_seen), *last = iso_time(f->last_seen);
+	char *lists = g_strjoinv(",", f->lists);
+	char claims[32] = "";
+
+	if (f->claimed_total)
+		snprintf(claims, sizeof(claims), " (claims %d)", f->claimed_total);
+	printf("%" G_GINT64_FORMAT " %s %s %s size=%d%s first=%s last=%s"
+	       " lists=%s recipients=%d %s \"%s\"\n",
+	       f->id, f->rule, pw_severity_str(f->severity), f->sender_addr,
+	       f->size, claims, first, last, *lists ? lists : "-",
+	       f->recipients, f->threaded ? "threaded" : "unthreaded",
+	       f->subject);
+	g_free(first);
+	g_free(last);
+	g_free(lists);
+}
+
+static int floods(struct pw_db *db, int64_t since, bool json)
+{
+	GArray *ids = pw_db_flood_list(db, since);
+	JsonBuilder *b = json ? json_builder_new() : NULL;
+	int rc = 0;
+	guint i;
+
+	if (b)
+		json_builder_begin_array(b);
+	for (i = 0; i < ids->len; i++) {
+		struct pw_flood_info f;
+		enum pw_status s = pw_db_flood_info(db, g_array_index(ids, int64_t, i), &f);
+
+		if (s == PW_ERR_INPUT)
+			continue;
+		if (s) {
+			pw_error("%s", pw_db_errmsg(db));
+			rc = 2;
+			break;
+		}
+		if (b)
+			flood_json(b, &f);
+		else
+			flood_text(&f);
+		pw_db_flood_info_release(&f);
+	}
+	if (b) {
+		json_builder_end_array(b);
+		if (!rc)
+			print_json(b);
+		g_object_unref(b);
+	}
+	g_array_unref(ids);
+	return rc;
+}
+
+/* ---- findings ---- */
+
+static int findings(struct pw_db *db, const struct pw_query_filter *flt, bool json)
+{
+	GPtrArray *a;
+	JsonBuilder *b;
+	guint i;
+
+	if (pw_db_query_findings(db, flt, &a)) {
+		pw_error("%s", pw_db_errmsg(db));
+		return 2;
+	}
+	b = json ? json_builder_new() : NULL;
+	if (b)
+		json_builder_begin_array(b);
+	for (i = 0; i < a->len; i++) {
+		const struct pw_query_finding *q = a->pdata[i];
+
+		if (!b) {
+			char *where = !q->file ? g_strdup("(patch)") : q->line ?
+				g_strdup_printf("%s:%d", q->file, q->line) :
+				g_strdup(q->file);
+
+			printf("%s %s <%s> %s: %s\n", q->rule,
+			       pw_severity_str(q->severity), q->msgid, where,
+			       q->message);
+			g_free(where);
+			continue;
+		}
+		json_builder_begin_object(b);
+		add_int(b, "id", q->id);
+		add_str(b, "rule", q->rule);
+		add_str(b, "severity", pw_severity_str(q->severity));
+		add_str(b, "msgid", q->msgid);
+		add_str(b, "from", q->from_addr);
+		add_str(b, "subject", q->subject);
+		add_time(b, "date", q->date);
+		add_str(b, "file", q->file);
+		add_int(b, "line", q->line);
+		add_int(b, "column", q->column);
+		add_str(b, "message", q->message);
+		add_str(b, "fix", q->fix);
+		json_builder_end_object(b);
+	}
+	if (b) {
+		json_builder_end_array(b);
+		print_json(b);
+		g_object_unref(b);
+	}
+	g_ptr_array_unref(a);
+	return 0;
+}
+
+/* ---- series ---- */
+
+static int series(struct pw_db *db, const struct pw_query_filter *flt, bool json)
+{
+	GPtrArray *a;
+	JsonBuilder *b;
+	guint i;
+
+	if (pw_db_query_series(db, flt, &a)) {
+		pw_error("%s", pw_db_errmsg(db));
+		return 2;
+	}
+	b = json ? json_builder_new() : NULL;
+	if (b)
+		json_builder_begin_array(b);
+	for (i = 0; i < a->len; i++) {
+		const struct pw_query_series *q = a->pdata[i];
+		char *first = iso_time(q->first_date);
+
+		if (!b) {
+			printf("%" G_GINT64_FORMAT " v%d %d/%d%s %s %s findings=%d%s \"%s\"\n",
+			       q->id, q->version, q->patches, q->total,
+			       q->has_cover ? " cover" : "", q->from_addr, first,
+			       q->findings, q->flood_id ? " flood" : "", q->name);
+			g_free(first);
+			continue;
+		}
+		g_free(first);
+		json_builder_begin_object(b);
+		add_int(b, "id", q->id);
+		add_str(b, "name", q->name);
+		add_str(b, "sender", q->from_addr);
+		add_int(b, "version", q->version);
+		add_int(b, "total", q->total);
+		add_int(b, "patches", q->patches);
+		add_bool(b, "cover", q->has_cover);
+		add_time(b, "first_seen", q->first_date);
+		add_time(b, "last_seen", q->last_date);
+		add_int(b, "findings", q->findings);
+		json_builder_set_member_name(b, "flood");
+		if (q->flood_id)
+			json_builder_add_int_value(b, q->flood_id);
+		else
+			json_builder_add_null_value(b);
+		json_builder_end_object(b);
+	}
+	if (b) {
+		json_builder_end_array(b);
+		print_json(b);
+		g_object_unref(b);
+	}
+	g_ptr_array_unref(a);
+	return 0;
+}
+
+static const char usage_text[] =
+	"usage: patchwarden query [--db PATH] [--config FILE] floods [--since WHEN] [--format text|json]\n"
+	"       patchwarden query ... findings [--rule ID] [--severity LEVEL] [--since WHEN]\n"
+	"                                      [--from ADDR] [--list NAME] [--format text|json]\n"
+	"       patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME] [--format text|json]\n";
+
+int pw_cmd_query(int argc, char **argv)
+{
+	char *db_path = NULL, *config = NULL, *format = NULL, *since = NULL;
+	char *rule = NULL, *severity = NULL, *from = NULL, *list = NULL;
+	GOptionEntry entries[] = {
+		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file", "PATH" },
+		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or json", "FORMAT" },
+		{ "since", 0, 0, G_OPTION_ARG_STRING, &since, "only what is dated since (YYYY-MM-DD, @unix, 7d, 12h)", "WHEN" },
+		{ "rule", 0, 0, G_OPTION_ARG_STRING, &rule, "findings: only this rule ID", "ID" },
+		{ "severity", 0, 0, G_OPTION_ARG_STRING, &severity, "findings: at least this severe (info, warning, error)", "LEVEL" },
+		{ "from", 0, 0, G_OPTION_ARG_STRING, &from, "findings, series: only from this sender address", "ADDR" },
+		{ "list", 0, 0, G_OPTION_ARG_STRING, &list, "findings, series: only seen on this list", "NAME" },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	struct pw_query_filter flt;
+	struct pw_config *cfg = NULL;
+	struct pw_db *db = NULL;
+	const char *what;
+	gint64 t = 0;
+	bool json = false;
+	int rc = 2;
+
+	memset(&flt, 0, sizeof(flt));
+	if (!pw_cli_parse("query", "floods|findings|series", entries, &argc, &argv))
+		goto out;
+	what = argc == 2 ? argv[1] : "";
+	if (strcmp(what, "floods") && strcmp(what, "findings") && strcmp(what, "series")) {
+		fputs(usage_text, stderr);
+		goto out;
+	}
+	if ((rule || severity) && strcmp(what, "findings")) {
+		fprintf(stderr, "patchwarden query: --rule and --severity apply to findings only\n");
+		goto out;
+	}
+	if ((from || list) && !strcmp(what, "floods")) {
+		fprintf(stderr, "patchwarden query: --from and --list apply to findings and series\n");
+		goto out;
+	}
+	if (format && strcmp(format, "text") && !(json = !strcmp(format, "json"))) {
+		fprintf(stderr, "patchwarden query: --format is text or json\n");
+		goto out;
+	}
+	if (since && !pw_cli_parse_time(since, &t)) {
+		fprintf(stderr, "patchwarden query: --since '%s': not a date (YYYY-MM-DD, @unix, Nd, Nh)\n", since);
+		goto out;
+	}
+	if (severity && !pw_severity_parse(severity, &flt.min_severity)) {
+		fprintf(stderr, "patchwarden query: --severity is info, warning or error\n");
+		goto out;
+	}
+	flt.rule = rule;
+	flt.since = t;
+	flt.from = from;
+	flt.list = list;
+	if (!pw_cli_open(config, db_path, true, &cfg, &db))
+		goto out;
+	if (!strcmp(what, "floods"))
+		rc = floods(db, t, json);
+	else if (!strcmp(what, "findings"))
+		rc = findings(db, &flt, json);
+	else
+		rc = series(db, &flt, json);
+out:
+	pw_db_close(db);
+	pw_config_free(cfg);
+	g_free(db_path);
+	g_free(config);
+	g_free(format);
+	g_free(since);
+	g_free(rule);
+	g_free(severity);
+	g_free(from);
+	g_free(list);
+	return rc;
+}

@@ -1,0 +1,1203 @@
+/*
+ * patchwarden: floods of near-identical patches (see db/flood.h; the
+ * rules FLOOD, FLOOD_SERIES, RESEND_IDENTICAL and SERIES_OVERSIZED are
+ * documented in db/FLOODS.md).
+ *
+ * Every observed patch becomes a member of one group.  Its fingerprints
+ * (subject without subsystem prefixes, commit message body, change
+ * shape, patch-id) become keys: a 64-bit hash of (fingerprint kind,
+ * sender, digest) with the patch's Date, in one index.  A new patch looks
+ * each of its keys up in that index within the window around its Date,
+ * joins the groups it finds (merging them when there are several), and
+ * the group becomes a flood when at least count of its members lie
+ * within the window of the new patch.  Each lookup is one descent of a
+ * B-tree, so the cost per patch does not grow with the history; only
+ * the rare events (a group becoming a flood, two floods merging, a
+ * flood's finding growing more severe) touch every member, once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db/flood.h"
+#include "db/schema.h"
+
+const char pw_db_migration_flood[] =
+	/* Every group of related patches; most have one member.  A group is
+	 * a flood once detected_at is set. */
+	"CREATE TABLE flood_group ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sender TEXT NOT NULL,"
+	"  founder INTEGER NOT NULL,"		/* message that started it */
+	"  size INTEGER NOT NULL DEFAULT 1,"
+	"  nthreaded INTEGER NOT NULL DEFAULT 0,"
+	"  ncovered INTEGER NOT NULL DEFAULT 0,"	/* counted once a flood */
+	"  claimed_total INTEGER NOT NULL DEFAULT 0,"
+	"  shared INTEGER NOT NULL DEFAULT 0,"	/* enum pw_flood_shared */
+	"  first_seen INTEGER NOT NULL,"
+	"  last_seen INTEGER NOT NULL,"
+	"  detected_at INTEGER,"
+	"  rank INTEGER NOT NULL DEFAULT -1,"	/* finding written, -1: none */
+	"  subject TEXT,"
+	"  subject_fp TEXT,"
+	"  body_fp TEXT,"
+	"  shape_fp TEXT,"
+	"  reported_at INTEGER"
+	");"
+	"CREATE INDEX flood_group_floods ON flood_group(last_seen)"
+	"  WHERE detected_at IS NOT NULL;"
+	"CREATE TABLE flood_member ("
+	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
+	"  patch INTEGER NOT NULL,"
+	"  grp INTEGER NOT NULL,"
+	"  date INTEGER NOT NULL,"
+	"  threaded INTEGER NOT NULL,"
+	"  covered INTEGER"			/* NULL until its group floods */
+	");"
+	"CREATE INDEX flood_member_grp ON flood_member(grp, date);"
+	/* key: 64-bit hash of (fingerprint kind, sender, digest). */
+	"CREATE TABLE flood_key ("
+	"  key INTEGER NOT NULL,"
+	"  date INTEGER NOT NULL,"
+	"  message INTEGER NOT NULL,"
+	"  PRIMARY KEY (key, date, message)"
+	") WITHOUT ROWID;"
+	/* Series whose first observed patch got SERIES_OVERSIZED. */
+	"CREATE TABLE flood_oversized ("
+	"  series INTEGER PRIMARY KEY,"
+	"  message INTEGER NOT NULL"
+	");"
+	"CREATE VIEW flood AS SELECT * FROM flood_group"
+	"  WHERE detected_at IS NOT NULL;"
+	/* These findings are facts about a patch's company, not its text:
+	 * re-running the rules over a patch (which replaces its findings)
+	 * keeps them.  Deleting the patch still removes them. */
+	"CREATE TRIGGER flood_findings_keep BEFORE DELETE ON finding"
+	"  WHEN old.rule IN ('FLOOD', 'FLOOD_SERIES', 'RESEND_IDENTICAL',"
+	"   'SERIES_OVERSIZED')"
+	"   AND EXISTS (SELECT 1 FROM patch WHERE id = old.patch)"
+	"  BEGIN SELECT RAISE(IGNORE); END;";
+
+enum { K_SUBJECT, K_BODY, K_SHAPE, K_PATCH_ID, NKEYS };
+
+struct grp {
+	int64_t id;
+	int64_t founder;
+	int size, nthreaded, ncovered, claimed;
+	unsigned shared;
+	unsigned fps;		/* which of subject_fp, body_fp, shape_fp are set */
+	int64_t first, last;
+	int64_t detected_at;	/* 0: not a flood */
+	bool detected;
+	int rank;
+	int64_t reported_at;	/* 0: not reported */
+};
+
+struct mem {
+	int64_t message, patch;
+	bool threaded;
+};
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : "";
+}
+
+/* FNV-1a, 64 bits, over (kind, lower-cased sender, NUL, digest). */
+static int64_t key_of(int kind, const char *sender, const char *digest)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *p;
+
+	h = (h ^ (unsigned)(kind + 1)) * 0x100000001b3ull;
+	for (p = (const unsigned char *)sender; *p; p++)
+		h = (h ^ (unsigned char)g_ascii_tolower(*p)) * 0x100000001b3ull;
+	h = (h ^ 0) * 0x100000001b3ull;
+	for (p = (const unsigned char *)digest; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	return (int64_t)h;
+}
+
+/*
+ * A flood's finding, by rank: 0 and 1 are FLOOD_SERIES (a threaded
+ * series under a cover letter, info, warning from PW_FLOOD_TREEWIDE
+ * patches), 2 and 3 are FLOOD (warning when chained without a cover
+ * letter, error when sent as separate messages).  A flood's rank only
+ * ever rises, so its members' findings are rewritten at most three times.
+ */
+static int rank_of(const struct grp *g)
+{
+	if (g->ncovered * 2 > g->size)
+		return g->size >= PW_FLOOD_TREEWIDE ? 1 : 0;
+	return g->nthreaded * 2 > g->size ? 2 : 3;
+}
+
+static const char *rule_of(int rank)
+{
+	return rank <= 1 ? PW_RULE_FLOOD_SERIES : PW_RULE_FLOOD;
+}
+
+static enum pw_severity severity_of(int rank)
+{
+	static const enum pw_severity sev[] = {
+		PW_SEV_INFO, PW_SEV_WARNING, PW_SEV_WARNING, PW_SEV_ERROR,
+	};
+
+	return sev[rank < 0 ? 0 : rank > 3 ? 3 : rank];
+}
+
+static char *flood_text(int rank, const char *sender, int64_t id)
+{
+	switch (rank) {
+	case 0:
+		return g_strdup_printf(
+			"part of a large series of near-identical patches from %s,"
+			" threaded under a cover letter (flood %" G_GINT64_FORMAT ")",
+			sender, id);
+	case 1:
+		return g_strdup_printf(
+			"part of a tree-wide series of near-identical patches from"
+			" %s under one cover letter (flood %" G_GINT64_FORMAT "):"
+			" one series per subsystem reaches the right maintainers"
+			" with less noise", sender, id);
+	case 2:
+		return g_strdup_printf(
+			"part of a flood of near-identical patches from %s, chained"
+			" without a cover letter (flood %" G_GINT64_FORMAT "): send"
+			" one series per subsystem under a cover letter", sender, id);
+	default:
+		return g_strdup_printf(
+			"part of a flood of near-identical patches from %s, each sent"
+			" on its own without a cover letter or threading (flood %"
+			G_GINT64_FORMAT "): agree on the approach first, then send"
+			" one series per subsystem under a cover letter", sender, id);
+	}
+}
+
+static enum pw_status add_finding(struct pw_db *db, int64_t patch,
+				  const char *rule, enum pw_severity sev,
+				  const char *message)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"INSERT INTO finding(patch, rule, severity, file, line, col,"
+		" message, fix) VALUES (?1, ?2, ?3, NULL, 0, 0, ?4, NULL)");
+
+	sqlite3_bind_int64(st, 1, patch);
+	bind_text(st, 2, rule);
+	sqlite3_bind_int(st, 3, sev);
+	bind_text(st, 4, message);
+	return pw_db_done(db, st);
+}
+
+static bool has_finding(struct pw_db *db, int64_t patch, const char *rule)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT 1 FROM finding WHERE patch = ?1 AND rule = ?2");
+	bool found;
+
+	sqlite3_bind_int64(st, 1, patch);
+	bind_text(st, 2, rule);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_reset(st);
+	return found;
+}
+
+/* ---- groups ---- */
+
+static bool grp_load(struct pw_db *db, int64_t id, struct grp *g)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT founder, size, nthreaded, ncovered, claimed_total, shared,"
+		" first_seen, last_seen, detected_at, rank, reported_at,"
+		" (subject_fp IS NOT NULL) | (body_fp IS NOT NULL) << 1"
+		"  | (shape_fp IS NOT NULL) << 2"
+		" FROM flood_group WHERE id = ?1");
+	bool found;
+
+	memset(g, 0, sizeof(*g));
+	sqlite3_bind_int64(st, 1, id);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	if (found) {
+		g->id = id;
+		g->founder = sqlite3_column_int64(st, 0);
+		g->size = sqlite3_column_int(st, 1);
+		g->nthreaded = sqlite3_column_int(st, 2);
+		g->ncovered = sqlite3_column_int(st, 3);
+		g->claimed = sqlite3_column_int(st, 4);
+		g->shared = (unsigned)sqlite3_column_int(st, 5);
+		g->first = sqlite3_column_int64(st, 6);
+		g->last = sqlite3_column_int64(st, 7);
+		g->detected = sqlite3_column_type(st, 8) != SQLITE_NULL;
+		g->detected_at = sqlite3_column_int64(st, 8);
+		g->rank = sqlite3_column_int(st, 9);
+		g->reported_at = sqlite3_column_int64(st, 10);
+		g->fps = (unsigned)sqlite3_column_int(st, 11);
+	}
+	sqlite3_reset(st);
+	return found;
+}
+
+static enum pw_status grp_save(struct pw_db *db, const struct grp *g)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE flood_group SET size = ?2, nthreaded = ?3, ncovered = ?4,"
+		" claimed_total = ?5, shared = ?6, first_seen = ?7, last_seen = ?8,"
+		" detected_at = ?9, rank = ?10, reported_at = ?11 WHERE id = ?1");
+
+	sqlite3_bind_int64(st, 1, g->id);
+	sqlite3_bind_int(st, 2, g->size);
+	sqlite3_bind_int(st, 3, g->nthreaded);
+	sqlite3_bind_int(st, 4, g->ncovered);
+	sqlite3_bind_int(st, 5, g->claimed);
+	sqlite3_bind_int(st, 6, (int)g->shared);
+	sqlite3_bind_int64(st, 7, g->first);
+	sqlite3_bind_int64(st, 8, g->last);
+	if (g->detected)
+		sqlite3_bind_int64(st, 9, g->detected_at);
+	else
+		sqlite3_bind_null(st, 9);
+	sqlite3_bind_int(st, 10, g->rank);
+	if (g->reported_at)
+		sqlite3_bind_int64(st, 11, g->reported_at);
+	else
+		sqlite3_bind_null(st, 11);
+	return pw_db_done(db, st);
+}
+
+/* The members of group id, oldest first: a new GArray of struct mem. */
+static GArray *grp_members(struct pw_db *db, int64_t id)
+{
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(struct mem));
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT message, patch, threaded FROM flood_member"
+		" WHERE grp = ?1 ORDER BY date, message");
+
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct mem m;
+
+		m.message = sqlite3_column_int64(st, 0);
+		m.patch = sqlite3_column_int64(st, 1);
+		m.threaded = sqlite3_column_int(st, 2);
+		g_array_append_val(a, m);
+	}
+	sqlite3_reset(st);
+	return a;
+}
+
+/*
+ * Whether a threaded member sits under a cover letter: its series has
+ * one, or the root of its thread is not a patch (a cover letter not
+ * stored yet counts as one; a chain of patches replying to patch 1 does
+ * not).
+ */
+static bool covered(struct pw_db *db, int64_t message)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT m.in_reply_to, m.refs, s.cover IS NOT NULL"
+		" FROM message m JOIN patch p ON p.message = m.id"
+		" LEFT JOIN series s ON s.id = p.series WHERE m.id = ?1");
+	char *root = NULL;
+	bool cover = false, root_patch = false;
+
+	sqlite3_bind_int64(st, 1, message);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *irt = (const char *)sqlite3_column_text(st, 0);
+		const char *refs = (const char *)sqlite3_column_text(st, 1);
+
+		cover = sqlite3_column_int(st, 2);
+		if (refs && *refs)
+			root = g_strndup(refs, strcspn(refs, " "));
+		else if (irt && *irt)
+			root = g_strdup(irt);
+	}
+	sqlite3_reset(st);
+	if (cover || !root) {
+		g_free(root);
+		return cover;
+	}
+	st = pw_db_stmt(db, "SELECT kind = 'patch' FROM message WHERE msgid = ?1");
+	bind_text(st, 1, root);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		root_patch = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	g_free(root);
+	return !root_patch;
+}
+
+/* Gives every flood finding of group g's members the finding of rank. */
+static enum pw_status rewrite(struct pw_db *db, int64_t gid, int rank,
+			      const char *sender)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE finding SET rule = ?2, severity = ?3, message = ?4"
+		" WHERE rule IN ('FLOOD', 'FLOOD_SERIES') AND patch IN"
+		" (SELECT patch FROM flood_member WHERE grp = ?1)");
+	char *text = flood_text(rank, sender, gid);
+	enum pw_status s;
+
+	sqlite3_bind_int64(st, 1, gid);
+	bind_text(st, 2, rule_of(rank));
+	sqlite3_bind_int(st, 3, severity_of(rank));
+	bind_text(st, 4, text);
+	s = pw_db_done(db, st);
+	g_free(text);
+	return s;
+}
+
+/*
+ * Attaches n members that have no flood finding yet to flood g: counts
+ * which sit under a cover letter, raises the flood's rank (rewriting the
+ * findings already written) and gives each of them the finding.
+ */
+static enum pw_status attach(struct pw_db *db, struct grp *g,
+			     const struct mem *m, size_t n, const char *sender)
+{
+	sqlite3_stmt *st;
+	enum pw_status s = PW_OK;
+	char *text = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; !s && i < n; i++) {
+		bool c = m[i].threaded && covered(db, m[i].message);
+
+		st = pw_db_stmt(db, "UPDATE flood_member SET covered = ?2"
+				" WHERE message = ?1");
+		sqlite3_bind_int64(st, 1, m[i].message);
+		sqlite3_bind_int(st, 2, c);
+		s = pw_db_done(db, st);
+		g->ncovered += c;
+	}
+	if (s)
+		return s;
+	r = rank_of(g);
+	if (r < g->rank)
+		r = g->rank;
+	if (g->rank >= 0 && r != g->rank)
+		s = rewrite(db, g->id, r, sender);
+	g->rank = r;
+	text = flood_text(r, sender, g->id);
+	for (i = 0; !s && i < n; i++)
+		s = add_finding(db, m[i].patch, rule_of(r), severity_of(r), text);
+	g_free(text);
+	return s;
+}
+
+/*
+ * Moves the members of group b into group a (a is the flood when either
+ * is one) and deletes b.  *rewrite_all is set when both were floods, so
+ * that the caller gives every member the merged flood's finding.
+ */
+static enum pw_status merge(struct pw_db *db, struct grp *a, int64_t bid,
+			    const char *sender, bool *rewrite_all)
+{
+	sqlite3_stmt *st;
+	enum pw_status s;
+	GArray *fresh = NULL;
+	struct grp b;
+
+	if (!grp_load(db, bid, &b))
+		return PW_OK;
+	if (a->detected && !b.detected)
+		fresh = grp_members(db, bid);
+	st = pw_db_stmt(db, "UPDATE flood_member SET grp = ?1 WHERE grp = ?2");
+	sqlite3_bind_int64(st, 1, a->id);
+	sqlite3_bind_int64(st, 2, bid);
+	s = pw_db_done(db, st);
+	if (s)
+		goto out;
+	a->size += b.size;
+	a->nthreaded += b.nthreaded;
+	a->claimed = MAX(a->claimed, b.claimed);
+	a->shared |= b.shared;
+	a->first = MIN(a->first, b.first);
+	a->last = MAX(a->last, b.last);
+	if (b.reported_at && (!a->reported_at || b.reported_at < a->reported_at))
+		a->reported_at = b.reported_at;
+	if (b.detected) {
+		/* Both are floods (a group is chosen as target when it is one). */
+		a->ncovered += b.ncovered;
+		a->rank = MAX(a->rank, b.rank);
+		a->detected_at = MIN(a->detected_at, b.detected_at);
+		*rewrite_all = true;
+	}
+	st = pw_db_stmt(db, "DELETE FROM flood_group WHERE id = ?1");
+	sqlite3_bind_int64(st, 1, bid);
+	s = pw_db_done(db, st);
+	if (!s && fresh)
+		s = attach(db, a, &g_array_index(fresh, struct mem, 0), fresh->len,
+			   sender);
+out:
+	if (fresh)
+		g_array_unref(fresh);
+	return s;
+}
+
+/* ---- lookups ---- */
+
+/*
+ * The group of the latest patch with key dated within [lo, hi], and that
+ * patch's date.  Returns false when there is none.
+ */
+static bool find_key(struct pw_db *db, int64_t key, int64_t lo, int64_t hi,
+		     int64_t *grp, int64_t *date)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT m.grp, k.date FROM flood_key k"
+		" JOIN flood_member m ON m.message = k.message"
+		" WHERE k.key = ?1 AND k.date BETWEEN ?2 AND ?3"
+		" ORDER BY k.date DESC LIMIT 1");
+	bool found;
+
+	sqlite3_bind_int64(st, 1, key);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	if (found) {
+		*grp = sqlite3_column_int64(st, 0);
+		*date = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	return found;
+}
+
+/* Members of group gid dated within [lo, hi], counting up to cap. */
+static int count_window(struct pw_db *db, int64_t gid, int64_t lo, int64_t hi,
+			int cap)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT count(*) FROM (SELECT 1 FROM flood_member"
+		" WHERE grp = ?1 AND date BETWEEN ?2 AND ?3 LIMIT ?4)");
+	int n = 0;
+
+	sqlite3_bind_int64(st, 1, gid);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	sqlite3_bind_int(st, 4, cap);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return n;
+}
+
+/* ---- RESEND_IDENTICAL ---- */
+
+struct msg_facts {
+	char *msgid;
+	int64_t date;
+	int version, total;
+	bool resend;		/* "RESEND" among the subject's tags */
+	char *tags;		/* the other tags but RFC, folded and sorted */
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool msg_facts(struct pw_db *db, int64_t id, struct msg_facts *f)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT msgid, date, version, prefixes, total FROM message"
+		" WHERE id = ?1");
+	bool found;
+
+	memset(f, 0, sizeof(*f));
+	sqlite3_bind_int64(st, 1, id);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	if (found) {
+		char *low = g_ascii_strdown(col_text(st, 3), -1);
+		char **tags = g_strsplit(low, ",", -1);
+		size_t i, n;
+
+		f->msgid = g_strdup(col_text(st, 0));
+		f->date = sqlite3_column_int64(st, 1);
+		f->version = sqlite3_column_int(st, 2);
+		f->total = sqlite3_column_int(st, 4);
+		for (i = n = 0; tags[i]; i++) {
+			g_strstrip(tags[i]);
+			if (!strcmp(tags[i], "resend"))
+				f->resend = true;
+			if (!*tags[i] || !strcmp(tags[i], "resend") ||
+			    !strcmp(tags[i], "rfc"))
+				g_free(tags[i]);
+			else
+				tags[n++] = tags[i];
+		}
+		tags[n] = NULL;
+		qsort(tags, n, sizeof(*tags), cmp_str);
+		f->tags = g_strjoinv(",", tags);
+		g_strfreev(tags);
+		g_free(low);
+	}
+	sqlite3_reset(st);
+	return found;
+}
+
+static void msg_facts_release(struct msg_facts *f)
+{
+	g_free(f->msgid);
+	g_free(f->tags);
+}
+
+static char *date_str(int64_t t)
+{
+	GDateTime *dt = g_date_time_new_from_unix_utc(t);
+	char *s = dt ? g_date_time_format(dt, "%Y-%m-%d") : g_strdup("?");
+
+	if (dt)
+		g_date_time_unref(dt);
+	return s;
+}
+
+/*
+ * Gives patch copy_patch (message copy) RESEND_IDENTICAL against the
+ * earlier message orig, unless it has one, or the two differ in version
+ * (an unchanged patch in a rerolled series) or in their other subject
+ * tags (the same fix sent for each stable branch, "[PATCH 4.19 ...]" and
+ * "[PATCH 5.1 ...]").  A lone patch (not one of a series) sent again
+ * within PW_FLOOD_CROSSPOST seconds and not marked RESEND is a
+ * cross-post made of separate messages, or a double send: a warning.
+ * Otherwise it is a resend, or an unchanged patch reposted with its
+ * series: info.
+ */
+static enum pw_status resend_finding(struct pw_db *db, int64_t copy_patch,
+				     int64_t copy, int64_t orig)
+{
+	struct msg_facts c, o;
+	enum pw_status s = PW_OK;
+	char *when, *text;
+	bool warn;
+
+	memset(&o, 0, sizeof(o));
+	if (!msg_facts(db, copy, &c) || !msg_facts(db, orig, &o) ||
+	    c.version != o.version || strcmp(c.tags, o.tags) ||
+	    has_finding(db, copy_patch, PW_RULE_RESEND_IDENTICAL))
+		goto out;
+	warn = !c.resend && c.total <= 1 && c.date - o.date < PW_FLOOD_CROSSPOST;
+	when = date_str(o.date);
+	if (warn)
+		text = g_strdup_printf(
+			"the same change (patch-id) as <%s> of %s, sent again"
+			" under another Message-ID: one message with every list"
+			" in Cc reaches them all as one", o.msgid, when);
+	else
+		text = g_strdup_printf(
+			"%s the same change (patch-id) as <%s> of %s",
+			c.resend ? "resends" : "repeats", o.msgid, when);
+	s = add_finding(db, copy_patch, PW_RULE_RESEND_IDENTICAL,
+			warn ? PW_SEV_WARNING : PW_SEV_INFO, text);
+	g_free(text);
+	g_free(when);
+out:
+	msg_facts_release(&c);
+	msg_facts_release(&o);
+	return s;
+}
+
+/*
+ * Looks the patch-id key up over the whole history: the new patch is a
+ * copy when an earlier one exists, and stored copies dated after it
+ * (arrived out of order) become copies of it.  *any says whether any
+ * other patch has the key.
+ */
+static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
+			     int64_t key, bool *any)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT message, date FROM flood_key WHERE key = ?1"
+		" ORDER BY date, message LIMIT 1");
+	int64_t first = 0, first_date = 0, orig;
+	enum pw_status s = PW_OK;
+	GArray *later;
+	guint i;
+
+	sqlite3_bind_int64(st, 1, key);
+	*any = sqlite3_step(st) == SQLITE_ROW;
+	if (*any) {
+		first = sqlite3_column_int64(st, 0);
+		first_date = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (!*any)
+		return PW_OK;
+	if (first_date < o->date ||
+	    (first_date == o->date && first < o->message_id)) {
+		s = resend_finding(db, o->patch_id, o->message_id, first);
+		orig = first;
+	} else {
+		orig = o->message_id;
+	}
+	if (s)
+		return s;
+	later = g_array_new(FALSE, FALSE, sizeof(struct mem));
+	st = pw_db_stmt(db,
+		"SELECT k.message, m.patch FROM flood_key k"
+		" JOIN flood_member m ON m.message = k.message"
+		" WHERE k.key = ?1 AND (k.date > ?2 OR (k.date = ?2 AND k.message > ?3))");
+	sqlite3_bind_int64(st, 1, key);
+	sqlite3_bind_int64(st, 2, o->date);
+	sqlite3_bind_int64(st, 3, o->message_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct mem m = { sqlite3_column_int64(st, 0),
+				 sqlite3_column_int64(st, 1), false };
+
+		g_array_append_val(later, m);
+	}
+	sqlite3_reset(st);
+	for (i = 0; !s && i < later->len; i++) {
+		const struct mem *m = &g_array_index(later, struct mem, i);
+
+		s = resend_finding(db, m->patch, m->message, orig);
+	}
+	g_array_unref(later);
+	return s;
+}
+
+/* ---- SERIES_OVERSIZED ---- */
+
+static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o)
+{
+	sqlite3_stmt *st;
+	enum pw_status s;
+	char *text;
+
+	if (!o->has_counter || o->total < PW_FLOOD_OVERSIZED || o->series_id <= 0)
+		return PW_OK;
+	st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_oversized(series, message)"
+			" VALUES (?1, ?2)");
+	sqlite3_bind_int64(st, 1, o->series_id);
+	sqlite3_bind_int64(st, 2, o->message_id);
+	s = pw_db_done(db, st);
+	if (s || sqlite3_changes(db->h) == 0)
+		return s;
+	text = g_strdup_printf(
+		"the subject announces a series of %d patches ([PATCH %d/%d]):"
+		" a series that large is hard to review and reaches people who"
+		" need only a few of its patches; split it per subsystem%s",
+		o->total, o->number, o->total,
+		o->threaded ? "" : " and thread it under a cover letter");
+	s = add_finding(db, o->patch_id, PW_RULE_SERIES_OVERSIZED,
+			o->threaded ? PW_SEV_INFO : PW_SEV_WARNING, text);
+	g_free(text);
+	return s;
+}
+
+/* ---- observing a patch ---- */
+
+static bool prefix_char(unsigned char c)
+{
+	return g_ascii_isalnum(c) || c >= 0x80 ||
+	       (c != '\0' && strchr("_-./+,#", c) != NULL);
+}
+
+/*
+ * Removes leading "word:" and "word/word:" subsystem prefixes as
+ * pw_flood_subject_strip_subsystem() does, but keeping the case.
+ */
+static char *strip_subsystem(const char *s)
+{
+	const char *rest = s;
+
+	for (;;) {
+		const char *p = rest;
+
+		while (prefix_char((unsigned char)*p))
+			p++;
+		if (p == rest || *p != ':' || (p[1] != ' ' && p[1] != '\0'))
+			break;
+		p++;
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		rest = p;
+	}
+	return g_strdup(rest);
+}
+
+/* Records the facts fixed when group g becomes a flood at patch o. */
+static enum pw_status set_subject(struct pw_db *db, const struct grp *g,
+				  const struct pw_flood_obs *o)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT subject_clean FROM message WHERE id = ?1");
+	char *subject;
+	enum pw_status s;
+
+	sqlite3_bind_int64(st, 1, o->message_id);
+	subject = g_strdup(sqlite3_step(st) == SQLITE_ROW ? col_text(st, 0) : "");
+	sqlite3_reset(st);
+	if (!*subject && o->subject) {
+		g_free(subject);
+		subject = g_strdup(o->subject);
+	}
+	if (g->shared & PW_FLOOD_SHARED_SUBJECT) {
+		char *t = strip_subsystem(subject);
+
+		g_free(subject);
+		subject = t;
+	}
+	st = pw_db_stmt(db, "UPDATE flood_group SET subject = ?2 WHERE id = ?1");
+	sqlite3_bind_int64(st, 1, g->id);
+	bind_text(st, 2, subject);
+	s = pw_db_done(db, st);
+	g_free(subject);
+	return s;
+}
+
+/* Stores the digests a flood's members share, as they become known. */
+static enum pw_status set_digests(struct pw_db *db, struct grp *g,
+				  unsigned matched, const struct pw_fingerprint *fp)
+{
+	sqlite3_stmt *st;
+	unsigned want = matched & 7 & ~g->fps;
+
+	if (!want)
+		return PW_OK;
+	st = pw_db_stmt(db, "UPDATE flood_group SET"
+			" subject_fp = coalesce(subject_fp, ?2),"
+			" body_fp = coalesce(body_fp, ?3),"
+			" shape_fp = coalesce(shape_fp, ?4) WHERE id = ?1");
+	sqlite3_bind_int64(st, 1, g->id);
+	bind_text(st, 2, want & PW_FLOOD_SHARED_SUBJECT ? fp->subject_nosys : NULL);
+	bind_text(st, 3, want & PW_FLOOD_SHARED_BODY ? fp->body : NULL);
+	bind_text(st, 4, want & PW_FLOOD_SHARED_SHAPE ? fp->shape : NULL);
+	g->fps |= want;
+	return pw_db_done(db, st);
+}
+
+static void add_found(int64_t *grps, unsigned *bits, int *n, int64_t grp,
+		      unsigned bit)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (grps[i] == grp) {
+			bits[i] |= bit;
+			return;
+		}
+	grps[*n] = grp;
+	bits[(*n)++] = bit;
+}
+
+static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
+			    const struct pw_flood_params *p, int64_t *flood_id)
+{
+	const struct pw_fingerprint *fp = o->fp;
+	const char *digest[NKEYS] = { fp->subject_nosys, fp->body, fp->shape,
+				      fp->patch_id };
+	int64_t keys[NKEYS], grps[2 * NKEYS], lo, hi, gid, date;
+	unsigned bits[2 * NKEYS], matched = 0;
+	bool have[NKEYS], any_copy = true, rewrite_all = false, fresh;
+	const char *sender = o->from_addr;
+	int64_t window = p->window > 0 ? p->window : 0;
+	sqlite3_stmt *st;
+	enum pw_status s = PW_OK;
+	struct grp g;
+	int nfound = 0, k, i, nkeys = 0;
+
+	st = pw_db_stmt(db, "SELECT grp FROM flood_member WHERE message = ?1");
+	sqlite3_bind_int64(st, 1, o->message_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		/* Observed before: filing it again would count it twice. */
+		gid = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		if (grp_load(db, gid, &g) && g.detected)
+			*flood_id = gid;
+		return PW_OK;
+	}
+	sqlite3_reset(st);
+
+	for (k = 0; k < NKEYS; k++) {
+		have[k] = digest[k][0] != '\0';
+		if (have[k]) {
+			keys[k] = key_of(k, sender, digest[k]);
+			nkeys++;
+		}
+	}
+	if (nkeys == 0)
+		return PW_OK;
+	if (have[K_PATCH_ID]) {
+		s = resend(db, o, keys[K_PATCH_ID], &any_copy);
+		if (s)
+			return s;
+	}
+	lo = o->date - window;
+	hi = o->date + window;
+	for (k = 0; k < NKEYS; k++) {
+		if (!have[k] || (k == K_PATCH_ID && !any_copy))
+			continue;
+		if (!find_key(db, keys[k], lo, hi, &gid, &date))
+			continue;
+		add_found(grps, bits, &nfound, gid, 1u << k);
+		/* Arrived out of order: the earlier side may be another group. */
+		if (date > o->date && find_key(db, keys[k], lo, o->date, &gid, &date))
+			add_found(grps, bits, &nfound, gid, 1u << k);
+	}
+
+	fresh = nfound == 0;
+	if (fresh) {
+		memset(&g, 0, sizeof(g));
+		g.founder = o->message_id;
+		g.size = 1;
+		g.nthreaded = o->threaded;
+		g.claimed = o->has_counter ? o->total : 0;
+		g.first = g.last = o->date;
+		g.rank = -1;
+		st = pw_db_stmt(db, "INSERT INTO flood_group(sender, founder, size,"
+				" nthreaded, claimed_total, first_seen, last_seen)"
+				" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)");
+		bind_text(st, 1, sender);
+		sqlite3_bind_int64(st, 2, g.founder);
+		sqlite3_bind_int(st, 3, g.size);
+		sqlite3_bind_int(st, 4, g.nthreaded);
+		sqlite3_bind_int(st, 5, g.claimed);
+		sqlite3_bind_int64(st, 6, o->date);
+		s = pw_db_done(db, st);
+		if (s)
+			return s;
+		g.id = sqlite3_last_insert_rowid(db->h);
+	} else {
+		/* The target: a flood (the oldest), else the largest group. */
+		struct grp best, cand;
+		int b = -1;
+
+		memset(&best, 0, sizeof(best));
+
+		for (i = 0; i < nfound; i++) {
+			matched |= bits[i];
+			if (!grp_load(db, grps[i], &cand)) {
+				grps[i] = 0;
+				continue;
+			}
+			if (b < 0 || (cand.detected && !best.detected) ||
+			    (cand.detected == best.detected &&
+			     (cand.detected ? cand.id < best.id :
+			      cand.size > best.size ||
+			      (cand.size == best.size && cand.id < best.id)))) {
+				best = cand;
+				b = i;
+			}
+		}
+		if (b < 0)
+			return PW_ERR_DB;
+		g = best;
+		for (i = 0; !s && i < nfound; i++)
+			if (i != b && grps[i])
+				s = merge(db, &g, grps[i], sender, &rewrite_all);
+		if (s)
+			return s;
+	}
+
+	st = pw_db_stmt(db, "INSERT INTO flood_member(message, patch, grp, date,"
+			" threaded) VALUES (?1, ?2, ?3, ?4, ?5)");
+	sqlite3_bind_int64(st, 1, o->message_id);
+	sqlite3_bind_int64(st, 2, o->patch_id);
+	sqlite3_bind_int64(st, 3, g.id);
+	sqlite3_bind_int64(st, 4, o->date);
+	sqlite3_bind_int(st, 5, o->threaded);
+	s = pw_db_done(db, st);
+	for (k = 0; !s && k < NKEYS; k++) {
+		if (!have[k])
+			continue;
+		st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_key(key, date,"
+				" message) VALUES (?1, ?2, ?3)");
+		sqlite3_bind_int64(st, 1, keys[k]);
+		sqlite3_bind_int64(st, 2, o->date);
+		sqlite3_bind_int64(st, 3, o->message_id);
+		s = pw_db_done(db, st);
+	}
+	if (s)
+		return s;
+	if (!fresh) {
+		g.size++;
+		g.nthreaded += o->threaded;
+		if (o->has_counter)
+			g.claimed = MAX(g.claimed, o->total);
+		g.shared |= matched;
+		g.first = MIN(g.first, o->date);
+		g.last = MAX(g.last, o->date);
+	}
+
+	if (rewrite_all) {
+		g.rank = MAX(g.rank, rank_of(&g));
+		s = rewrite(db, g.id, g.rank, sender);
+	}
+	if (!s && g.detected) {
+		struct mem m = { o->message_id, o->patch_id, o->threaded };
+
+		s = attach(db, &g, &m, 1, sender);
+	} else if (!s && g.size >= p->count &&
+		   count_window(db, g.id, lo, hi, p->count) >= p->count) {
+		GArray *all = grp_members(db, g.id);
+
+		g.detected = true;
+		g.detected_at = o->date;
+		g.ncovered = 0;
+		s = set_subject(db, &g, o);
+		if (!s)
+			s = attach(db, &g, &g_array_index(all, struct mem, 0),
+				   all->len, sender);
+		g_array_unref(all);
+	}
+	if (!s && g.detected)
+		s = set_digests(db, &g, matched, fp);
+	/* A new group of one is stored as inserted, unless it floods. */
+	if (!s && (!fresh || g.detected))
+		s = grp_save(db, &g);
+	if (!s && g.detected)
+		*flood_id = g.id;
+	return s;
+}
+
+enum pw_status pw_db_flood_observe(struct pw_db *db,
+				   const struct pw_flood_obs *o,
+				   const struct pw_flood_params *p,
+				   int64_t *flood_id)
+{
+	enum pw_status s;
+
+	*flood_id = 0;
+	if (getenv(PW_FLOOD_DISABLE_ENV))
+		return PW_OK;
+	s = pw_db_begin(db);
+	if (s)
+		return s;
+	s = oversized(db, o);
+	if (!s && o->fp && o->from_addr && *o->from_addr && o->patch_id > 0)
+		s = group(db, o, p, flood_id);
+	if (s) {
+		pw_db_rollback(db);
+		return s;
+	}
+	return pw_db_commit(db);
+}
+
+/* ---- what the reply stage and the queries read ---- */
+
+bool pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
+			    int64_t *flood_id)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT g.id FROM flood_member m JOIN flood_group g ON g.id = m.grp"
+		" WHERE m.message = ?1 AND g.detected_at IS NOT NULL");
+	bool found;
+
+	sqlite3_bind_int64(st, 1, message_id);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	if (found && flood_id)
+		*flood_id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return found;
+}
+
+void pw_db_flood_info_release(struct pw_flood_info *f)
+{
+	if (!f)
+		return;
+	g_free(f->key);
+	g_free(f->sender_addr);
+	g_free(f->sender_name);
+	g_free(f->subject);
+	g_strfreev(f->lists);
+	g_free(f->subject_fp);
+	g_free(f->body_fp);
+	g_free(f->shape_fp);
+	g_free(f->first_msgid);
+	g_strfreev(f->first_refs);
+	memset(f, 0, sizeof(*f));
+}
+
+static char **split_refs(const char *refs)
+{
+	char **v = g_strsplit(refs ? refs : "", " ", -1);
+	size_t i, j;
+
+	for (i = j = 0; v[i]; i++) {
+		if (*v[i])
+			v[j++] = v[i];
+		else
+			g_free(v[i]);
+	}
+	v[j] = NULL;
+	return v;
+}
+
+enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
+				struct pw_flood_info *f)
+{
+	sqlite3_stmt *st;
+	GPtrArray *lists;
+	GHashTable *seen;
+	enum pw_status s;
+	int rc, rank;
+
+	memset(f, 0, sizeof(*f));
+	s = pw_db_begin(db);
+	if (s)
+		return s;
+	st = pw_db_stmt(db,
+		"SELECT g.sender, coalesce(m.msgid, ''), coalesce(m.from_name, ''),"
+		" coalesce(g.subject, ''), g.size, g.claimed_total, g.first_seen,"
+		" g.last_seen, g.detected_at, coalesce(g.reported_at, 0), g.rank,"
+		" g.nthreaded, g.shared, coalesce(g.subject_fp, ''),"
+		" coalesce(g.body_fp, ''), coalesce(g.shape_fp, '')"
+		" FROM flood_group g LEFT JOIN message m ON m.id = g.founder"
+		" WHERE g.id = ?1 AND g.detected_at IS NOT NULL");
+	sqlite3_bind_int64(st, 1, flood_id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		s = rc == SQLITE_DONE ? PW_ERR_INPUT : pw_db_status(db, rc);
+		sqlite3_reset(st);
+		goto out;
+	}
+	f->id = flood_id;
+	f->sender_addr = g_strdup(col_text(st, 0));
+	f->key = g_strdup(col_text(st, 1));
+	f->sender_name = g_strdup(col_text(st, 2));
+	f->subject = g_strdup(col_text(st, 3));
+	f->size = sqlite3_column_int(st, 4);
+	f->claimed_total = sqlite3_column_int(st, 5);
+	f->first_seen = sqlite3_column_int64(st, 6);
+	f->last_seen = sqlite3_column_int64(st, 7);
+	f->detected_at = sqlite3_column_int64(st, 8);
+	f->reported_at = sqlite3_column_int64(st, 9);
+	rank = sqlite3_column_int(st, 10);
+	f->nthreaded = sqlite3_column_int(st, 11);
+	f->shared = (unsigned)sqlite3_column_int(st, 12);
+	f->subject_fp = g_strdup(col_text(st, 13));
+	f->body_fp = g_strdup(col_text(st, 14));
+	f->shape_fp = g_strdup(col_text(st, 15));
+	f->rule = rule_of(rank);
+	f->severity = severity_of(rank);
+	f->threaded = rank >= 0 && rank <= 1;
+	sqlite3_reset(st);
+
+	st = pw_db_stmt(db,
+		"SELECT fm.message, m.msgid, m.refs FROM flood_member fm"
+		" JOIN message m ON m.id = fm.message WHERE fm.grp = ?1"
+		" ORDER BY fm.date, fm.message LIMIT 1");
+	sqlite3_bind_int64(st, 1, flood_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		f->first_message = sqlite3_column_int64(st, 0);
+		f->first_msgid = g_strdup(col_text(st, 1));
+		f->first_refs = split_refs((const char *)sqlite3_column_text(st, 2));
+	} else {
+		f->first_msgid = g_strdup("");
+		f->first_refs = split_refs(NULL);
+	}
+	sqlite3_reset(st);
+
+	lists = g_ptr_array_new();
+	st = pw_db_stmt(db,
+		"SELECT DISTINCT l.name FROM flood_member fm"
+		" JOIN message_list ml ON ml.message = fm.message"
+		" JOIN list l ON l.id = ml.list WHERE fm.grp = ?1 ORDER BY l.name");
+	sqlite3_bind_int64(st, 1, flood_id);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		g_ptr_array_add(lists, g_strdup(col_text(st, 0)));
+	sqlite3_reset(st);
+	g_ptr_array_add(lists, NULL);
+	f->lists = (char **)g_ptr_array_free(lists, FALSE);
+
+	seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	st = pw_db_stmt(db,
+		"SELECT m.recipients FROM flood_member fm"
+		" JOIN message m ON m.id = fm.message"
+		" WHERE fm.grp = ?1 AND m.recipients IS NOT NULL");
+	sqlite3_bind_int64(st, 1, flood_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char **v = g_strsplit(col_text(st, 0), "\n", -1);
+		char **a;
+
+		for (a = v; *a; a++)
+			if (**a)
+				g_hash_table_add(seen, g_ascii_strdown(*a, -1));
+		g_strfreev(v);
+	}
+	sqlite3_reset(st);
+	f->recipients = (int)g_hash_table_size(seen);
+	g_hash_table_destroy(seen);
+out:
+	if (s) {
+		pw_db_rollback(db);
+		pw_db_flood_info_release(f);
+		return s;
+	}
+	return pw_db_commit(db);
+}
+
+enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
+					 bool *already)
+{
+	sqlite3_stmt *st;
+	enum pw_status s;
+	bool exists;
+
+	if (already)
+		*already = false;
+	st = pw_db_stmt(db, "SELECT reported_at IS NOT NULL FROM flood_group"
+			" WHERE id = ?1 AND detected_at IS NOT NULL");
+	sqlite3_bind_int64(st, 1, flood_id);
+	exists = sqlite3_step(st) == SQLITE_ROW;
+	if (exists && already)
+		*already = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	if (!exists)
+		return PW_ERR_INPUT;
+	st = pw_db_stmt(db, "UPDATE flood_group SET reported_at = ?2"
+			" WHERE id = ?1 AND reported_at IS NULL");
+	sqlite3_bind_int64(st, 1, flood_id);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	s = pw_db_done(db, st);
+	return s;
+}
+
+GArray *pw_db_flood_members(struct pw_db *db, int64_t flood_id)
+{
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT fm.message FROM flood_member fm"
+		" JOIN flood_group g ON g.id = fm.grp"
+		" WHERE fm.grp = ?1 AND g.detected_at IS NOT NULL"
+		" ORDER BY fm.date, fm.message");
+
+	sqlite3_bind_int64(st, 1, flood_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		g_array_append_val(a, id);
+	}
+	sqlite3_reset(st);
+	return a;
+}
+
+GArray *pw_db_flood_list(struct pw_db *db, int64_t since)
+{
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT id FROM flood_group WHERE detected_at IS NOT NULL"
+		" AND last_seen >= ?1 ORDER BY first_seen, id");
+
+	sqlite3_bind_int64(st, 1, since);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		g_array_append_val(a, id);
+	}
+	sqlite3_reset(st);
+	return a;
+}
