@@ -1,17 +1,17 @@
 /*
  * patchwarden query [--db PATH] [--config FILE] floods [--since WHEN]
- *                   [--format text|json]
+ *                   [--message MSGID] [--format text|json]
  * patchwarden query ... findings [--rule ID] [--severity LEVEL]
  *                   [--since WHEN] [--from ADDR] [--list NAME] [--format ...]
  * patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME]
  *                   [--format ...]
  *
  * Reads the stored history without changing it.  floods lists the floods
- * whose latest patch is dated since WHEN, findings the findings of
- * patches dated since WHEN, series the series active since WHEN.  Text
- * is one line per row for people; json is one array of objects for
- * programs.  Exit status: 0 (whatever was found), 2 usage or database
- * error.
+ * whose latest patch is dated since WHEN, or the one flood that message
+ * MSGID belongs to; findings the findings of patches dated since WHEN;
+ * series the series active since WHEN.  Text is one line per row for
+ * people; json is one array of objects for programs.  Exit status: 0
+ * (whatever was found), 2 usage or database error.
  */
 #include <stdio.h>
 #include <string.h>
@@ -84,7 +84,10 @@ static void print_json(JsonBuilder *b)
 
 /* ---- floods ---- */
 
-static const char *const shared_names[] = { "subject", "body", "shape", "patch_id" };
+/* The names of the enum pw_flood_shared bits, lowest first. */
+static const char *const shared_names[] = {
+	"subject", "body", "shape", "patch_id",
+};
 
 static void flood_json(JsonBuilder *b, const struct pw_flood_info *f)
 {
@@ -148,18 +151,40 @@ static void flood_text(const struct pw_flood_info *f)
 	g_free(lists);
 }
 
-static int floods(struct pw_db *db, int64_t since, bool json)
+static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 {
-	GArray *ids = pw_db_flood_list(db, since);
+	GArray *ids;
 	JsonBuilder *b = json ? json_builder_new() : NULL;
 	int rc = 0;
 	guint i;
+
+	if (msgid) {
+		/* The flood one message belongs to, if any. */
+		int64_t mid, fid;
+
+		ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+		if (*msgid == '<' && msgid[1] && msgid[strlen(msgid) - 1] == '>') {
+			char *bare = g_strndup(msgid + 1, strlen(msgid) - 2);
+			bool found = pw_db_message_find(db, bare, &mid);
+
+			g_free(bare);
+			if (found && pw_db_flood_of_message(db, mid, &fid))
+				g_array_append_val(ids, fid);
+		} else if (pw_db_message_find(db, msgid, &mid) &&
+			   pw_db_flood_of_message(db, mid, &fid)) {
+			g_array_append_val(ids, fid);
+		}
+	} else {
+		ids = pw_db_flood_list(db, since);
+	}
 
 	if (b)
 		json_builder_begin_array(b);
 	for (i = 0; i < ids->len; i++) {
 		struct pw_flood_info f;
-		enum pw_status s = pw_db_flood_info(db, g_array_index(ids, int64_t, i), &f);
+		enum pw_status s;
+
+		s = pw_db_flood_info(db, g_array_index(ids, int64_t, i), &f);
 
 		if (s == PW_ERR_INPUT)
 			continue;
@@ -186,7 +211,8 @@ static int floods(struct pw_db *db, int64_t since, bool json)
 
 /* ---- findings ---- */
 
-static int findings(struct pw_db *db, const struct pw_query_filter *flt, bool json)
+static int findings(struct pw_db *db, const struct pw_query_filter *flt,
+		    bool json)
 {
 	GPtrArray *a;
 	JsonBuilder *b;
@@ -239,7 +265,8 @@ static int findings(struct pw_db *db, const struct pw_query_filter *flt, bool js
 
 /* ---- series ---- */
 
-static int series(struct pw_db *db, const struct pw_query_filter *flt, bool json)
+static int series(struct pw_db *db, const struct pw_query_filter *flt,
+		  bool json)
 {
 	GPtrArray *a;
 	JsonBuilder *b;
@@ -293,7 +320,8 @@ static int series(struct pw_db *db, const struct pw_query_filter *flt, bool json
 }
 
 static const char usage_text[] =
-	"usage: patchwarden query [--db PATH] [--config FILE] floods [--since WHEN] [--format text|json]\n"
+	"usage: patchwarden query [--db PATH] [--config FILE] floods [--since WHEN] [--message MSGID]\n"
+	"                                                     [--format text|json]\n"
 	"       patchwarden query ... findings [--rule ID] [--severity LEVEL] [--since WHEN]\n"
 	"                                      [--from ADDR] [--list NAME] [--format text|json]\n"
 	"       patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME] [--format text|json]\n";
@@ -302,6 +330,7 @@ int pw_cmd_query(int argc, char **argv)
 {
 	char *db_path = NULL, *config = NULL, *format = NULL, *since = NULL;
 	char *rule = NULL, *severity = NULL, *from = NULL, *list = NULL;
+	char *message = NULL;
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
@@ -311,6 +340,7 @@ int pw_cmd_query(int argc, char **argv)
 		{ "severity", 0, 0, G_OPTION_ARG_STRING, &severity, "findings: at least this severe (info, warning, error)", "LEVEL" },
 		{ "from", 0, 0, G_OPTION_ARG_STRING, &from, "findings, series: only from this sender address", "ADDR" },
 		{ "list", 0, 0, G_OPTION_ARG_STRING, &list, "findings, series: only seen on this list", "NAME" },
+		{ "message", 0, 0, G_OPTION_ARG_STRING, &message, "floods: the flood this Message-ID belongs to", "MSGID" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	struct pw_query_filter flt;
@@ -331,6 +361,10 @@ int pw_cmd_query(int argc, char **argv)
 	}
 	if ((rule || severity) && strcmp(what, "findings")) {
 		fprintf(stderr, "patchwarden query: --rule and --severity apply to findings only\n");
+		goto out;
+	}
+	if (message && strcmp(what, "floods")) {
+		fprintf(stderr, "patchwarden query: --message applies to floods only\n");
 		goto out;
 	}
 	if ((from || list) && !strcmp(what, "floods")) {
@@ -356,7 +390,7 @@ int pw_cmd_query(int argc, char **argv)
 	if (!pw_cli_open(config, db_path, true, &cfg, &db))
 		goto out;
 	if (!strcmp(what, "floods"))
-		rc = floods(db, t, json);
+		rc = floods(db, t, message, json);
 	else if (!strcmp(what, "findings"))
 		rc = findings(db, &flt, json);
 	else
@@ -372,5 +406,6 @@ out:
 	g_free(severity);
 	g_free(from);
 	g_free(list);
+	g_free(message);
 	return rc;
 }

@@ -1,8 +1,11 @@
 /*
  * patchwarden: reading the configuration key file (see bot/config.h).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bot/config.h"
 
@@ -126,6 +129,54 @@ static bool read_list(GKeyFile *kf, const char *group, const char *name,
 	return ok;
 }
 
+/* Reads a whole configuration file and the status of that same file. */
+static bool read_file(const char *path, char **text, size_t *len,
+		      struct stat *sb, char **err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	GString *g;
+	char buf[8192];
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, sb) < 0) {
+		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	if (!S_ISREG(sb->st_mode) || sb->st_size > (1 << 20)) {
+		*err = g_strdup_printf("%s: not a regular file under 1 MiB", path);
+		close(fd);
+		return false;
+	}
+	g = g_string_new(NULL);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		g_string_append_len(g, buf, n);
+	close(fd);
+	if (n < 0) {
+		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
+		g_string_free(g, TRUE);
+		return false;
+	}
+	*len = g->len;
+	*text = g_string_free(g, FALSE);
+	return true;
+}
+
+/* A password, or a URL with user information ("smtp://user:pw@host"). */
+static bool has_secret(GKeyFile *kf)
+{
+	char *url;
+	bool secret;
+
+	if (g_key_file_has_key(kf, "smtp", "password", NULL))
+		return true;
+	url = g_key_file_get_string(kf, "smtp", "url", NULL);
+	secret = url && strchr(url, '@');
+	g_free(url);
+	return secret;
+}
+
 static void set_defaults(struct pw_config *c, const char *db)
 {
 	c->db_path = g_strdup(db ? db : "patchwarden.db");
@@ -134,6 +185,7 @@ static void set_defaults(struct pw_config *c, const char *db)
 	c->reply_min_severity = PW_SEV_WARNING;
 	c->per_recipient_per_hour = 5;
 	c->global_per_hour = 200;
+	c->reply_max_age = 7 * 86400;
 	c->flood_count = 20;
 	c->flood_window = 3 * 24 * 3600;
 	c->lists = g_ptr_array_new_with_free_func(list_free);
@@ -157,8 +209,9 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 	struct pw_config *c = g_new0(struct pw_config, 1);
 	GKeyFile *kf = NULL;
 	GError *e = NULL;
-	char **groups = NULL, *sev = NULL;
+	char **groups = NULL, *sev = NULL, *text = NULL;
 	struct stat sb;
+	size_t len = 0;
 	size_t i;
 
 	*out = NULL;
@@ -173,17 +226,22 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 		return PW_OK;
 	}
 	c->path = g_strdup(path);
+	/* Read the file through one descriptor, so that the mode checked
+	 * is the mode of the bytes read. */
+	if (!read_file(path, &text, &len, &sb, err))
+		goto fail;
 	kf = g_key_file_new();
-	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
+	if (!g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, &e)) {
 		*err = g_strdup_printf("%s: %s", path, e->message);
 		g_error_free(e);
 		goto fail;
 	}
-	if (g_key_file_has_key(kf, "smtp", "password", NULL) &&
-	    stat(path, &sb) == 0 && (sb.st_mode & 077)) {
-		*err = g_strdup_printf("%s: holds a password but is readable by "
-				       "group or others (mode %04o); chmod 600 it",
-				       path, (unsigned)(sb.st_mode & 07777));
+	if (has_secret(kf) && ((sb.st_mode & 077) || sb.st_uid != geteuid())) {
+		*err = g_strdup_printf("%s: holds a secret but %s (mode %04o); "
+				       "chmod 600 it and own it", path,
+				       (sb.st_mode & 077) ? "group or others can read it" :
+				       "belongs to another user",
+				       (unsigned)(sb.st_mode & 07777));
 		goto fail;
 	}
 	if (!db_override) {
@@ -220,9 +278,16 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 	if (!get_int(kf, "reply", "per_recipient_per_hour", 5,
 		     &c->per_recipient_per_hour, err) ||
 	    !get_int(kf, "reply", "global_per_hour", 200, &c->global_per_hour, err) ||
+	    !get_int(kf, "reply", "max_age", 7, &c->reply_max_age, err) ||
 	    !get_int(kf, "flood", "count", 20, &c->flood_count, err) ||
 	    !get_int(kf, "flood", "window", 3 * 24 * 3600, &c->flood_window, err))
 		goto fail;
+	c->reply_max_age *= 86400;
+	if (c->smtp_url && !c->smtp_from) {
+		*err = g_strdup_printf("%s: [smtp] url is set but [smtp] from is "
+				       "not: replies need a real sender address", path);
+		goto fail;
+	}
 	if (c->flood_count < 2) {
 		*err = g_strdup_printf("%s: [flood] count must be at least 2", path);
 		goto fail;
@@ -243,6 +308,7 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 	default_mbox(c);
 	g_strfreev(groups);
 	g_free(sev);
+	g_free(text);
 	g_key_file_free(kf);
 	*out = c;
 	return PW_OK;
@@ -255,6 +321,7 @@ fail:
 	}
 	g_strfreev(groups);
 	g_free(sev);
+	g_free(text);
 	if (kf)
 		g_key_file_free(kf);
 	pw_config_free(c);

@@ -5,15 +5,17 @@
  *   [smtp]   url, from, user, password, starttls (required|try|no),
  *            helo, timeout (seconds), cainfo
  *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
- *            per_recipient_per_hour, global_per_hour, dashboard_url,
+ *            per_recipient_per_hour, global_per_hour, max_age (days),
+ *            dashboard_url,
  *            automated_senders (;-separated addresses or *-patterns)
  *   [flood]  count, window (seconds)
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
  *            cc_list (bool), cc_all (bool)
  *
- * A file that holds a password is refused when group or others can
- * read it.
+ * A file that holds a secret (a password, or an SMTP URL with user
+ * information) is refused unless it belongs to the user running the
+ * program and neither group nor others can read it.
  */
 #ifndef PW_CONFIG_H
 #define PW_CONFIG_H
@@ -54,6 +56,7 @@ struct pw_config {
 	enum pw_severity reply_min_severity;
 	int per_recipient_per_hour;
 	int global_per_hour;
+	int reply_max_age;	/* seconds; mail dated earlier is never answered */
 	char *dashboard_url;
 	char **automated_senders;
 

@@ -111,18 +111,15 @@ static void fill_row(struct pw_msg_row *r, const struct job *j,
 	r->backfill = !o->reply;
 }
 
-/* Transitional until db/flood.c lands. */
-#pragma weak pw_db_flood_observe
-
 /* Files a new patch with the flood detector. */
 static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
 			      const struct job *j, int64_t message_id,
-			      int64_t patch_id, int64_t series_id)
+			      int64_t patch_id, int64_t series_id,
+			      int64_t *flood_id)
 {
 	const struct pw_mail *m = j->mail;
 	struct pw_flood_params fp = { cfg->flood_count, cfg->flood_window };
 	struct pw_flood_obs ob;
-	int64_t flood_id;
 
 	memset(&ob, 0, sizeof(ob));
 	ob.message_id = message_id;
@@ -137,9 +134,64 @@ static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
 	ob.has_counter = m->tags.has_counter;
 	ob.threaded = m->in_reply_to || (m->references && m->references[0]);
 	ob.fp = &j->fp;
-	if (!pw_db_flood_observe)
-		return PW_OK;
-	return pw_db_flood_observe(db, &ob, &fp, &flood_id);
+	return pw_db_flood_observe(db, &ob, &fp, flood_id);
+}
+
+/*
+ * A patch of a flood gets no reply of its own (held, with the reason,
+ * so that it stays visible); the flood gets one summary, queued by the
+ * patch that made it one.
+ */
+static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
+				  int64_t flood_id, int64_t message_id)
+{
+	struct pw_flood_info info;
+	struct pw_flood_facts f;
+	GArray *members;
+	enum pw_status s;
+	bool already;
+	char *why;
+
+	s = pw_db_flood_info(db, flood_id, &info);
+	if (s)
+		return s;
+	if (strcmp(info.rule, PW_RULE_FLOOD)) {
+		/* A large series sent properly, threaded under a cover
+		 * letter: its finding is stored, its patches are answered
+		 * as any other patch is. */
+		pw_db_flood_info_release(&info);
+		return pw_outbox_queue_message(db, cfg, message_id);
+	}
+	s = pw_db_flood_mark_reported(db, flood_id, &already);
+	if (!s && !already) {
+		memset(&f, 0, sizeof(f));
+		f.key = info.key;
+		f.sender_name = info.sender_name;
+		f.sender_addr = info.sender_addr;
+		f.size = info.size;
+		f.announced = info.claimed_total;
+		f.subject = info.subject;
+		f.lists = (const char *const *)info.lists;
+		f.recipients = info.recipients;
+		f.first_seen = info.first_seen;
+		f.last_seen = info.last_seen;
+		f.threaded = info.threaded;
+		f.answer_msgid = info.first_msgid;
+		f.answer_refs = (const char *const *)info.first_refs;
+		members = pw_db_flood_members(db, flood_id);
+		s = pw_outbox_queue_flood(db, cfg, &f,
+					  (const int64_t *)(void *)members->data,
+					  members->len);
+		g_array_unref(members);
+	}
+	pw_db_flood_info_release(&info);
+	if (s)
+		return s;
+	why = g_strdup_printf("part of flood %" G_GINT64_FORMAT
+			      ": answered once, for the whole flood", flood_id);
+	s = pw_outbox_hold_message(db, cfg, message_id, why);
+	g_free(why);
+	return s;
 }
 
 /* Stores one processed message inside the caller's transaction. */
@@ -151,7 +203,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	const struct pw_mail *m = j->mail;
 	struct pw_series_in si;
 	struct pw_msg_row row;
-	int64_t id, patch_id = 0, series_id;
+	int64_t id, patch_id = 0, series_id, flood_id = 0;
 	enum pw_status s;
 	bool is_new;
 
@@ -210,11 +262,18 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	s = pw_db_series_assign(db, id, patch_id, &si, &series_id);
 	if (s || m->kind != PW_MAIL_PATCH)
 		return s;
-	s = observe(db, cfg, j, id, patch_id, series_id);
+	s = observe(db, cfg, j, id, patch_id, series_id, &flood_id);
 	if (s || !o->reply)
 		return s;
 	/* In the same transaction: a stored patch always has its reply
 	 * decision stored with it, whatever happens next. */
+	if (flood_id)
+		return reply_flood(db, cfg, flood_id, id);
+	if (m->tags.total >= cfg->flood_count && !m->in_reply_to &&
+	    !(m->references && m->references[0]))
+		return pw_outbox_hold_message(db, cfg, id,
+			"an unthreaded patch of a series announced as large: "
+			"held until it is clear whether it is a flood");
 	return pw_outbox_queue_message(db, cfg, id);
 }
 

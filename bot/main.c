@@ -8,8 +8,6 @@
 #include "bot/mail.h"
 #include "bot/log.h"
 
-/* Transitional: subcommands still being written link as NULL. */
-#pragma weak pw_cmd_query
 
 struct command {
 	const char *name;

@@ -175,6 +175,10 @@ static char *never_answer(struct pw_db *db, const struct pw_config *cfg,
 {
 	if (m->backfill)
 		return g_strdup("read while backfilling an archive");
+	if (cfg->reply_max_age > 0 && m->date > 0 &&
+	    m->date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age)
+		return g_strdup_printf("older than %d days: too late to answer",
+				       cfg->reply_max_age / 86400);
 	if (auto_submitted(m->auto_submitted)) {
 		char *v = pw_reply_clean(m->auto_submitted, 60);
 		char *r = g_strdup_printf("automated mail (Auto-Submitted: %s)", v);

@@ -56,8 +56,18 @@ const char pw_db_migration_flood[] =
 	"  covered INTEGER"			/* NULL until its group floods */
 	");"
 	"CREATE INDEX flood_member_grp ON flood_member(grp, date);"
-	/* key: 64-bit hash of (fingerprint kind, sender, digest). */
+	/* key: 64-bit hash of (fingerprint kind, sender, digest).  The
+	 * subject, body and shape keys are filed by week of their Date
+	 * (bucket), so that new keys land in a few pages instead of all
+	 * over the index; patch-ids are looked up over the whole history. */
 	"CREATE TABLE flood_key ("
+	"  bucket INTEGER NOT NULL,"
+	"  key INTEGER NOT NULL,"
+	"  date INTEGER NOT NULL,"
+	"  message INTEGER NOT NULL,"
+	"  PRIMARY KEY (bucket, key, date, message)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE flood_patch_id ("
 	"  key INTEGER NOT NULL,"
 	"  date INTEGER NOT NULL,"
 	"  message INTEGER NOT NULL,"
@@ -447,29 +457,59 @@ out:
 
 /* ---- lookups ---- */
 
-/*
- * The group of the latest patch with key dated within [lo, hi], and that
- * patch's date.  Returns false when there is none.
- */
-static bool find_key(struct pw_db *db, int64_t key, int64_t lo, int64_t hi,
-		     int64_t *grp, int64_t *date)
+/* The week a Date is filed under in flood_key. */
+static int64_t bucket_of(int64_t date)
 {
-	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT m.grp, k.date FROM flood_key k"
-		" JOIN flood_member m ON m.message = k.message"
-		" WHERE k.key = ?1 AND k.date BETWEEN ?2 AND ?3"
-		" ORDER BY k.date DESC LIMIT 1");
-	bool found;
+	return date >= 0 ? date / PW_FLOOD_BUCKET :
+		-((-date + PW_FLOOD_BUCKET - 1) / PW_FLOOD_BUCKET);
+}
 
-	sqlite3_bind_int64(st, 1, key);
-	sqlite3_bind_int64(st, 2, lo);
-	sqlite3_bind_int64(st, 3, hi);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	if (found) {
-		*grp = sqlite3_column_int64(st, 0);
-		*date = sqlite3_column_int64(st, 1);
+/*
+ * The group of the latest patch with key (of kind k) dated within
+ * [lo, hi], and that patch's date.  Returns false when there is none.
+ */
+static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
+		     int64_t hi, int64_t *grp, int64_t *date)
+{
+	sqlite3_stmt *st;
+	int64_t b;
+	bool found = false;
+
+	if (k == K_PATCH_ID) {
+		st = pw_db_stmt(db,
+			"SELECT m.grp, k.date FROM flood_patch_id k"
+			" JOIN flood_member m ON m.message = k.message"
+			" WHERE k.key = ?1 AND k.date BETWEEN ?2 AND ?3"
+			" ORDER BY k.date DESC LIMIT 1");
+		sqlite3_bind_int64(st, 1, key);
+		sqlite3_bind_int64(st, 2, lo);
+		sqlite3_bind_int64(st, 3, hi);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		if (found) {
+			*grp = sqlite3_column_int64(st, 0);
+			*date = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_reset(st);
+		return found;
 	}
-	sqlite3_reset(st);
+	/* The newest week first: the first match is the latest. */
+	for (b = bucket_of(hi); !found && b >= bucket_of(lo); b--) {
+		st = pw_db_stmt(db,
+			"SELECT m.grp, k.date FROM flood_key k"
+			" JOIN flood_member m ON m.message = k.message"
+			" WHERE k.bucket = ?1 AND k.key = ?2 AND k.date BETWEEN ?3 AND ?4"
+			" ORDER BY k.date DESC LIMIT 1");
+		sqlite3_bind_int64(st, 1, b);
+		sqlite3_bind_int64(st, 2, key);
+		sqlite3_bind_int64(st, 3, lo);
+		sqlite3_bind_int64(st, 4, hi);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		if (found) {
+			*grp = sqlite3_column_int64(st, 0);
+			*date = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_reset(st);
+	}
 	return found;
 }
 
@@ -617,7 +657,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 			     int64_t key, bool *any)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT message, date FROM flood_key WHERE key = ?1"
+		"SELECT message, date FROM flood_patch_id WHERE key = ?1"
 		" ORDER BY date, message LIMIT 1");
 	int64_t first = 0, first_date = 0, orig;
 	enum pw_status s = PW_OK;
@@ -644,7 +684,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 		return s;
 	later = g_array_new(FALSE, FALSE, sizeof(struct mem));
 	st = pw_db_stmt(db,
-		"SELECT k.message, m.patch FROM flood_key k"
+		"SELECT k.message, m.patch FROM flood_patch_id k"
 		" JOIN flood_member m ON m.message = k.message"
 		" WHERE k.key = ?1 AND (k.date > ?2 OR (k.date = ?2 AND k.message > ?3))");
 	sqlite3_bind_int64(st, 1, key);
@@ -793,6 +833,66 @@ static void add_found(int64_t *grps, unsigned *bits, int *n, int64_t grp,
 	bits[(*n)++] = bit;
 }
 
+/*
+ * Loads the group to file a patch in, among the n groups found: a flood
+ * (the oldest), else the largest.  Groups that are gone get id 0.
+ * Returns its index, or -1 when none is left; *matched receives the
+ * fingerprints the patch shares with the groups left.
+ */
+static int choose(struct pw_db *db, int64_t *grps, const unsigned *bits,
+		  int n, struct grp *best, unsigned *matched)
+{
+	struct grp cand;
+	int b = -1, i;
+
+	*matched = 0;
+	memset(best, 0, sizeof(*best));
+	for (i = 0; i < n; i++) {
+		if (!grp_load(db, grps[i], &cand)) {
+			grps[i] = 0;
+			continue;
+		}
+		*matched |= bits[i];
+		if (b < 0 || (cand.detected && !best->detected) ||
+		    (cand.detected == best->detected &&
+		     (cand.detected ? cand.id < best->id :
+		      cand.size > best->size ||
+		      (cand.size == best->size && cand.id < best->id)))) {
+			*best = cand;
+			b = i;
+		}
+	}
+	return b;
+}
+
+/* Starts a new group of one, patch o. */
+static enum pw_status grp_create(struct pw_db *db, const struct pw_flood_obs *o,
+				 struct grp *g)
+{
+	sqlite3_stmt *st;
+	enum pw_status s;
+
+	memset(g, 0, sizeof(*g));
+	g->founder = o->message_id;
+	g->size = 1;
+	g->nthreaded = o->threaded;
+	g->claimed = o->has_counter ? o->total : 0;
+	g->first = g->last = o->date;
+	g->rank = -1;
+	st = pw_db_stmt(db, "INSERT INTO flood_group(sender, founder, size,"
+			" nthreaded, claimed_total, first_seen, last_seen)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)");
+	bind_text(st, 1, o->from_addr);
+	sqlite3_bind_int64(st, 2, g->founder);
+	sqlite3_bind_int(st, 3, g->size);
+	sqlite3_bind_int(st, 4, g->nthreaded);
+	sqlite3_bind_int(st, 5, g->claimed);
+	sqlite3_bind_int64(st, 6, o->date);
+	s = pw_db_done(db, st);
+	g->id = sqlite3_last_insert_rowid(db->h);
+	return s;
+}
+
 static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 			    const struct pw_flood_params *p, int64_t *flood_id)
 {
@@ -807,7 +907,7 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	sqlite3_stmt *st;
 	enum pw_status s = PW_OK;
 	struct grp g;
-	int nfound = 0, k, i, nkeys = 0;
+	int nfound = 0, k, i, b, nkeys = 0;
 
 	st = pw_db_stmt(db, "SELECT grp FROM flood_member WHERE message = ?1");
 	sqlite3_bind_int64(st, 1, o->message_id);
@@ -840,67 +940,27 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	for (k = 0; k < NKEYS; k++) {
 		if (!have[k] || (k == K_PATCH_ID && !any_copy))
 			continue;
-		if (!find_key(db, keys[k], lo, hi, &gid, &date))
+		if (!find_key(db, k, keys[k], lo, hi, &gid, &date))
 			continue;
 		add_found(grps, bits, &nfound, gid, 1u << k);
 		/* Arrived out of order: the earlier side may be another group. */
-		if (date > o->date && find_key(db, keys[k], lo, o->date, &gid, &date))
+		if (date > o->date &&
+		    find_key(db, k, keys[k], lo, o->date, &gid, &date))
 			add_found(grps, bits, &nfound, gid, 1u << k);
 	}
 
-	fresh = nfound == 0;
+	b = choose(db, grps, bits, nfound, &g, &matched);
+	fresh = b < 0;
 	if (fresh) {
-		memset(&g, 0, sizeof(g));
-		g.founder = o->message_id;
-		g.size = 1;
-		g.nthreaded = o->threaded;
-		g.claimed = o->has_counter ? o->total : 0;
-		g.first = g.last = o->date;
-		g.rank = -1;
-		st = pw_db_stmt(db, "INSERT INTO flood_group(sender, founder, size,"
-				" nthreaded, claimed_total, first_seen, last_seen)"
-				" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)");
-		bind_text(st, 1, sender);
-		sqlite3_bind_int64(st, 2, g.founder);
-		sqlite3_bind_int(st, 3, g.size);
-		sqlite3_bind_int(st, 4, g.nthreaded);
-		sqlite3_bind_int(st, 5, g.claimed);
-		sqlite3_bind_int64(st, 6, o->date);
-		s = pw_db_done(db, st);
-		if (s)
-			return s;
-		g.id = sqlite3_last_insert_rowid(db->h);
-	} else {
-		/* The target: a flood (the oldest), else the largest group. */
-		struct grp best, cand;
-		int b = -1;
-
-		memset(&best, 0, sizeof(best));
-
-		for (i = 0; i < nfound; i++) {
-			matched |= bits[i];
-			if (!grp_load(db, grps[i], &cand)) {
-				grps[i] = 0;
-				continue;
-			}
-			if (b < 0 || (cand.detected && !best.detected) ||
-			    (cand.detected == best.detected &&
-			     (cand.detected ? cand.id < best.id :
-			      cand.size > best.size ||
-			      (cand.size == best.size && cand.id < best.id)))) {
-				best = cand;
-				b = i;
-			}
-		}
-		if (b < 0)
-			return PW_ERR_DB;
-		g = best;
-		for (i = 0; !s && i < nfound; i++)
-			if (i != b && grps[i])
-				s = merge(db, &g, grps[i], sender, &rewrite_all);
+		s = grp_create(db, o, &g);
 		if (s)
 			return s;
 	}
+	for (i = 0; !fresh && !s && i < nfound; i++)
+		if (i != b && grps[i])
+			s = merge(db, &g, grps[i], sender, &rewrite_all);
+	if (s)
+		return s;
 
 	st = pw_db_stmt(db, "INSERT INTO flood_member(message, patch, grp, date,"
 			" threaded) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -913,8 +973,14 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	for (k = 0; !s && k < NKEYS; k++) {
 		if (!have[k])
 			continue;
-		st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_key(key, date,"
-				" message) VALUES (?1, ?2, ?3)");
+		if (k == K_PATCH_ID) {
+			st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_patch_id(key,"
+					" date, message) VALUES (?1, ?2, ?3)");
+		} else {
+			st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_key(key, date,"
+					" message, bucket) VALUES (?1, ?2, ?3, ?4)");
+			sqlite3_bind_int64(st, 4, bucket_of(o->date));
+		}
 		sqlite3_bind_int64(st, 1, keys[k]);
 		sqlite3_bind_int64(st, 2, o->date);
 		sqlite3_bind_int64(st, 3, o->message_id);

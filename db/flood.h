@@ -55,6 +55,8 @@ enum pw_status pw_db_flood_observe(struct pw_db *db,
 
 /* A counter announcing at least this many patches makes SERIES_OVERSIZED. */
 #define PW_FLOOD_OVERSIZED 100
+/* Subject, body and shape keys are filed by week (seconds). */
+#define PW_FLOOD_BUCKET (7 * 24 * 3600)
 /* An unmarked identical copy within this many seconds is a cross-post. */
 #define PW_FLOOD_CROSSPOST (24 * 3600)
 /* A FLOOD_SERIES of at least this many patches is a warning, not info. */

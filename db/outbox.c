@@ -426,7 +426,7 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT msgid, msgid_derived, kind, from_name, from_addr, subject,"
 		" in_reply_to, refs, list_id, auto_submitted, recipients, backfill,"
-		" number, total FROM message WHERE id = ?1");
+		" number, total, date FROM message WHERE id = ?1");
 	struct pw_outbox_msg *m;
 	GPtrArray *lists;
 	int rc;
@@ -454,6 +454,7 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 	m->backfill = sqlite3_column_int(st, 11) != 0;
 	m->number = sqlite3_column_int(st, 12);
 	m->total = sqlite3_column_int(st, 13);
+	m->date = sqlite3_column_int64(st, 14);
 	sqlite3_reset(st);
 
 	st = pw_db_stmt(db, "SELECT l.name FROM message_list ml"

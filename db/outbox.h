@@ -179,6 +179,7 @@ struct pw_outbox_msg {
 	char **lists;		/* names of the lists it was seen on */
 	bool backfill;
 	int number, total;
+	int64_t date;		/* Unix time of its Date header, 0 if unusable */
 };
 
 void pw_outbox_msg_free(struct pw_outbox_msg *m);

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Flood detection cost (not CI): ingest of a 100,000-message mbox with
+# flood detection on, against the same ingest with it off
+# (PW_FLOOD_DISABLE=1, read by db/flood.c for this benchmark only), and
+# the ingest rate at the end of the mbox against the rate at its start.
+#
+#   tests/bench/flood.sh [COPIES]   (default 50: 50 x 2,000 messages)
+#
+# The mbox is tests/bench/gen_ingest.py's copies of the 2,000 real
+# linux-mips messages, each copy moved on in time by 120 days (the
+# corpus spans 113) and sent from other addresses (user+cN@domain), so
+# that the history grows as 50 consecutive periods of real traffic
+# instead of 50 identical copies of one (which would be one giant
+# resend of every patch).  It is cut into 10 chunks, ingested in sequence
+# into two databases, one with flood detection and one without, each
+# chunk timed (wall and CPU).
+#
+# Targets: the total with detection at most 10% over the total without;
+# the last chunk's rate within 20% of the first chunk's.  CPU time is the
+# steadier figure on a machine that runs other work.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+PW=${PW:-$top/patchwarden}
+cache=${PW_BENCH_CACHE:-/var/tmp/patchwarden-bench}/flood
+copies=${1:-50}
+chunks=10
+mkdir -p "$cache"
+dir=$cache/mbox-$copies
+if [ ! -s "$dir/chunk-09.mbox" ]; then
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	/usr/bin/python3 "$top/tests/bench/gen_ingest.py" \
+		"$top/../shared/corpus/lore-linux-mips/first-2000.mbox.xz" /dev/stdout "$copies" |
+	/usr/bin/python3 -c '
+import re, sys
+from email.utils import parsedate_to_datetime, format_datetime
+from datetime import timedelta
+out_dir, total, chunks = sys.argv[1], int(sys.argv[2]) * 2000, int(sys.argv[3])
+per = total // chunks
+tag = re.compile(rb"^Message-I[Dd]: *<[^>@]*\.c(\d+)@", re.I)
+inp = sys.stdin.buffer
+n = -1
+out = None
+head = []
+def flush(head):
+    # The copy number is in the rewritten Message-ID (none for copy 0).
+    c = 0
+    for ln in head:
+        m = tag.match(ln)
+        if m:
+            c = int(m.group(1))
+    res = []
+    for ln in head:
+        low = ln[:6].lower()
+        if c and low == b"date: ":
+            try:
+                d = parsedate_to_datetime(ln[6:].decode("ascii", "replace").strip())
+                ln = b"Date: " + format_datetime(d + timedelta(days=120 * c)).encode() + b"\n"
+            except (TypeError, ValueError, IndexError):
+                pass
+        elif c and low == b"from: ":
+            ln = re.sub(rb"([A-Za-z0-9._%+-]+)@", lambda x: x.group(1) + b"+c%d@" % c, ln, count=1)
+        res.append(ln)
+    return res
+in_head = False
+for line in inp:
+    if line.startswith(b"From ") and not in_head:
+        n += 1
+        if n % per == 0 and n // per < chunks:
+            if out:
+                out.close()
+            out = open("%s/chunk-%02d.mbox" % (out_dir, n // per), "wb")
+        in_head = True
+        head = [line]
+        continue
+    if in_head:
+        head.append(line)
+        if line in (b"\n", b"\r\n"):
+            out.writelines(flush(head))
+            in_head = False
+        continue
+    out.write(line)
+if in_head:
+    out.writelines(flush(head))
+out.close()
+' "$dir.tmp" "$copies" "$chunks"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+fi
+n=$(cat "$dir"/chunk-*.mbox | grep -c '^From ')
+mb=$(( $(du -cb "$dir"/chunk-*.mbox | tail -n 1 | cut -f 1) / 1048576 ))
+echo "flood: $n messages, $mb MiB in $chunks chunks ($dir)"
+
+# Two databases grow side by side, one with detection and one without;
+# each chunk goes into both, one right after the other, so that other
+# load on the machine hits both alike.  Per chunk: seconds (wall) and CPU
+# seconds (user + system) of the ingest process.
+ingest() {	# LABEL CHUNK ENV...
+	local label=$1 i=$2
+	shift 2
+	env "$@" /usr/bin/time -f '%e %U %S' -o "$cache/time" \
+		"$PW" ingest -q --db "$cache/$label.db" "$dir/chunk-$i.mbox" >"$cache/out" 2>"$cache/err" || {
+		echo "$label: chunk $i failed:"; tail -n 5 "$cache/err"; exit 1; }
+	read -r wall user sys <"$cache/time"
+	echo "$i $wall $(echo "$user + $sys" | bc)" >>"$cache/$label.times"
+}
+summary() {	# LABEL
+	local db=$cache/$1.db
+	floods=$("$PW" query --db "$db" floods | wc -l)
+	findings=$(sqlite3 "$db" "SELECT count(*) FROM finding WHERE rule IN ('FLOOD','FLOOD_SERIES','RESEND_IDENTICAL','SERIES_OVERSIZED')")
+	echo "$1: floods=$floods flood-findings=$findings db=$(( $(stat -c %s "$db") / 1048576 )) MiB"
+	rm -f "$db" "$db-wal" "$db-shm"
+}
+for label in on off; do
+	rm -f "$cache/$label.db" "$cache/$label.db-wal" "$cache/$label.db-shm"
+	: >"$cache/$label.times"
+done
+for i in $(seq -f %02g 0 $((chunks - 1))); do
+	ingest on "$i" PW_BENCH=1
+	ingest off "$i" PW_FLOOD_DISABLE=1
+done
+summary on
+summary off
+
+per=$(( n / chunks ))
+awk -v per="$per" '
+	FNR == NR { won[$1] = $2; con[$1] = $3; next }
+	{ woff[$1] = $2; coff[$1] = $3; keys[++k] = $1 }
+	END {
+		printf "  %-6s %10s %10s %10s %10s %12s\n", "chunk", "on s", "off s", "on cpu", "off cpu", "on msg/s"
+		for (i = 1; i <= k; i++) {
+			c = keys[i]
+			printf "  %-6s %10.2f %10.2f %10.2f %10.2f %12.0f\n", c, won[c], woff[c], con[c], coff[c], per / won[c]
+			ton += won[c]; toff += woff[c]; tcon += con[c]; tcoff += coff[c]
+		}
+		first = keys[1]; last = keys[k]
+		printf "  total  %10.2f %10.2f %10.2f %10.2f %12.0f\n", ton, toff, tcon, tcoff, per * k / ton
+		printf "  flood detection adds %.1f%% wall, %.1f%% CPU (target <= 10%%)\n", (ton / toff - 1) * 100, (tcon / tcoff - 1) * 100
+		printf "  last chunk rate / first chunk rate, detection on: %.2f wall, %.2f CPU (target >= 0.80)\n", won[first] / won[last], con[first] / con[last]
+		printf "  the same without detection: %.2f wall, %.2f CPU\n", woff[first] / woff[last], coff[first] / coff[last]
+	}' "$cache/on.times" "$cache/off.times"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# patchwarden run: the main job end to end on the embedded default
+# (dry-run replies), on the bundled sample and on a generated flood.
+. "$(dirname "$0")/../lib.sh"
+
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# The bundled sample (what make run uses): its synthetic patch gets one
+# reply, written to outbox.mbox beside the database, never sent.
+mkdir -p "$T/s"
+printf '[reply]\nmax_age = 0\n' >"$T/all-ages.conf"
+out=$($PW run --config "$T/all-ages.conf" --db "$T/s/pw.db" "$TOP/tests/data/sample.mbox" 2>"$T/err")
+is "sample: exit status" "$?" 0
+is "sample: 61 messages" "$(kv messages "$out")" 61
+contains "sample: dry run says where" "$out" "dry run: written to $T/s/outbox.mbox"
+is "sample: one reply in the dry-run mbox" "$(grep -c '^From ' "$T/s/outbox.mbox")" 1
+contains "sample: the reply answers the synthetic patch" "$(cat "$T/s/outbox.mbox")" \
+	"In-Reply-To: <20261103100000.1-sam@example.org>"
+again=$($PW run --config "$T/all-ages.conf" --db "$T/s/pw.db" "$TOP/tests/data/sample.mbox" 2>/dev/null)
+is "sample again: all duplicates" "$(kv duplicates "$again")" 61
+is "sample again: still one reply" "$(grep -c '^From ' "$T/s/outbox.mbox")" 1
+
+# With the default age limit, 2019 list mail is stored but not answered.
+mkdir -p "$T/d"
+$PW run --db "$T/d/pw.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1
+is "default max_age: old mail answered by nobody" \
+	"$(q "$T/d/pw.db" "SELECT count(*) FROM outbox WHERE state <> 'suppressed'")" 0
+
+# A flood: one summary for the whole flood, every flood patch held with
+# the reason, the same Message-ID on several lists stored once.
+/usr/bin/python3 "$TOP/tests/gen_flood.py" --out "$T/f" --flood-size 120 --noise 80 --seed 7 >/dev/null
+out=$($PW run --config "$T/all-ages.conf" --db "$T/f/pw.db" "$T/f/arrival.mbox" 2>"$T/err")
+flood_ids=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["flood"]["message_ids"]))' "$T/f/expected.json" 2>/dev/null)
+check "flood: expected.json names the flood's messages" test "${flood_ids:-0}" -ge 100
+is "flood: one summary reply" \
+	"$(q "$T/f/pw.db" "SELECT count(*) FROM outbox WHERE answers LIKE 'flood:%'")" 1
+is "flood: no per-patch reply to the flooder is sent" \
+	"$(q "$T/f/pw.db" "SELECT count(*) FROM outbox o JOIN message m ON 'msg:' || m.id = o.answers WHERE m.from_addr = (SELECT sender FROM flood LIMIT 1) AND o.state <> 'suppressed'")" 0
+is "flood: every flood patch's reply held" \
+	"$(q "$T/f/pw.db" "SELECT count(*) FROM outbox WHERE state = 'suppressed' AND (reason LIKE 'part of flood%' OR reason LIKE '%announced as large%')")" \
+	"$flood_ids"
+contains "flood: the summary is in the dry-run mbox" "$(cat "$T/f/outbox.mbox")" "Auto-Submitted: auto-generated"
