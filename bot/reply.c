@@ -264,62 +264,6 @@ static void wrapf(GString *b, const char *indent, const char *fmt, ...)
 	g_free(s);
 }
 
-/*
- * Finds the octal mode literals of a C, shell or Python line (0644,
- * 04755, 0o600) and adds each one not yet in seen, up to 3.
- */
-static void find_modes(const char *s, GArray *seen)
-{
-	size_t i, j;
-
-	for (i = 0; s && s[i] && seen->len < 3; i++) {
-		unsigned mode = 0;
-		size_t digits = 0;
-		guint k;
-		bool dup = false;
-
-		if (s[i] != '0' || (i > 0 && (g_ascii_isalnum(s[i - 1]) ||
-					      s[i - 1] == '_' || s[i - 1] == '.')))
-			continue;
-		j = i + 1;
-		if (s[j] == 'o' || s[j] == 'O')
-			j++;
-		while (s[j] >= '0' && s[j] <= '7' && digits < 6) {
-			mode = mode * 8 + (unsigned)(s[j] - '0');
-			digits++;
-			j++;
-		}
-		if (digits < 3 || digits > 4 || g_ascii_isalnum(s[j]) ||
-		    s[j] == '_' || s[j] == '.') {
-			i = j > i ? j - 1 : i;
-			continue;
-		}
-		for (k = 0; k < seen->len; k++)
-			dup |= g_array_index(seen, unsigned, k) == mode;
-		if (!dup)
-			g_array_append_val(seen, mode);
-		i = j - 1;
-	}
-}
-
-static void append_modes(GString *b, const char *line, const char *fix)
-{
-	GArray *modes = g_array_new(FALSE, FALSE, sizeof(unsigned));
-	guint k;
-
-	find_modes(line, modes);
-	find_modes(fix, modes);
-	for (k = 0; k < modes->len; k++) {
-		unsigned m = g_array_index(modes, unsigned, k);
-		char lsl[11];
-
-		pw_reply_mode_lsl(m, lsl);
-		g_string_append_printf(b, "   ls -l shows %0*o as %s\n",
-				       m > 0777 ? 5 : 4, m, lsl);
-	}
-	g_array_unref(modes);
-}
-
 static void append_item(GString *b, size_t no, const struct pw_reply_item *it)
 {
 	const struct pw_finding *f = it->f;
@@ -338,7 +282,6 @@ static void append_item(GString *b, size_t no, const struct pw_reply_item *it)
 	if (line)
 		g_string_append_printf(b, "\n   > +%s\n\n", line);
 	wrap(b, "   ", msg);
-	append_modes(b, line, fix);
 	if (fix && *fix)
 		g_string_append_printf(b, "   A fix:\n\n   > +%s\n", fix);
 	g_string_append_c(b, '\n');
@@ -376,10 +319,14 @@ static void append_footer(GString *b, const struct pw_reply_head *h,
 	else
 		wrap(b, "", "To run the same check on your patch before sending:");
 	g_string_append(b, "\n    patchwarden check 0001-your-change.patch\n\n");
-	wrapf(b, "", "If this report is wrong, please tell the maintainers%s%s: "
-	      "reply to this message%s, and say what patchwarden got wrong.",
-	      list && *list ? " of " : "", list && *list ? list : "",
-	      h->reply_to ? " (replies reach the people who run the bot)" : "");
+	if (h->reply_to)
+		wrap(b, "", "If this report is wrong, please reply to this "
+		     "message (replies reach the people who run the bot) and "
+		     "say what patchwarden got wrong.");
+	else
+		wrapf(b, "", "If this report is wrong, please say so on %s, "
+		      "so that the maintainers can correct the bot.",
+		      list && *list ? list : "the list");
 	if (h->dashboard_url) {
 		char *url = pw_reply_clean(h->dashboard_url, 300);
 
@@ -526,7 +473,7 @@ static enum pw_status build(const struct pw_reply_head *h, const char *body,
 		low = g_ascii_strdown(h->cc[i], -1);
 		for (k = 0; k < rcpt->len; k++)
 			dup |= !strcmp(g_ptr_array_index(rcpt, k), low);
-		if (dup || !strcmp(low, h->from_addr)) {
+		if (dup || !g_ascii_strcasecmp(low, h->from_addr)) {
 			g_free(low);
 			continue;
 		}
@@ -560,8 +507,11 @@ static enum pw_status build(const struct pw_reply_head *h, const char *body,
 	g_mime_part_set_content(part, dw);
 	g_mime_object_set_content_type_parameter(GMIME_OBJECT(part), "charset",
 						 "utf-8");
-	g_mime_part_set_content_encoding(part,
-					 GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+	/* Plain 8-bit text: lines are short, and quoted code must read in
+	 * list archives exactly as written, without =3D and soft breaks. */
+	g_mime_part_set_content_encoding(part, g_str_is_ascii(body) ?
+					 GMIME_CONTENT_ENCODING_7BIT :
+					 GMIME_CONTENT_ENCODING_8BIT);
 	g_mime_message_set_mime_part(m, GMIME_OBJECT(part));
 
 	fo = g_mime_format_options_clone(NULL);
@@ -651,10 +601,7 @@ enum pw_status pw_reply_patch(const struct pw_reply_head *h,
 		      "the check below on your patch.", n - shown);
 		g_string_append_c(b, '\n');
 	}
-	wrap(b, "", "In the ls -l form, the three groups of rwx are what the "
-	     "owner, the group and everyone else may do with the file: read, "
-	     "write, run (s and t mark the setuid, setgid and sticky bits).");
-	g_string_append(b, "\nThanks for your patch.\n\n");
+	g_string_append(b, "Thanks for your patch.\n\n");
 	append_footer(b, h, false);
 	st = build(h, b->str, out, err);
 	g_string_free(b, TRUE);

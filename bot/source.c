@@ -199,7 +199,7 @@ static bool add_dir(struct pw_source *s, const char *dir)
 		if (de->d_name[0] == '.')
 			continue;
 		f = g_build_filename(dir, de->d_name, NULL);
-		if (stat(f, &sb) == 0 && S_ISREG(sb.st_mode))
+		if (lstat(f, &sb) == 0 && S_ISREG(sb.st_mode))
 			g_ptr_array_add(s->files, f);
 		else
 			g_free(f);

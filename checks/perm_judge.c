@@ -288,6 +288,7 @@ static void value_rules(struct probs *ps, struct pw_scan *sc,
 		    g_strdup_printf("others can write to %s%s%s", what(k),
 				    (!oc->relative && !(perm & 0200)) ?
 				    ", the owner cannot" : "",
+				    k == PW_CTX_DEBUGFS ? " (harmless only while debugfs stays mounted for root alone)" :
 				    exported(k) ? " (an interface every user can reach)" : ""));
 		ww_told = true;
 	}

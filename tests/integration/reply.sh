@@ -161,7 +161,7 @@ assert m["Reply-To"].addresses[0].addr_spec == "maintainers@example.org"
 body = m.get_content()
 for want in ("Hello Ada Author,", "drivers/foo/foo2.c, line 12", "PERM_WORLD_WRITABLE",
              "> +\tdebugfs_create_file(\"knob\", 0666, d, NULL, &knob_fops);",
-             "ls -l shows 0666 as -rw-rw-rw-", "patchwarden check",
+             "0666 (rw-rw-rw-)", "patchwarden check",
              "If this report is wrong", "https://pw.example.org/"):
     assert want in body, (want, body)
 ' "$T/s1" "$MID"
