@@ -147,23 +147,26 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 {
 	struct pw_flood_info info;
 	struct pw_flood_facts f;
+	const char *rule;
 	GArray *members;
 	enum pw_status s;
 	bool already;
 	char *why;
 
-	s = pw_db_flood_info(db, flood_id, &info);
-	if (s)
-		return s;
-	if (strcmp(info.rule, PW_RULE_FLOOD)) {
+	if (!pw_db_flood_kind(db, flood_id, &rule, NULL, NULL))
+		return PW_ERR_DB;
+	if (strcmp(rule, PW_RULE_FLOOD))
 		/* A large series sent properly, threaded under a cover
 		 * letter: its finding is stored, its patches are answered
 		 * as any other patch is. */
-		pw_db_flood_info_release(&info);
 		return pw_outbox_queue_message(db, cfg, message_id);
-	}
 	s = pw_db_flood_mark_reported(db, flood_id, &already);
-	if (!s && !already) {
+	if (s)
+		return s;
+	if (!already) {
+		s = pw_db_flood_info(db, flood_id, &info);
+		if (s)
+			return s;
 		memset(&f, 0, sizeof(f));
 		f.key = info.key;
 		f.sender_name = info.sender_name;
@@ -183,10 +186,10 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 					  (const int64_t *)(void *)members->data,
 					  members->len);
 		g_array_unref(members);
+		pw_db_flood_info_release(&info);
+		if (s)
+			return s;
 	}
-	pw_db_flood_info_release(&info);
-	if (s)
-		return s;
 	why = g_strdup_printf("part of flood %" G_GINT64_FORMAT
 			      ": answered once, for the whole flood", flood_id);
 	s = pw_outbox_hold_message(db, cfg, message_id, why);

@@ -1206,6 +1206,30 @@ out:
 	return pw_db_commit(db);
 }
 
+bool pw_db_flood_kind(struct pw_db *db, int64_t flood_id, const char **rule,
+		      enum pw_severity *severity, bool *reported)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT rank, reported_at IS NOT NULL FROM flood_group"
+		" WHERE id = ?1 AND detected_at IS NOT NULL");
+	bool found;
+
+	sqlite3_bind_int64(st, 1, flood_id);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	if (found) {
+		int rank = sqlite3_column_int(st, 0);
+
+		if (rule)
+			*rule = rule_of(rank);
+		if (severity)
+			*severity = severity_of(rank);
+		if (reported)
+			*reported = sqlite3_column_int(st, 1);
+	}
+	sqlite3_reset(st);
+	return found;
+}
+
 enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
 					 bool *already)
 {

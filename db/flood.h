@@ -124,6 +124,15 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 				struct pw_flood_info *out);
 
 /*
+ * The rule (PW_RULE_FLOOD or PW_RULE_FLOOD_SERIES, static) and severity
+ * of flood flood_id and whether its report was queued, in one indexed
+ * lookup, where pw_db_flood_info() reads every member.  Any output may
+ * be NULL.  Returns false when there is no such flood.
+ */
+bool pw_db_flood_kind(struct pw_db *db, int64_t flood_id, const char **rule,
+		      enum pw_severity *severity, bool *reported);
+
+/*
  * Marks flood flood_id as reported (its one summary reply is queued).
  * *already (may be NULL) receives whether it was marked before, in which
  * case nothing changes: call it in the transaction that queues the
