@@ -40,3 +40,16 @@ is "flood: every flood patch's reply held" \
 	"$(q "$T/f/pw.db" "SELECT count(*) FROM outbox WHERE state = 'suppressed' AND (reason LIKE 'part of flood%' OR reason LIKE '%announced as large%')")" \
 	"$flood_ids"
 contains "flood: the summary is in the dry-run mbox" "$(cat "$T/f/outbox.mbox")" "Auto-Submitted: auto-generated"
+
+# Configuration: the shipped example loads; secrets in a file others can
+# read are refused, a password inside the SMTP URL included.
+$PW run --config "$TOP/deploy/patchwarden.conf.example" --db "$T/ex.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
+is "the example configuration loads" "$?" 0
+printf '[smtp]\nurl = smtp://bot:s3cret@127.0.0.1:1/\nfrom = bot@example.org\n' >"$T/leaky.conf"
+chmod 644 "$T/leaky.conf"
+$PW run --config "$T/leaky.conf" --db "$T/leaky.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
+is "a password in a readable SMTP URL: refused" "$?" 2
+contains "the refusal says why" "$(cat "$T/err")" "group or others can read it"
+printf '[smtp]\nurl = smtp://127.0.0.1:1/\n' >"$T/nofrom.conf"
+$PW run --config "$T/nofrom.conf" --db "$T/nofrom.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
+is "an SMTP url without a sender address: refused" "$?" 2
