@@ -107,6 +107,24 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	tests/bench/run.sh
 
+# Fuzzing the mail parser: with clang, libFuzzer for FUZZ_SECONDS on the
+# shared corpus; without it, the harness replays the corpus standalone.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@mkdir -p $(BUILD)/fuzz-corpus
+	@if command -v clang >/dev/null 2>&1; then \
+	  clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE -I. \
+	    $(BOT_CFLAGS) tests/fuzz/fuzz_mail.c bot/mail.c checks/status.c \
+	    -o $(BUILD)/fuzz_mail $(LIBS) && \
+	  $(BUILD)/fuzz_mail -max_len=65536 -max_total_time=$(FUZZ_SECONDS) \
+	    $(BUILD)/fuzz-corpus ../shared/corpus/patchwork/fuzz ../shared/corpus/patchwork/mail; \
+	else \
+	  $(CC) -g -O1 -fsanitize=address,undefined -DPW_FUZZ_STANDALONE $(STD) \
+	    $(BOT_CFLAGS) tests/fuzz/fuzz_mail.c bot/mail.c checks/status.c \
+	    -o $(BUILD)/fuzz_mail $(LIBS) && \
+	  $(BUILD)/fuzz_mail ../shared/corpus/patchwork/fuzz/* ../shared/corpus/patchwork/mail/*; \
+	fi
+
 check-includes:
 	@! grep -nE '#include *[<"](gmime|git2|curl|sqlite3|json-glib|microhttpd)|#include *"(db|bot)/' checks/*.[ch] \
 	  || { echo "checks/ must include only libc, GLib and checks/"; exit 1; }
