@@ -449,6 +449,8 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	g_cond_init(&p.cond);
 	pending = g_hash_table_new(g_int64_hash, g_int64_equal);
 
+	/* Checkpoints run beside the writer, not inside its commits. */
+	pw_db_checkpoint_start(db);
 	rt = g_thread_new("pw-reader", reader, &p);
 	wt = g_new0(GThread *, p.nworkers);
 	for (i = 0; i < p.nworkers; i++)
@@ -511,6 +513,7 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 		s = PW_ERR_IO;
 	}
 	g_free(p.read_error);
+	pw_db_checkpoint_stop(db);
 	pw_source_free(p.src);
 	return s;
 }

@@ -1293,6 +1293,98 @@ static bool raw_subject_is_reply(const char *raw, size_t hlen)
 	return false;
 }
 
+/*
+ * Header fields that nothing here reads and that GMime would otherwise
+ * turn into objects one by one: trace and authentication fields, the
+ * extension (X-) fields and list/agent decoration.  Most of a list
+ * message's header block is these.
+ */
+static bool unread_header(const char *name, size_t n)
+{
+	static const struct { const char *s; size_t n; } drop[] = {
+#define H(x) { x, sizeof(x) - 1 }
+		H("Received"), H("DKIM-Signature"), H("Authentication-Results"),
+		H("Received-SPF"), H("Return-Path"), H("Delivered-To"),
+		H("Precedence"), H("User-Agent"), H("Organization"),
+		H("Thread-Topic"), H("Thread-Index"), H("Accept-Language"),
+		H("List-Unsubscribe"), H("List-Subscribe"), H("List-Archive"),
+		H("List-Post"), H("List-Help"), H("List-Owner"),
+		H("Content-Language"), H("Feedback-ID"), H("Errors-To"),
+#undef H
+	};
+	char c = g_ascii_toupper(name[0]);
+	size_t i;
+
+	if (n > 2 && c == 'X' && name[1] == '-')
+		return true;
+	if (n > 4 && c == 'A' && !g_ascii_strncasecmp(name, "ARC-", 4))
+		return true;
+	for (i = 0; i < G_N_ELEMENTS(drop); i++)
+		if (drop[i].n == n && drop[i].s[0] == c &&
+		    !g_ascii_strncasecmp(name, drop[i].s, n))
+			return true;
+	return false;
+}
+
+/*
+ * A copy of the message without the unread header fields (each with
+ * its continuation lines), the rest byte for byte; NULL when there is
+ * nothing to drop.  Stops filtering at the first line that is neither
+ * "Name:" nor a continuation, so GMime sees the same header block end.
+ */
+static char *drop_unread_headers(const char *raw, size_t len, size_t *out_len)
+{
+	const char *p = raw, *end = raw + len;
+	char *out = NULL, *q = NULL;
+	bool dropping = false;
+	size_t kept = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl + 1 : end, *c;
+
+		if (!nl || *p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n'))
+			break;
+		if (*p == ' ' || *p == '\t') {
+			if (!dropping) {
+				if (q) {
+					memcpy(q, p, (size_t)(e - p));
+					q += e - p;
+				}
+			}
+			p = e;
+			continue;
+		}
+		for (c = p; c < nl && *c > ' ' && *c < 127 && *c != ':'; c++)
+			;
+		if (c == p || c == nl || *c != ':')
+			break;
+		dropping = unread_header(p, (size_t)(c - p));
+		if (dropping) {
+			if (!q) {
+				out = g_malloc(len);
+				memcpy(out, raw, (size_t)(p - raw));
+				q = out + (p - raw);
+			}
+		} else {
+			kept++;
+			if (q) {
+				memcpy(q, p, (size_t)(e - p));
+				q += e - p;
+			}
+		}
+		p = e;
+	}
+	if (!q || kept == 0) {
+		g_free(out);
+		return NULL;
+	}
+	memcpy(q, p, (size_t)(end - p));
+	q += end - p;
+	*out_len = (size_t)(q - out);
+	return out;
+}
+
 enum pw_status pw_mail_parse(const char *raw, size_t len,
 			     struct pw_mail **out, char **err)
 {
@@ -1313,7 +1405,9 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 	GDateTime *dt;
 	const char *subj;
 	bool headers_only = false;
-	size_t full_len = len;
+	size_t full_len = len, flen = 0;
+	char *filtered = NULL;
+	GByteArray *ba = NULL;
 
 	*out = NULL;
 	pw_mail_init();
@@ -1332,10 +1426,28 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 			len = h;
 		}
 	}
-	mem = g_mime_stream_mem_new_with_buffer(raw, len);
+	filtered = drop_unread_headers(raw, len, &flen);
+	/* GMime reads the bytes in place: no copy of the message. */
+	ba = filtered ? g_byte_array_new_take((guint8 *)filtered, flen) :
+		g_byte_array_new_take((guint8 *)(void *)raw, len);
+	mem = g_mime_stream_mem_new_with_byte_array(ba);
+	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
 	parser = g_mime_parser_new_with_stream(mem);
 	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
 	msg = g_mime_parser_construct_message(parser, NULL);
+	if (!msg && filtered) {
+		/* Report what the message as sent gives. */
+		g_object_unref(parser);
+		g_object_unref(mem);
+		g_byte_array_free(ba, TRUE);
+		filtered = NULL;
+		ba = g_byte_array_new_take((guint8 *)(void *)raw, len);
+		mem = g_mime_stream_mem_new_with_byte_array(ba);
+		g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+		parser = g_mime_parser_new_with_stream(mem);
+		g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
+		msg = g_mime_parser_construct_message(parser, NULL);
+	}
 	if (!msg) {
 		if (err)
 			*err = g_strdup_printf("not a mail message (no header block found at byte %lld)",
@@ -1430,6 +1542,8 @@ out:
 		g_object_unref(parser);
 	if (mem)
 		g_object_unref(mem);
+	if (ba)
+		g_byte_array_free(ba, filtered != NULL);
 	return st;
 }
 

@@ -24,7 +24,19 @@ struct pw_db {
 	int depth;		/* nesting of pw_db_begin() */
 	GHashTable *stmts;	/* SQL text pointer -> sqlite3_stmt* */
 	char *err;		/* last error message, owned */
+	struct pw_db_ckpt *ckpt;	/* background checkpointer, or NULL */
 };
+
+/*
+ * Moves WAL checkpoints of a read-write database off the committing
+ * thread, onto a thread of its own with its own connection, for the
+ * length of a bulk load.  Commits stay as durable as before; the WAL
+ * is still bounded (a commit waits for the checkpoint when it has
+ * grown well past the usual size).  Stopped by pw_db_close() or
+ * pw_db_checkpoint_stop().  Does nothing when it cannot start.
+ */
+void pw_db_checkpoint_start(struct pw_db *db);
+void pw_db_checkpoint_stop(struct pw_db *db);
 
 /*
  * Opens (creating when needed, unless readonly) the database at path and

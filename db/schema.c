@@ -48,14 +48,6 @@ static const char core[] =
 	"  list INTEGER NOT NULL REFERENCES list(id),"
 	"  PRIMARY KEY (message, list)"
 	") WITHOUT ROWID;"
-	/* Every Message-ID a message names (In-Reply-To and References),
-	 * so that a series finds its members whatever order they arrive in. */
-	"CREATE TABLE msgref ("
-	"  ref TEXT NOT NULL,"
-	"  message INTEGER NOT NULL REFERENCES message(id) ON DELETE CASCADE,"
-	"  PRIMARY KEY (ref, message)"
-	") WITHOUT ROWID;"
-	"CREATE INDEX msgref_message ON msgref(message);"
 	"CREATE TABLE series ("
 	"  id INTEGER PRIMARY KEY,"
 	"  name TEXT NOT NULL DEFAULT '',"
