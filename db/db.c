@@ -364,12 +364,19 @@ void pw_db_close(struct pw_db *db)
 
 /* ---- messages ---- */
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
+void pw_db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i);
+}
+
+char *pw_db_col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? g_strdup((const char *)t) : NULL;
 }
 
 static enum pw_status list_id(struct pw_db *db, const char *name, int64_t *id)
@@ -378,7 +385,7 @@ static enum pw_status list_id(struct pw_db *db, const char *name, int64_t *id)
 	int rc;
 
 	st = pw_db_stmt(db, "SELECT id FROM list WHERE name = ?1");
-	bind_text(st, 1, name);
+	pw_db_bind_text(st, 1, name);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
 		sqlite3_reset(st);
@@ -386,7 +393,7 @@ static enum pw_status list_id(struct pw_db *db, const char *name, int64_t *id)
 	}
 	sqlite3_reset(st);
 	st = pw_db_stmt(db, "INSERT INTO list(name) VALUES (?1)");
-	bind_text(st, 1, name);
+	pw_db_bind_text(st, 1, name);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -400,7 +407,7 @@ bool pw_db_message_find(struct pw_db *db, const char *msgid, int64_t *id)
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT id FROM message WHERE msgid = ?1");
 	bool found;
 
-	bind_text(st, 1, msgid);
+	pw_db_bind_text(st, 1, msgid);
 	found = sqlite3_step(st) == SQLITE_ROW;
 	if (found && id)
 		*id = sqlite3_column_int64(st, 0);
@@ -436,32 +443,32 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 		" source, received_at, backfill)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
-	bind_text(st, 1, m->msgid);
+	pw_db_bind_text(st, 1, m->msgid);
 	sqlite3_bind_int(st, 2, m->msgid_derived);
-	bind_text(st, 3, m->kind);
-	bind_text(st, 4, m->from_name ? m->from_name : "");
-	bind_text(st, 5, m->from_addr ? m->from_addr : "");
-	bind_text(st, 6, m->subject ? m->subject : "");
-	bind_text(st, 7, m->subject_clean ? m->subject_clean : "");
+	pw_db_bind_text(st, 3, m->kind);
+	pw_db_bind_text(st, 4, m->from_name ? m->from_name : "");
+	pw_db_bind_text(st, 5, m->from_addr ? m->from_addr : "");
+	pw_db_bind_text(st, 6, m->subject ? m->subject : "");
+	pw_db_bind_text(st, 7, m->subject_clean ? m->subject_clean : "");
 	sqlite3_bind_int64(st, 8, m->date);
-	bind_text(st, 9, m->in_reply_to);
-	bind_text(st, 10, refs);
-	bind_text(st, 11, m->list_id);
-	bind_text(st, 12, m->auto_submitted);
-	bind_text(st, 13, rcpts);
+	pw_db_bind_text(st, 9, m->in_reply_to);
+	pw_db_bind_text(st, 10, refs);
+	pw_db_bind_text(st, 11, m->list_id);
+	pw_db_bind_text(st, 12, m->auto_submitted);
+	pw_db_bind_text(st, 13, rcpts);
 	sqlite3_bind_int(st, 14, m->nrecipients);
 	sqlite3_bind_int(st, 15, m->version);
 	sqlite3_bind_int(st, 16, m->number);
 	sqlite3_bind_int(st, 17, m->total);
 	sqlite3_bind_int(st, 18, m->has_counter);
 	sqlite3_bind_int(st, 19, m->rfc);
-	bind_text(st, 20, m->prefixes ? m->prefixes : "");
+	pw_db_bind_text(st, 20, m->prefixes ? m->prefixes : "");
 	if (m->raw && !m->git_blob)
 		sqlite3_bind_blob64(st, 21, m->raw, m->raw_len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 21);
-	bind_text(st, 22, m->git_blob);
-	bind_text(st, 23, m->source);
+	pw_db_bind_text(st, 22, m->git_blob);
+	pw_db_bind_text(st, 23, m->source);
 	sqlite3_bind_int64(st, 24, (int64_t)time(NULL));
 	sqlite3_bind_int(st, 25, m->backfill);
 	rc = sqlite3_step(st);
@@ -518,7 +525,7 @@ enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,
 
 	sqlite3_bind_int64(st, 1, message_id);
 	sqlite3_bind_int(st, 2, number);
-	bind_text(st, 3, pull_url);
+	pw_db_bind_text(st, 3, pull_url);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*patch_id = sqlite3_column_int64(st, 0);
@@ -543,13 +550,13 @@ enum pw_status pw_db_findings_set(struct pw_db *db, int64_t patch_id,
 				" file, line, col, message, fix)"
 				" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
 		sqlite3_bind_int64(st, 1, patch_id);
-		bind_text(st, 2, f->rule);
+		pw_db_bind_text(st, 2, f->rule);
 		sqlite3_bind_int(st, 3, f->severity);
-		bind_text(st, 4, f->file);
+		pw_db_bind_text(st, 4, f->file);
 		sqlite3_bind_int(st, 5, f->line);
 		sqlite3_bind_int(st, 6, f->column);
-		bind_text(st, 7, f->message ? f->message : "");
-		bind_text(st, 8, f->fix);
+		pw_db_bind_text(st, 7, f->message ? f->message : "");
+		pw_db_bind_text(st, 8, f->fix);
 		s = pw_db_done(db, st);
 	}
 	if (!s) {
@@ -607,10 +614,10 @@ enum pw_status pw_db_ingest_error_add(struct pw_db *db, const char *source,
 		"INSERT INTO ingest_error(source, location, msgid, error, raw, at)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
 
-	bind_text(st, 1, source ? source : "");
-	bind_text(st, 2, location ? location : "");
-	bind_text(st, 3, msgid);
-	bind_text(st, 4, error ? error : "");
+	pw_db_bind_text(st, 1, source ? source : "");
+	pw_db_bind_text(st, 2, location ? location : "");
+	pw_db_bind_text(st, 3, msgid);
+	pw_db_bind_text(st, 4, error ? error : "");
 	/* Keep at most 1 MiB of a broken message: enough to debug it. */
 	if (raw)
 		sqlite3_bind_blob64(st, 5, raw, raw_len > (1u << 20) ?
@@ -626,7 +633,7 @@ char *pw_db_cursor_get(struct pw_db *db, const char *source)
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT value FROM cursor WHERE source = ?1");
 	char *v = NULL;
 
-	bind_text(st, 1, source);
+	pw_db_bind_text(st, 1, source);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		v = g_strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_reset(st);
@@ -641,8 +648,8 @@ enum pw_status pw_db_cursor_set(struct pw_db *db, const char *source,
 		" ON CONFLICT(source) DO UPDATE SET value = excluded.value,"
 		" updated_at = excluded.updated_at");
 
-	bind_text(st, 1, source);
-	bind_text(st, 2, value);
+	pw_db_bind_text(st, 1, source);
+	pw_db_bind_text(st, 2, value);
 	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
 	return pw_db_done(db, st);
 }

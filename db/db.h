@@ -70,6 +70,12 @@ sqlite3_stmt *pw_db_stmt(struct pw_db *db, const char *sql);
 /* Steps a statement that returns no rows; translates the result code. */
 enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st);
 
+/* Binds s as text (kept by the caller until the step), or NULL. */
+void pw_db_bind_text(sqlite3_stmt *st, int i, const char *s);
+
+/* Column i as a new string (g_free), or NULL for SQL NULL. */
+char *pw_db_col_dup(sqlite3_stmt *st, int i);
+
 /* Runs SQL without parameters (pragmas, DDL). */
 enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
 

@@ -109,14 +109,6 @@ struct mem {
 	bool threaded;
 };
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static const char *col_text(sqlite3_stmt *st, int i)
 {
 	const char *s = (const char *)sqlite3_column_text(st, i);
@@ -204,9 +196,9 @@ static enum pw_status add_finding(struct pw_db *db, int64_t patch,
 		" message, fix) VALUES (?1, ?2, ?3, NULL, 0, 0, ?4, NULL)");
 
 	sqlite3_bind_int64(st, 1, patch);
-	bind_text(st, 2, rule);
+	pw_db_bind_text(st, 2, rule);
 	sqlite3_bind_int(st, 3, sev);
-	bind_text(st, 4, message);
+	pw_db_bind_text(st, 4, message);
 	return pw_db_done(db, st);
 }
 
@@ -217,7 +209,7 @@ static bool has_finding(struct pw_db *db, int64_t patch, const char *rule)
 	bool found;
 
 	sqlite3_bind_int64(st, 1, patch);
-	bind_text(st, 2, rule);
+	pw_db_bind_text(st, 2, rule);
 	found = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_reset(st);
 	return found;
@@ -338,7 +330,7 @@ static bool covered(struct pw_db *db, int64_t message)
 		return cover;
 	}
 	st = pw_db_stmt(db, "SELECT kind = 'patch' FROM message WHERE msgid = ?1");
-	bind_text(st, 1, root);
+	pw_db_bind_text(st, 1, root);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		root_patch = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
@@ -358,9 +350,9 @@ static enum pw_status rewrite(struct pw_db *db, int64_t gid, int rank,
 	enum pw_status s;
 
 	sqlite3_bind_int64(st, 1, gid);
-	bind_text(st, 2, rule_of(rank));
+	pw_db_bind_text(st, 2, rule_of(rank));
 	sqlite3_bind_int(st, 3, severity_of(rank));
-	bind_text(st, 4, text);
+	pw_db_bind_text(st, 4, text);
 	s = pw_db_done(db, st);
 	g_free(text);
 	return s;
@@ -737,37 +729,6 @@ static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o)
 
 /* ---- observing a patch ---- */
 
-static bool prefix_char(unsigned char c)
-{
-	return g_ascii_isalnum(c) || c >= 0x80 ||
-	       (c != '\0' && strchr("_-./+,#", c) != NULL);
-}
-
-/*
- * Removes leading "word:" and "word/word:" subsystem prefixes as
- * pw_flood_subject_strip_subsystem() does, but keeping the case.
- */
-static char *strip_subsystem(const char *s)
-{
-	const char *rest = s;
-
-	for (;;) {
-		const char *p = rest;
-
-		while (prefix_char((unsigned char)*p))
-			p++;
-		if (p == rest || *p != ':' || (p[1] != ' ' && p[1] != '\0'))
-			break;
-		p++;
-		while (*p == ' ')
-			p++;
-		if (*p == '\0')
-			break;
-		rest = p;
-	}
-	return g_strdup(rest);
-}
-
 /* Records the facts fixed when group g becomes a flood at patch o. */
 static enum pw_status set_subject(struct pw_db *db, const struct grp *g,
 				  const struct pw_flood_obs *o)
@@ -785,14 +746,14 @@ static enum pw_status set_subject(struct pw_db *db, const struct grp *g,
 		subject = g_strdup(o->subject);
 	}
 	if (g->shared & PW_FLOOD_SHARED_SUBJECT) {
-		char *t = strip_subsystem(subject);
+		char *t = pw_flood_subject_strip_subsystem(subject);
 
 		g_free(subject);
 		subject = t;
 	}
 	st = pw_db_stmt(db, "UPDATE flood_group SET subject = ?2 WHERE id = ?1");
 	sqlite3_bind_int64(st, 1, g->id);
-	bind_text(st, 2, subject);
+	pw_db_bind_text(st, 2, subject);
 	s = pw_db_done(db, st);
 	g_free(subject);
 	return s;
@@ -812,9 +773,9 @@ static enum pw_status set_digests(struct pw_db *db, struct grp *g,
 			" body_fp = coalesce(body_fp, ?3),"
 			" shape_fp = coalesce(shape_fp, ?4) WHERE id = ?1");
 	sqlite3_bind_int64(st, 1, g->id);
-	bind_text(st, 2, want & PW_FLOOD_SHARED_SUBJECT ? fp->subject_nosys : NULL);
-	bind_text(st, 3, want & PW_FLOOD_SHARED_BODY ? fp->body : NULL);
-	bind_text(st, 4, want & PW_FLOOD_SHARED_SHAPE ? fp->shape : NULL);
+	pw_db_bind_text(st, 2, want & PW_FLOOD_SHARED_SUBJECT ? fp->subject_nosys : NULL);
+	pw_db_bind_text(st, 3, want & PW_FLOOD_SHARED_BODY ? fp->body : NULL);
+	pw_db_bind_text(st, 4, want & PW_FLOOD_SHARED_SHAPE ? fp->shape : NULL);
 	g->fps |= want;
 	return pw_db_done(db, st);
 }
@@ -882,7 +843,7 @@ static enum pw_status grp_create(struct pw_db *db, const struct pw_flood_obs *o,
 	st = pw_db_stmt(db, "INSERT INTO flood_group(sender, founder, size,"
 			" nthreaded, claimed_total, first_seen, last_seen)"
 			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)");
-	bind_text(st, 1, o->from_addr);
+	pw_db_bind_text(st, 1, o->from_addr);
 	sqlite3_bind_int64(st, 2, g->founder);
 	sqlite3_bind_int(st, 3, g->size);
 	sqlite3_bind_int(st, 4, g->nthreaded);

@@ -47,13 +47,6 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-static char *col_str(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? g_strdup((const char *)t) : NULL;
-}
-
 void pw_outbox_row_free(struct pw_outbox_row *r)
 {
 	if (!r)
@@ -172,25 +165,25 @@ static struct pw_outbox_row *read_row(sqlite3_stmt *st)
 	struct pw_outbox_row *r = g_new0(struct pw_outbox_row, 1);
 
 	r->id = sqlite3_column_int64(st, 0);
-	r->kind = col_str(st, 1);
-	r->answers = col_str(st, 2);
+	r->kind = pw_db_col_dup(st, 1);
+	r->answers = pw_db_col_dup(st, 2);
 	r->message_id = sqlite3_column_int64(st, 3);
-	r->state = col_str(st, 4);
-	r->reason = col_str(st, 5);
-	r->msgid = col_str(st, 6);
-	r->in_reply_to = col_str(st, 7);
-	r->mail_from = col_str(st, 8);
-	r->rcpt_to = col_str(st, 9);
-	r->recipients = col_str(st, 10);
-	r->subject = col_str(st, 11);
+	r->state = pw_db_col_dup(st, 4);
+	r->reason = pw_db_col_dup(st, 5);
+	r->msgid = pw_db_col_dup(st, 6);
+	r->in_reply_to = pw_db_col_dup(st, 7);
+	r->mail_from = pw_db_col_dup(st, 8);
+	r->rcpt_to = pw_db_col_dup(st, 9);
+	r->recipients = pw_db_col_dup(st, 10);
+	r->subject = pw_db_col_dup(st, 11);
 	r->created_at = sqlite3_column_int64(st, 12);
 	r->next_attempt = sqlite3_column_int64(st, 13);
 	r->last_attempt = sqlite3_column_int64(st, 14);
 	r->sent_at = sqlite3_column_int64(st, 15);
 	r->attempts = sqlite3_column_int(st, 16);
-	r->last_error = col_str(st, 17);
+	r->last_error = pw_db_col_dup(st, 17);
 	r->smtp_code = sqlite3_column_int(st, 18);
-	r->transport = col_str(st, 19);
+	r->transport = pw_db_col_dup(st, 19);
 	return r;
 }
 
@@ -440,16 +433,16 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 	}
 	m = g_new0(struct pw_outbox_msg, 1);
 	m->id = id;
-	m->msgid = col_str(st, 0);
+	m->msgid = pw_db_col_dup(st, 0);
 	m->msgid_derived = sqlite3_column_int(st, 1) != 0;
-	m->kind = col_str(st, 2);
-	m->from_name = col_str(st, 3);
-	m->from_addr = col_str(st, 4);
-	m->subject = col_str(st, 5);
-	m->in_reply_to = col_str(st, 6);
+	m->kind = pw_db_col_dup(st, 2);
+	m->from_name = pw_db_col_dup(st, 3);
+	m->from_addr = pw_db_col_dup(st, 4);
+	m->subject = pw_db_col_dup(st, 5);
+	m->in_reply_to = pw_db_col_dup(st, 6);
 	m->references = split(sqlite3_column_text(st, 7), " \t\r\n");
-	m->list_id = col_str(st, 8);
-	m->auto_submitted = col_str(st, 9);
+	m->list_id = pw_db_col_dup(st, 8);
+	m->auto_submitted = pw_db_col_dup(st, 9);
 	m->recipients = split(sqlite3_column_text(st, 10), "\r\n");
 	m->backfill = sqlite3_column_int(st, 11) != 0;
 	m->number = sqlite3_column_int(st, 12);
@@ -462,7 +455,7 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 	sqlite3_bind_int64(st, 1, id);
 	lists = g_ptr_array_new();
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		g_ptr_array_add(lists, col_str(st, 0));
+		g_ptr_array_add(lists, pw_db_col_dup(st, 0));
 	sqlite3_reset(st);
 	g_ptr_array_add(lists, NULL);
 	m->lists = (char **)g_ptr_array_free(lists, FALSE);
@@ -501,11 +494,11 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 
 		f->rule = g_intern_string(rule ? (const char *)rule : "");
 		f->severity = (enum pw_severity)sqlite3_column_int(st, 1);
-		f->file = col_str(st, 2);
+		f->file = pw_db_col_dup(st, 2);
 		f->line = sqlite3_column_int(st, 3);
 		f->column = sqlite3_column_int(st, 4);
-		f->message = col_str(st, 5);
-		f->fix = col_str(st, 6);
+		f->message = pw_db_col_dup(st, 5);
+		f->fix = pw_db_col_dup(st, 6);
 		g_ptr_array_add(v, f);
 	}
 	sqlite3_reset(st);

@@ -5,21 +5,6 @@
 
 #include "db/query.h"
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static char *dup_col(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s ? g_strdup(s) : NULL;
-}
-
 static void finding_free(gpointer p)
 {
 	struct pw_query_finding *q = p;
@@ -58,28 +43,28 @@ enum pw_status pw_db_query_findings(struct pw_db *db,
 		"  JOIN list l ON l.id = ml.list"
 		"  WHERE ml.message = m.id AND l.name = ?5))"
 		" ORDER BY m.date, m.id, f.id");
-	bind_text(st, 1, f->rule);
+	pw_db_bind_text(st, 1, f->rule);
 	sqlite3_bind_int(st, 2, f->min_severity);
 	sqlite3_bind_int64(st, 3, f->since);
-	bind_text(st, 4, f->from);
-	bind_text(st, 5, f->list);
+	pw_db_bind_text(st, 4, f->from);
+	pw_db_bind_text(st, 5, f->list);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct pw_query_finding *q = g_new0(struct pw_query_finding, 1);
 
 		q->id = sqlite3_column_int64(st, 0);
 		q->patch_id = sqlite3_column_int64(st, 1);
 		q->message_id = sqlite3_column_int64(st, 2);
-		q->msgid = dup_col(st, 3);
-		q->from_addr = dup_col(st, 4);
-		q->subject = dup_col(st, 5);
+		q->msgid = pw_db_col_dup(st, 3);
+		q->from_addr = pw_db_col_dup(st, 4);
+		q->subject = pw_db_col_dup(st, 5);
 		q->date = sqlite3_column_int64(st, 6);
-		q->rule = dup_col(st, 7);
+		q->rule = pw_db_col_dup(st, 7);
 		q->severity = sqlite3_column_int(st, 8);
-		q->file = dup_col(st, 9);
+		q->file = pw_db_col_dup(st, 9);
 		q->line = sqlite3_column_int(st, 10);
 		q->column = sqlite3_column_int(st, 11);
-		q->message = dup_col(st, 12);
-		q->fix = dup_col(st, 13);
+		q->message = pw_db_col_dup(st, 12);
+		q->fix = pw_db_col_dup(st, 13);
 		g_ptr_array_add(a, q);
 	}
 	sqlite3_reset(st);
@@ -138,14 +123,14 @@ enum pw_status pw_db_query_series(struct pw_db *db,
 		"  WHERE p.series = s.id AND l.name = ?3))"
 		" ORDER BY s.first_date, s.id");
 	sqlite3_bind_int64(st, 1, f->since);
-	bind_text(st, 2, f->from);
-	bind_text(st, 3, f->list);
+	pw_db_bind_text(st, 2, f->from);
+	pw_db_bind_text(st, 3, f->list);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct pw_query_series *q = g_new0(struct pw_query_series, 1);
 
 		q->id = sqlite3_column_int64(st, 0);
-		q->name = dup_col(st, 1);
-		q->from_addr = dup_col(st, 2);
+		q->name = pw_db_col_dup(st, 1);
+		q->from_addr = pw_db_col_dup(st, 2);
 		q->version = sqlite3_column_int(st, 3);
 		q->total = sqlite3_column_int(st, 4);
 		q->has_cover = sqlite3_column_int(st, 5);

@@ -5,21 +5,13 @@
 
 #include "db/series.h"
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static int64_t series_by_ref(struct pw_db *db, const char *msgid)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT series FROM series_ref WHERE msgid = ?1");
 	int64_t id = 0;
 
-	bind_text(st, 1, msgid);
+	pw_db_bind_text(st, 1, msgid);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -56,7 +48,7 @@ static int64_t find_by_markers(struct pw_db *db, const struct pw_series_in *in)
 		"SELECT id FROM series WHERE from_addr = ?1 AND version = ?2"
 		" AND total = ?3 AND first_date BETWEEN ?4 AND ?5"
 		" ORDER BY first_date DESC, id DESC LIMIT 1");
-	bind_text(st, 1, in->from_addr);
+	pw_db_bind_text(st, 1, in->from_addr);
 	sqlite3_bind_int(st, 2, in->version);
 	sqlite3_bind_int(st, 3, in->total);
 	sqlite3_bind_int64(st, 4, in->date - PW_SERIES_WINDOW);
@@ -100,7 +92,7 @@ static enum pw_status add_ref(struct pw_db *db, const char *msgid, int64_t serie
 		return PW_OK;
 	st = pw_db_stmt(db, "INSERT OR IGNORE INTO series_ref(msgid, series)"
 			" VALUES (?1, ?2)");
-	bind_text(st, 1, msgid);
+	pw_db_bind_text(st, 1, msgid);
 	sqlite3_bind_int64(st, 2, series);
 	return pw_db_done(db, st);
 }
@@ -138,8 +130,8 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 		st = pw_db_stmt(db, "INSERT INTO series(name, from_addr, version,"
 				" total, first_date, last_date)"
 				" VALUES (?1, ?2, ?3, ?4, ?5, ?5)");
-		bind_text(st, 1, in->subject_clean ? in->subject_clean : "");
-		bind_text(st, 2, in->from_addr ? in->from_addr : "");
+		pw_db_bind_text(st, 1, in->subject_clean ? in->subject_clean : "");
+		pw_db_bind_text(st, 2, in->from_addr ? in->from_addr : "");
 		sqlite3_bind_int(st, 3, in->version);
 		sqlite3_bind_int(st, 4, in->total);
 		sqlite3_bind_int64(st, 5, in->date);
@@ -155,7 +147,7 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				" last_date = max(last_date, ?4) WHERE id = ?1");
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, message_id);
-		bind_text(st, 3, in->subject_clean ? in->subject_clean : "");
+		pw_db_bind_text(st, 3, in->subject_clean ? in->subject_clean : "");
 		sqlite3_bind_int64(st, 4, in->date);
 	} else {
 		/* Without a cover, the name is the first patch's subject. */
@@ -167,7 +159,7 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				" last_date = max(last_date, ?5) WHERE id = ?1");
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int(st, 3, in->number > 0 ? in->number : 1);
-		bind_text(st, 4, in->subject_clean ? in->subject_clean : "");
+		pw_db_bind_text(st, 4, in->subject_clean ? in->subject_clean : "");
 		sqlite3_bind_int64(st, 5, in->date);
 	}
 	s = pw_db_done(db, st);
