@@ -90,7 +90,7 @@ deps:
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	./patchwarden run --db patchwarden.db tests/data/sample.mbox
+	./patchwarden run --config tests/data/run.conf --db patchwarden.db tests/data/sample.mbox
 
 test: deps
 	@$(MAKE) --no-print-directory all unit

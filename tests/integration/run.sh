@@ -5,18 +5,18 @@
 
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 
-# The bundled sample (what make run uses): its synthetic patch gets one
+# The bundled sample with the configuration make run uses: its synthetic patch gets one
 # reply, written to outbox.mbox beside the database, never sent.
 mkdir -p "$T/s"
-printf '[reply]\nmax_age = 0\n' >"$T/all-ages.conf"
-out=$($PW run --config "$T/all-ages.conf" --db "$T/s/pw.db" "$TOP/tests/data/sample.mbox" 2>"$T/err")
+printf '[reply]\nmax_age = 0\n' >"$TOP/tests/data/run.conf"
+out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/s/pw.db" "$TOP/tests/data/sample.mbox" 2>"$T/err")
 is "sample: exit status" "$?" 0
 is "sample: 61 messages" "$(kv messages "$out")" 61
 contains "sample: dry run says where" "$out" "dry run: written to $T/s/outbox.mbox"
 is "sample: one reply in the dry-run mbox" "$(grep -c '^From ' "$T/s/outbox.mbox")" 1
 contains "sample: the reply answers the synthetic patch" "$(cat "$T/s/outbox.mbox")" \
 	"In-Reply-To: <20261103100000.1-sam@example.org>"
-again=$($PW run --config "$T/all-ages.conf" --db "$T/s/pw.db" "$TOP/tests/data/sample.mbox" 2>/dev/null)
+again=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/s/pw.db" "$TOP/tests/data/sample.mbox" 2>/dev/null)
 is "sample again: all duplicates" "$(kv duplicates "$again")" 61
 is "sample again: still one reply" "$(grep -c '^From ' "$T/s/outbox.mbox")" 1
 
@@ -29,7 +29,7 @@ is "default max_age: old mail answered by nobody" \
 # A flood: one summary for the whole flood, every flood patch held with
 # the reason, the same Message-ID on several lists stored once.
 /usr/bin/python3 "$TOP/tests/gen_flood.py" --out "$T/f" --flood-size 120 --noise 80 --seed 7 >/dev/null
-out=$($PW run --config "$T/all-ages.conf" --db "$T/f/pw.db" "$T/f/arrival.mbox" 2>"$T/err")
+out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/f/pw.db" "$T/f/arrival.mbox" 2>"$T/err")
 flood_ids=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["flood"]["message_ids"]))' "$T/f/expected.json" 2>/dev/null)
 check "flood: expected.json names the flood's messages" test "${flood_ids:-0}" -ge 100
 is "flood: one summary reply" \
