@@ -8,7 +8,6 @@ q() { sqlite3 -batch -noheader "$1" "$2"; }
 # The bundled sample with the configuration make run uses: its synthetic patch gets one
 # reply, written to outbox.mbox beside the database, never sent.
 mkdir -p "$T/s"
-printf '[reply]\nmax_age = 0\n' >"$TOP/tests/data/run.conf"
 out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/s/pw.db" "$TOP/tests/data/sample.mbox" 2>"$T/err")
 is "sample: exit status" "$?" 0
 is "sample: 61 messages" "$(kv messages "$out")" 61
