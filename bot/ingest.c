@@ -246,7 +246,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	if (m->kind == PW_MAIL_PATCH) {
 		s = pw_db_patch_add(db, id, m->tags.number, NULL, &patch_id);
 		if (!s)
-			s = pw_db_findings_set(db, patch_id, j->findings);
+			s = pw_db_findings_add(db, patch_id, j->findings);
 		if (s)
 			return s;
 		c->findings += j->findings ? j->findings->len : 0;

@@ -103,8 +103,10 @@ enum pw_status pw_db_commit(struct pw_db *db)
 	if (db->depth == 0 || --db->depth > 0)
 		return PW_OK;
 	s = pw_db_exec(db, "COMMIT");
-	if (s)
+	if (s) {
 		pw_db_exec(db, "ROLLBACK");
+		g_hash_table_remove_all(db->lists);
+	}
 	return s;
 }
 
@@ -114,6 +116,8 @@ void pw_db_rollback(struct pw_db *db)
 		return;
 	db->depth = 0;
 	pw_db_exec(db, "ROLLBACK");
+	/* Lists created in the transaction are gone again. */
+	g_hash_table_remove_all(db->lists);
 }
 
 int pw_db_schema_version(void)
@@ -196,6 +200,7 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 	db->readonly = readonly;
 	db->stmts = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 					  finalize_stmt);
+	db->lists = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	rc = sqlite3_open_v2(path, &db->h, flags, NULL);
 	if (rc != SQLITE_OK) {
 		if (err)
@@ -352,6 +357,7 @@ void pw_db_close(struct pw_db *db)
 	if (db->depth)
 		pw_db_rollback(db);
 	g_hash_table_destroy(db->stmts);
+	g_hash_table_destroy(db->lists);
 	if (db->h) {
 		if (!db->readonly)
 			sqlite3_exec(db->h, "PRAGMA optimize", NULL, NULL, NULL);
@@ -379,26 +385,35 @@ char *pw_db_col_dup(sqlite3_stmt *st, int i)
 	return t ? g_strdup((const char *)t) : NULL;
 }
 
+/* A list's row id, created when new; remembered, since every message
+ * of an ingest names the same few lists. */
 static enum pw_status list_id(struct pw_db *db, const char *name, int64_t *id)
 {
 	sqlite3_stmt *st;
+	gint64 *known = g_hash_table_lookup(db->lists, name);
 	int rc;
 
-	st = pw_db_stmt(db, "SELECT id FROM list WHERE name = ?1");
-	pw_db_bind_text(st, 1, name);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		sqlite3_reset(st);
+	if (known) {
+		*id = *known;
 		return PW_OK;
 	}
-	sqlite3_reset(st);
-	st = pw_db_stmt(db, "INSERT INTO list(name) VALUES (?1)");
+	st = pw_db_stmt(db, "SELECT id FROM list WHERE name = ?1");
 	pw_db_bind_text(st, 1, name);
 	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return pw_db_status(db, rc);
-	*id = sqlite3_last_insert_rowid(db->h);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+	} else {
+		sqlite3_reset(st);
+		st = pw_db_stmt(db, "INSERT INTO list(name) VALUES (?1)");
+		pw_db_bind_text(st, 1, name);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return pw_db_status(db, rc);
+		*id = sqlite3_last_insert_rowid(db->h);
+	}
+	g_hash_table_insert(db->lists, g_strdup(name), g_memdup2(id, sizeof(*id)));
 	return PW_OK;
 }
 
@@ -538,11 +553,20 @@ enum pw_status pw_db_findings_set(struct pw_db *db, int64_t patch_id,
 {
 	sqlite3_stmt *st;
 	enum pw_status s;
-	guint i;
 
 	st = pw_db_stmt(db, "DELETE FROM finding WHERE patch = ?1");
 	sqlite3_bind_int64(st, 1, patch_id);
 	s = pw_db_done(db, st);
+	return s ? s : pw_db_findings_add(db, patch_id, findings);
+}
+
+enum pw_status pw_db_findings_add(struct pw_db *db, int64_t patch_id,
+				  GPtrArray *findings)
+{
+	sqlite3_stmt *st;
+	enum pw_status s = PW_OK;
+	guint i;
+
 	for (i = 0; !s && findings && i < findings->len; i++) {
 		const struct pw_finding *f = findings->pdata[i];
 

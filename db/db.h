@@ -23,6 +23,7 @@ struct pw_db {
 	bool readonly;
 	int depth;		/* nesting of pw_db_begin() */
 	GHashTable *stmts;	/* SQL text pointer -> sqlite3_stmt* */
+	GHashTable *lists;	/* list name -> row id (gint64 *), emptied on rollback */
 	char *err;		/* last error message, owned */
 	struct pw_db_ckpt *ckpt;	/* background checkpointer, or NULL */
 };
@@ -134,6 +135,10 @@ enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,
 
 /* Replaces the findings of a patch with the given ones (struct pw_finding *). */
 enum pw_status pw_db_findings_set(struct pw_db *db, int64_t patch_id,
+				  GPtrArray *findings);
+
+/* Adds the findings of a patch that has none yet (a new patch). */
+enum pw_status pw_db_findings_add(struct pw_db *db, int64_t patch_id,
 				  GPtrArray *findings);
 
 /* A stored patch to re-check. */
