@@ -5,6 +5,30 @@
 
 #include "db/query.h"
 
+/*
+ * Ends a read: the statement's last step code rc decides between commit
+ * and rollback.  On success *out takes a, else a is released.
+ */
+static enum pw_status finish(struct pw_db *db, sqlite3_stmt *st, int rc,
+			     GPtrArray *a, GPtrArray **out)
+{
+	enum pw_status s;
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		s = pw_db_status(db, rc);
+		pw_db_rollback(db);
+	} else {
+		s = pw_db_commit(db);
+	}
+	if (s) {
+		g_ptr_array_unref(a);
+		return s;
+	}
+	*out = a;
+	return PW_OK;
+}
+
 static void finding_free(gpointer p)
 {
 	struct pw_query_finding *q = p;
@@ -67,17 +91,7 @@ enum pw_status pw_db_query_findings(struct pw_db *db,
 		q->fix = pw_db_col_dup(st, 13);
 		g_ptr_array_add(a, q);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		s = pw_db_status(db, rc);
-		pw_db_rollback(db);
-		goto fail;
-	}
-	s = pw_db_commit(db);
-	if (s)
-		goto fail;
-	*out = a;
-	return PW_OK;
+	return finish(db, st, rc, a, out);
 fail:
 	g_ptr_array_unref(a);
 	return s;
@@ -141,17 +155,7 @@ enum pw_status pw_db_query_series(struct pw_db *db,
 		q->flood_id = sqlite3_column_int64(st, 10);
 		g_ptr_array_add(a, q);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		s = pw_db_status(db, rc);
-		pw_db_rollback(db);
-		goto fail;
-	}
-	s = pw_db_commit(db);
-	if (s)
-		goto fail;
-	*out = a;
-	return PW_OK;
+	return finish(db, st, rc, a, out);
 fail:
 	g_ptr_array_unref(a);
 	return s;
