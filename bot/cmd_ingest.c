@@ -7,6 +7,7 @@
  * 0 everything stored, 1 some messages could not be, 2 usage errors.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bot/cli.h"
@@ -34,7 +35,7 @@ int pw_cmd_ingest(int argc, char **argv)
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
 	bool json = false;
-	int rc = 2, i;
+	int rc = 2;
 
 	if (!pw_cli_parse("ingest", "SOURCE...", entries, &argc, &argv))
 		goto out;
@@ -52,21 +53,13 @@ int pw_cmd_ingest(int argc, char **argv)
 	o.reply = reply;
 	o.threads = threads;
 	o.quiet = quiet;
-	rc = 0;
-	for (i = 1; i < argc; i++) {
-		char *err = NULL;
-		enum pw_status s = pw_ingest_path(db, cfg, argv[i], &o, &counts, &err);
-
-		if (s) {
-			pw_error("%s", err ? err : pw_status_str(s));
-			g_free(err);
-			counts.errors++;
-			if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT) {
-				rc = 1;
-				break;
-			}
-		}
+	if (getenv("PW_FLOOD_DISABLE")) {
+		/* For timing ingest with and without it (tests/bench/flood.sh). */
+		o.no_floods = true;
+		pw_warn("flood detection is off: PW_FLOOD_DISABLE is set");
 	}
+	rc = 0;
+	pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);
 	pw_ingest_counts_print(&counts, json);
 	if (counts.errors)
 		rc = 1;

@@ -32,7 +32,7 @@ int pw_cmd_run(int argc, char **argv)
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
 	char *err = NULL;
-	int rc = 2, i;
+	int rc = 2;
 
 	if (!pw_cli_parse("run", "SOURCE...", entries, &argc, &argv))
 		goto out;
@@ -46,17 +46,7 @@ int pw_cmd_run(int argc, char **argv)
 	o.reply = true;
 	o.quiet = false;
 	rc = 0;
-	for (i = 1; i < argc; i++) {
-		enum pw_status s = pw_ingest_path(db, cfg, argv[i], &o, &counts, &err);
-
-		if (s) {
-			pw_error("%s", err ? err : pw_status_str(s));
-			g_clear_pointer(&err, g_free);
-			counts.errors++;
-			if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT)
-				break;
-		}
-	}
+	pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);
 	pw_ingest_counts_print(&counts, false);
 	if (pw_outbox_send_due(db, cfg, &so, &ost, &err)) {
 		pw_error("outbox: %s", err ? err : "sending failed");

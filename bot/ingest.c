@@ -265,7 +265,8 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	s = pw_db_series_assign(db, id, patch_id, &si, &series_id);
 	if (s || m->kind != PW_MAIL_PATCH)
 		return s;
-	s = observe(db, cfg, j, id, patch_id, series_id, &flood_id);
+	if (!o->no_floods)
+		s = observe(db, cfg, j, id, patch_id, series_id, &flood_id);
 	if (s || !o->reply)
 		return s;
 	/* In the same transaction: a stored patch always has its reply
@@ -371,6 +372,9 @@ static gpointer reader(gpointer data)
 		}
 		j = g_new0(struct job, 1);
 		j->where = g_strdup(raw.where ? raw.where : pw_source_path(p->src));
+		if (raw.cut_short && !p->o->quiet)
+			pw_warn("%s: the mbox ends inside this message without a "
+				"newline: the file may be cut short", j->where);
 		if (raw.data) {
 			j->data = g_memdup2(raw.data, raw.len);
 			j->len = raw.len;
@@ -516,6 +520,27 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	pw_db_checkpoint_stop(db);
 	pw_source_free(p.src);
 	return s;
+}
+
+bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
+		     char **paths, int n, const struct pw_ingest_opts *o,
+		     struct pw_ingest_counts *counts)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char *err = NULL;
+		enum pw_status s = pw_ingest_path(db, cfg, paths[i], o, counts, &err);
+
+		if (!s)
+			continue;
+		pw_error("%s", err ? err : pw_status_str(s));
+		g_free(err);
+		counts->errors++;
+		if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT)
+			return false;
+	}
+	return true;
 }
 
 enum pw_status pw_ingest_raw(struct pw_db *db, const struct pw_config *cfg,

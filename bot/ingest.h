@@ -17,6 +17,7 @@ struct pw_ingest_opts {
 	bool reply;		/* treat as just arrived: queue replies */
 	int threads;		/* parser threads, 0: one per core */
 	bool quiet;		/* no per-message error lines */
+	bool no_floods;		/* benchmarks: skip flood detection */
 };
 
 struct pw_ingest_counts {
@@ -36,6 +37,15 @@ struct pw_ingest_counts {
 enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 			      const char *path, const struct pw_ingest_opts *o,
 			      struct pw_ingest_counts *counts, char **err);
+
+/*
+ * pw_ingest_path() over each of paths[0..n-1], reporting each source that
+ * fails on stderr and counting it in counts->errors.  Stops at a
+ * database error and returns false then; true otherwise.
+ */
+bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
+		     char **paths, int n, const struct pw_ingest_opts *o,
+		     struct pw_ingest_counts *counts);
 
 /*
  * Ingests one raw message (an IMAP fetch, a git blob) the same way.

@@ -463,6 +463,8 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 	}
 	raw->data = s->msg->str;
 	raw->len = s->msg->len;
+	raw->cut_short = s->framed && s->done && s->msg->len > 0 &&
+		s->msg->str[s->msg->len - 1] != '\n';
 out:
 	return st;
 }

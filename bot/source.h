@@ -29,6 +29,8 @@ struct pw_raw {
 	int64_t offset;		/* byte offset in the file, -1 if none */
 	char *where;		/* "FILE: message N (offset K)": owned by the source */
 	bool truncated;		/* cut at the size cap */
+	bool cut_short;		/* the last message of an mbox that ends
+				 * without a newline: the file may be cut off */
 };
 
 struct pw_source;

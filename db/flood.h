@@ -155,11 +155,4 @@ GArray *pw_db_flood_members(struct pw_db *db, int64_t flood_id);
  */
 GArray *pw_db_flood_list(struct pw_db *db, int64_t since);
 
-/*
- * Benchmarks only: when the environment variable PW_FLOOD_DISABLE is set
- * (to anything), pw_db_flood_observe() files nothing and returns PW_OK,
- * so that ingest can be timed with and without flood detection.
- */
-#define PW_FLOOD_DISABLE_ENV "PW_FLOOD_DISABLE"
-
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Flood detection cost (not CI): ingest of a 100,000-message mbox with
 # flood detection on, against the same ingest with it off
-# (PW_FLOOD_DISABLE=1, read by db/flood.c for this benchmark only), and
+# (PW_FLOOD_DISABLE=1, read by patchwarden ingest for benchmarks), and
 # the ingest rate at the end of the mbox against the rate at its start.
 #
 #   tests/bench/flood.sh [COPIES]   (default 50: 50 x 2,000 messages)

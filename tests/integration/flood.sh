@@ -7,6 +7,13 @@
 # findings; real series in the shared corpus make no FLOOD; the query
 # command filters and fails as documented.
 . "$(dirname "$0")/../lib.sh"
+# lines CMD...: how many lines CMD prints, or "failed (N)" when it exits
+# with status N, so that a count of 0 never hides a failing command.
+lines() {
+	local out
+	out=$("$@") || { echo "failed ($?)"; return; }
+	if [ -z "$out" ]; then echo 0; else printf '%s\n' "$out" | wc -l; fi
+}
 
 gen=$TOP/tests/gen_flood.py
 py=/usr/bin/python3
@@ -117,9 +124,9 @@ check "ingest of the arrival mbox" test "$(kv patches "$out")" -gt $SIZE
 verify "in order" "$T/a" "$db"
 
 # Rechecking the rules keeps the findings about a patch's company.
-before=$($PW query --db "$db" findings --rule FLOOD | wc -l)
+before=$(lines $PW query --db "$db" findings --rule FLOOD)
 $PW db recheck --db "$db" >/dev/null
-is "db recheck keeps the FLOOD findings" "$($PW query --db "$db" findings --rule FLOOD | wc -l)" "$before"
+is "db recheck keeps the FLOOD findings" "$(lines $PW query --db "$db" findings --rule FLOOD)" "$before"
 
 # Text output: one line per flood.
 txt=$($PW query --db "$db" floods)
@@ -217,7 +224,7 @@ xz -dc "$CORPUS/lore-linux-mips/first-2000.mbox.xz" >"$T/mips.mbox"
 db=$T/corpus.db
 $PW ingest -q --db "$db" "$CORPUS"/patchwork/series/*.mbox "$CORPUS/notmuch/lkml" "$T/mips.mbox" >/dev/null
 is "corpus: no FLOOD on real series (Patchwork, notmuch lkml, lore linux-mips)" \
-	"$($PW query --db "$db" findings --rule FLOOD | wc -l)" 0
+	"$(lines $PW query --db "$db" findings --rule FLOOD)" 0
 # The one tree-wide series in it, Joe Perches' "[PATCH 00/44] Remove
 # unnecessary semicolons" (notmuch lkml, one cover letter, per-driver
 # subjects), is a FLOOD_SERIES of the mildest kind.
@@ -229,7 +236,7 @@ big = [s for s in json.load(sys.stdin) if s["patches"] >= 20 and s["sender"] != 
 print(len(big), sum(1 for s in big if s["flood"] is not None))')
 is "corpus: the other series of 20 or more patches (2) are no flood" "$got" "2 0"
 is "corpus: no RESEND_IDENTICAL warning on the lore linux-mips mail (stable backports differ in tags)" \
-	"$($PW query --db "$db" findings --rule RESEND_IDENTICAL --list linux-mips.vger.kernel.org --severity warning | wc -l)" 0
+	"$(lines $PW query --db "$db" findings --rule RESEND_IDENTICAL --list linux-mips.vger.kernel.org --severity warning)" 0
 
 # ---- the query command -----------------------------------------------------
 db=$T/a.db
@@ -250,11 +257,11 @@ print(len(seen))
 EOF
 )
 is "findings --list linux-mips.vger.kernel.org --rule FLOOD" \
-	"$($PW query --db "$db" findings --rule FLOOD --list linux-mips.vger.kernel.org | wc -l)" "$want"
+	"$(lines $PW query --db "$db" findings --rule FLOOD --list linux-mips.vger.kernel.org)" "$want"
 is "findings --severity error: FLOOD is an error" \
-	"$($PW query --db "$db" findings --severity error --rule FLOOD | wc -l)" $SIZE
+	"$(lines $PW query --db "$db" findings --severity error --rule FLOOD)" $SIZE
 is "floods --since after the flood" "$($PW query --db "$db" floods --since 2016-08-03 --format json | tr -d ' \n')" "[]"
-is "floods --since before it" "$($PW query --db "$db" floods --since 2016-08-01 | wc -l)" 2
+is "floods --since before it" "$(lines $PW query --db "$db" floods --since 2016-08-01)" 2
 fmsg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["flood"]["message_ids"][42])' "$T/a/expected.json")
 nmsg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["normal"]["maintainer"]["message_ids"][0])' "$T/a/expected.json")
 got=$($PW query --db "$db" floods --message "<$fmsg>" --format json | $py -c 'import json,sys; print(" ".join("%s/%s" % (f["rule"], f["size"]) for f in json.load(sys.stdin)))')
@@ -269,8 +276,9 @@ is "series --from: the big series, its cover and its flood" "$got" "1 141 True T
 for args in "" "bogus" "floods --rule FLOOD" "floods --from x@y" "floods --format xml" \
 	"floods --since yesterday" "findings --severity loud" "series --message x@y"; do
 	# shellcheck disable=SC2086
-	$PW query --db "$db" $args >/dev/null 2>&1
+	$PW query --db "$db" $args >/dev/null 2>"$T/err"
 	is "query $args: usage error, exit 2" "$?" 2
+	check "query $args: says what is wrong" grep -qE '^(usage|patchwarden query)' "$T/err"
 done
 $PW query --db "$T/none.db" floods >/dev/null 2>&1
 is "query on a missing database: exit 2" "$?" 2
