@@ -8,8 +8,8 @@
 #   make bench      benchmarks against checkpatch.pl and git mailinfo
 #
 # Dependencies flow one way: bot -> db -> checks.  checks/ is compiled
-# with GLib only, db/ with GLib and SQLite, so a wrong include fails the
-# build instead of a review.
+# with GLib and Nettle (SHA-1 for patch ids) only, db/ with GLib and
+# SQLite, so a wrong include fails the build instead of a review.
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -20,9 +20,9 @@ PKG_CONFIG ?= pkg-config
 
 STD      = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes \
            -Wno-unused-parameter -I.
-CHECKS_CFLAGS = $(shell $(PKG_CONFIG) --cflags glib-2.0 2>/dev/null)
+CHECKS_CFLAGS = $(shell $(PKG_CONFIG) --cflags glib-2.0 nettle 2>/dev/null)
 DB_CFLAGS     = $(shell $(PKG_CONFIG) --cflags glib-2.0 sqlite3 2>/dev/null)
-BOT_PKGS      = gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0 libmicrohttpd
+BOT_PKGS      = gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0 libmicrohttpd nettle
 BOT_CFLAGS    = $(shell $(PKG_CONFIG) --cflags $(BOT_PKGS) 2>/dev/null)
 LIBS          = $(shell $(PKG_CONFIG) --libs $(BOT_PKGS) 2>/dev/null) -lpthread -lm
 TEST_LIBS     = $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -41,7 +41,7 @@ UNIT_BIN   = $(UNIT_SRC:%.c=$(BUILD)/%)
 
 DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
             libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 \
-            libjson-glib-dev libmicrohttpd-dev libcmocka-dev git xz-utils \
+            libjson-glib-dev libmicrohttpd-dev nettle-dev libcmocka-dev git xz-utils \
             ca-certificates python3 python3-aiosmtpd public-inbox \
             dovecot-imapd valgrind bc time openssl
 

@@ -7,8 +7,11 @@
  * order, a batch per transaction.  The bytes in flight are capped, so
  * memory stays bounded whatever the size of the source.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bot/ingest.h"
@@ -288,6 +291,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
  * hundred times a second rather than once per message.
  */
 #define CHUNK_MESSAGES 64
+#define PARSER_NICE 5
 #define CHUNK_BYTES (1u << 20)
 
 struct chunk {
@@ -407,6 +411,14 @@ static gpointer worker(gpointer data)
 {
 	struct pipe *p = data;
 
+	/*
+	 * The writer is the one serial stage: parsers yield to it, so that
+	 * it never falls behind, the budget never stops them and no core
+	 * sits idle.  Raising one's own nice value needs no privilege.
+	 */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), PARSER_NICE))
+		pw_debug("cannot lower the parser threads' priority: %s",
+			 g_strerror(errno));
 	for (;;) {
 		struct chunk *k = g_async_queue_pop(p->work);
 		bool end = k->seq < 0;	/* k belongs to the writer once pushed */

@@ -1090,19 +1090,19 @@ static void add_address(GPtrArray *out, GHashTable *seen, InternetAddress *ia,
 				    depth + 1);
 	} else if (INTERNET_ADDRESS_IS_MAILBOX(ia)) {
 		const char *a = internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia));
-		char *c, *lc;
+		char *lc, *q;
 
 		if (!a || !*a)
 			return;
-		c = utf8_dup(a, -1);
-		lc = g_ascii_strdown(c, -1);
-		g_free(c);
+		lc = utf8_dup(a, -1);
+		for (q = lc; *q; q++)
+			*q = g_ascii_tolower(*q);
 		if (g_hash_table_contains(seen, lc)) {
 			g_free(lc);
 			return;
 		}
+		g_ptr_array_add(out, lc);	/* seen borrows it from out */
 		g_hash_table_add(seen, lc);
-		g_ptr_array_add(out, g_strdup(lc));
 	}
 }
 
@@ -1174,10 +1174,10 @@ static char *derive_msgid(const char *raw, size_t len)
 }
 
 static void read_headers(GMimeMessage *msg, struct pw_mail *m, GPtrArray *recips,
-			 GPtrArray *refs)
+			 GPtrArray *refs, const char *addrs)
 {
 	GMimeHeaderList *hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
-	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
 	int i, n = hl ? g_mime_header_list_get_count(hl) : 0;
 
 	for (i = 0; i < n; i++) {
@@ -1220,6 +1220,14 @@ static void read_headers(GMimeMessage *msg, struct pw_mail *m, GPtrArray *recips
 	 * header is repeated) into these lists already. */
 	add_list(recips, seen, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_TO));
 	add_list(recips, seen, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_CC));
+	if (addrs && *addrs) {
+		InternetAddressList *l = internet_address_list_parse(NULL, addrs);
+
+		if (l) {
+			add_list(recips, seen, l);
+			g_object_unref(l);
+		}
+	}
 	g_hash_table_destroy(seen);
 }
 
@@ -1294,36 +1302,30 @@ static bool raw_subject_is_reply(const char *raw, size_t hlen)
 }
 
 /*
- * Header fields that nothing here reads and that GMime would otherwise
- * turn into objects one by one: trace and authentication fields, the
- * extension (X-) fields and list/agent decoration.  Most of a list
- * message's header block is these.
+ * Header fields that nothing here reads, and that GMime would otherwise
+ * turn into objects one by one: everything but the fields read_headers()
+ * and the MIME structure use.  Most of a list message's header block is
+ * trace, authentication, list and agent decoration.
  */
 static bool unread_header(const char *name, size_t n)
 {
-	static const struct { const char *s; size_t n; } drop[] = {
+	static const struct { const char *s; size_t n; } keep[] = {
 #define H(x) { x, sizeof(x) - 1 }
-		H("Received"), H("DKIM-Signature"), H("Authentication-Results"),
-		H("Received-SPF"), H("Return-Path"), H("Delivered-To"),
-		H("Precedence"), H("User-Agent"), H("Organization"),
-		H("Thread-Topic"), H("Thread-Index"), H("Accept-Language"),
-		H("List-Unsubscribe"), H("List-Subscribe"), H("List-Archive"),
-		H("List-Post"), H("List-Help"), H("List-Owner"),
-		H("Content-Language"), H("Feedback-ID"), H("Errors-To"),
+		H("Message-ID"), H("From"), H("Subject"), H("Date"),
+		H("In-Reply-To"), H("References"), H("List-Id"),
+		H("Auto-Submitted"), H("MIME-Version"),
 #undef H
 	};
 	char c = g_ascii_toupper(name[0]);
 	size_t i;
 
-	if (n > 2 && c == 'X' && name[1] == '-')
-		return true;
-	if (n > 4 && c == 'A' && !g_ascii_strncasecmp(name, "ARC-", 4))
-		return true;
-	for (i = 0; i < G_N_ELEMENTS(drop); i++)
-		if (drop[i].n == n && drop[i].s[0] == c &&
-		    !g_ascii_strncasecmp(name, drop[i].s, n))
-			return true;
-	return false;
+	if (n > 8 && c == 'C' && !g_ascii_strncasecmp(name, "Content-", 8))
+		return false;
+	for (i = 0; i < G_N_ELEMENTS(keep); i++)
+		if (keep[i].n == n && keep[i].s[0] == c &&
+		    !g_ascii_strncasecmp(name, keep[i].s, n))
+			return false;
+	return true;
 }
 
 /*
@@ -1332,11 +1334,18 @@ static bool unread_header(const char *name, size_t n)
  * nothing to drop.  Stops filtering at the first line that is neither
  * "Name:" nor a continuation, so GMime sees the same header block end.
  */
-static char *drop_unread_headers(const char *raw, size_t len, size_t *out_len)
+static bool address_header(const char *name, size_t n)
+{
+	return n == 2 && (!g_ascii_strncasecmp(name, "To", 2) ||
+			  !g_ascii_strncasecmp(name, "Cc", 2));
+}
+
+static char *drop_unread_headers(const char *raw, size_t len, size_t *out_len,
+				 GString *addrs)
 {
 	const char *p = raw, *end = raw + len;
 	char *out = NULL, *q = NULL;
-	bool dropping = false;
+	bool dropping = false, collecting = false;
 	size_t kept = 0;
 
 	while (p < end) {
@@ -1346,6 +1355,8 @@ static char *drop_unread_headers(const char *raw, size_t len, size_t *out_len)
 		if (!nl || *p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n'))
 			break;
 		if (*p == ' ' || *p == '\t') {
+			if (collecting)
+				g_string_append_len(addrs, p, (gssize)(e - p));
 			if (!dropping) {
 				if (q) {
 					memcpy(q, p, (size_t)(e - p));
@@ -1360,6 +1371,13 @@ static char *drop_unread_headers(const char *raw, size_t len, size_t *out_len)
 		if (c == p || c == nl || *c != ':')
 			break;
 		dropping = unread_header(p, (size_t)(c - p));
+		collecting = address_header(p, (size_t)(c - p));
+		if (collecting) {
+			dropping = true;
+			if (addrs->len)
+				g_string_append_c(addrs, ',');
+			g_string_append_len(addrs, c + 1, (gssize)(e - c - 1));
+		}
 		if (dropping) {
 			if (!q) {
 				out = g_malloc(len);
@@ -1408,6 +1426,7 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 	size_t full_len = len, flen = 0;
 	char *filtered = NULL;
 	GByteArray *ba = NULL;
+	GString *addrs = NULL;
 
 	*out = NULL;
 	pw_mail_init();
@@ -1426,7 +1445,8 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 			len = h;
 		}
 	}
-	filtered = drop_unread_headers(raw, len, &flen);
+	addrs = g_string_new(NULL);
+	filtered = drop_unread_headers(raw, len, &flen, addrs);
 	/* GMime reads the bytes in place: no copy of the message. */
 	ba = filtered ? g_byte_array_new_take((guint8 *)filtered, flen) :
 		g_byte_array_new_take((guint8 *)(void *)raw, len);
@@ -1470,7 +1490,7 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 	w.diff = g_string_new(NULL);
 	w.warnings = g_ptr_array_new_with_free_func(g_free);
 
-	read_headers(msg, m, recips, refs);
+	read_headers(msg, m, recips, refs, addrs->str);
 	if (!m->msgid) {
 		m->msgid = derive_msgid(raw, full_len);
 		m->msgid_derived = true;
@@ -1544,6 +1564,8 @@ out:
 		g_object_unref(mem);
 	if (ba)
 		g_byte_array_free(ba, filtered != NULL);
+	if (addrs)
+		g_string_free(addrs, TRUE);
 	return st;
 }
 

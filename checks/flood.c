@@ -12,6 +12,7 @@
  */
 #include <string.h>
 #include <glib.h>
+#include <nettle/sha1.h>
 
 #include "checks/flood.h"
 
@@ -157,16 +158,39 @@ static bool scan_hunk_header(const char *line, size_t len, int *before,
 	return n != 0;
 }
 
-/* git's flush_one_hunk(): result += SHA-1(ctx), byte 0 lowest. */
-static void flush_one(unsigned char result[SHA1_LEN], GChecksum *ctx)
+/*
+ * SHA-1 input gathered in a buffer, so that the hash sees a few large
+ * updates rather than one per word.  Nettle's SHA-1 uses the CPU's SHA
+ * instructions where there are some: patch ids hash every diff byte.
+ */
+struct hbuf {
+	struct sha1_ctx ctx;
+	size_t n;
+	uint8_t b[8192];
+};
+
+static void hbuf_flush(struct hbuf *h)
 {
-	guint8 hash[SHA1_LEN];
-	gsize n = sizeof(hash);
+	if (h->n)
+		sha1_update(&h->ctx, h->n, h->b);
+	h->n = 0;
+}
+
+static void hbuf_add(struct hbuf *h, const char *s, size_t n)
+{
+	hbuf_flush(h);
+	sha1_update(&h->ctx, n, (const uint8_t *)s);
+}
+
+/* git's flush_one_hunk(): result += SHA-1(ctx), byte 0 lowest. */
+static void flush_one(unsigned char result[SHA1_LEN], struct hbuf *h)
+{
+	uint8_t hash[SHA1_LEN];
 	unsigned carry = 0;
 	int i;
 
-	g_checksum_get_digest(ctx, hash, &n);
-	g_checksum_reset(ctx);
+	hbuf_flush(h);
+	sha1_digest(&h->ctx, SHA1_LEN, hash);	/* and starts over */
 	for (i = 0; i < SHA1_LEN; i++) {
 		carry += result[i] + hash[i];
 		result[i] = (unsigned char)carry;
@@ -175,21 +199,24 @@ static void flush_one(unsigned char result[SHA1_LEN], GChecksum *ctx)
 }
 
 /* Hashes line without white space (git's remove_space); returns bytes. */
-static size_t hash_nospace(GChecksum *ctx, const char *line, size_t len)
+static size_t hash_nospace(struct hbuf *h, const char *line, size_t len)
 {
 	size_t i = 0, total = 0;
 
 	while (i < len) {
-		size_t j = i;
+		/* Each byte adds at most one: room bytes cannot overflow. */
+		size_t stop = MIN(len, i + (sizeof(h->b) - h->n));
+		size_t start = h->n;
 
-		while (j < len && !git_space((unsigned char)line[j]))
-			j++;
-		if (j > i) {
-			g_checksum_update(ctx, (const guchar *)line + i,
-					  (gssize)(j - i));
-			total += j - i;
+		for (; i < stop; i++) {
+			unsigned char c = (unsigned char)line[i];
+
+			h->b[h->n] = c;
+			h->n += !git_space(c);
 		}
-		i = j + 1;
+		total += h->n - start;
+		if (h->n == sizeof(h->b))
+			hbuf_flush(h);
 	}
 	return total;
 }
@@ -237,7 +264,7 @@ static void index_oids(const char *line, size_t len, char pre[41],
  * leaving *cur after the last line it consumed.  Returns patchlen.
  */
 static size_t one_patch_id(const char **cur, const char *end,
-			   unsigned char result[SHA1_LEN], GChecksum *ctx)
+			   unsigned char result[SHA1_LEN], struct hbuf *h)
 {
 	size_t patchlen = 0;
 	int before = -1, after = -1;
@@ -245,7 +272,8 @@ static size_t one_patch_id(const char **cur, const char *end,
 	char pre[41] = "", post[41] = "";
 
 	memset(result, 0, SHA1_LEN);
-	g_checksum_reset(ctx);
+	h->n = 0;
+	sha1_init(&h->ctx);
 	while (*cur < end) {
 		const char *line = *cur, *p = line;
 		size_t len = next_line(line, end, cur), plen;
@@ -267,11 +295,9 @@ static size_t one_patch_id(const char **cur, const char *end,
 				/* git hashes the index line's blob names. */
 				binary = true;
 				before = 0;
-				g_checksum_update(ctx, (const guchar *)pre,
-						  (gssize)strlen(pre));
-				g_checksum_update(ctx, (const guchar *)post,
-						  (gssize)strlen(post));
-				flush_one(result, ctx);
+				hbuf_add(h, pre, strlen(pre));
+				hbuf_add(h, post, strlen(post));
+				flush_one(result, h);
 				continue;
 			} else if (starts(line, len, "index ")) {
 				index_oids(line, len, pre, post);
@@ -297,16 +323,16 @@ static size_t one_patch_id(const char **cur, const char *end,
 			}
 			if (!starts(line, len, "diff "))
 				break;
-			flush_one(result, ctx);
+			flush_one(result, h);
 			before = after = -1;
 		}
 		if (len > 0 && (line[0] == '-' || line[0] == ' '))
 			before--;
 		if (len > 0 && (line[0] == '+' || line[0] == ' '))
 			after--;
-		patchlen += hash_nospace(ctx, line, len);
+		patchlen += hash_nospace(h, line, len);
 	}
-	flush_one(result, ctx);
+	flush_one(result, h);
 	return patchlen;
 }
 
@@ -314,22 +340,22 @@ bool pw_flood_patch_id(const char *diff, size_t len, char out[PW_FP_HEX])
 {
 	const char *cur = diff, *end = diff ? diff + len : NULL;
 	unsigned char result[SHA1_LEN];
-	GChecksum *ctx;
+	struct hbuf *h;
 	bool found = false;
 	int i;
 
 	out[0] = '\0';
 	if (!diff || len == 0)
 		return false;
-	ctx = g_checksum_new(G_CHECKSUM_SHA1);
+	h = g_new(struct hbuf, 1);
 	/* git prints one id per patch that hashed something; keep the first. */
 	while (cur < end) {
-		if (one_patch_id(&cur, end, result, ctx) > 0) {
+		if (one_patch_id(&cur, end, result, h) > 0) {
 			found = true;
 			break;
 		}
 	}
-	g_checksum_free(ctx);
+	g_free(h);
 	if (!found)
 		return false;
 	for (i = 0; i < SHA1_LEN; i++) {
@@ -611,12 +637,15 @@ static bool ident_char(unsigned char c)
 /* Appends the C-like tokens of one line to toks. */
 static void tokenize(const char *s, size_t len, GArray *toks)
 {
-	size_t i = 0;
+	size_t i = 0, n = toks->len;
+	struct tok *t;
 
+	/* A line has at most len tokens: room for all, trimmed after. */
+	g_array_set_size(toks, n + len);
+	t = &g_array_index(toks, struct tok, 0);
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
 		size_t j = i + 1;
-		struct tok t;
 
 		if (blank(c)) {
 			i++;
@@ -635,11 +664,12 @@ static void tokenize(const char *s, size_t len, GArray *toks)
 			if (j < len)
 				j++;
 		}
-		t.s = s + i;
-		t.len = j - i;
-		g_array_append_val(toks, t);
+		t[n].s = s + i;
+		t[n].len = j - i;
+		n++;
 		i = j;
 	}
+	g_array_set_size(toks, n);
 }
 
 static bool tok_eq(const struct tok *a, const struct tok *b)
@@ -654,40 +684,53 @@ static bool tok_eq(const struct tok *a, const struct tok *b)
  */
 static void add_side(GString *e, const struct tok *t, size_t n)
 {
-	size_t start = e->len, i;
+	size_t i, k, len = 0;
+	guint64 h = G_GUINT64_CONSTANT(14695981039346656037);
+	const guint64 prime = G_GUINT64_CONSTANT(1099511628211);
 
-	for (i = 0; i < n; i++) {
-		g_string_append_c(e, ' ');
-		g_string_append_len(e, t[i].s, (gssize)t[i].len);
-	}
-	if (e->len - start > LONG_SIDE) {
-		guint64 h = G_GUINT64_CONSTANT(14695981039346656037);
-
-		for (i = start; i < e->len; i++) {
-			h ^= (unsigned char)e->str[i];
-			h *= G_GUINT64_CONSTANT(1099511628211);
+	for (i = 0; i < n; i++)
+		len += 1 + t[i].len;
+	if (len <= LONG_SIDE) {
+		for (i = 0; i < n; i++) {
+			g_string_append_c(e, ' ');
+			g_string_append_len(e, t[i].s, (gssize)t[i].len);
 		}
-		g_string_truncate(e, start);
-		g_string_append_printf(e, " {%zu tokens %016" G_GINT64_MODIFIER
-				       "x}", n, h);
+		return;
 	}
+	/* The digest of the text that would have been appended. */
+	for (i = 0; i < n; i++) {
+		h = (h ^ ' ') * prime;
+		for (k = 0; k < t[i].len; k++)
+			h = (h ^ (unsigned char)t[i].s[k]) * prime;
+	}
+	g_string_append_printf(e, " {%zu tokens %016" G_GINT64_MODIFIER "x}",
+			       n, h);
 }
 
-static void add_edit(GHashTable *set, const struct tok *a, size_t na,
+/* What one shape computation reuses from edit to edit. */
+struct shape {
+	GHashTable *set;	/* distinct edits, owned strings */
+	GString *e;		/* the edit being written */
+	GArray *rm, *ad;	/* removed and added lines of one block */
+	GArray *ta, *tb;	/* their tokens */
+};
+
+static void add_edit(struct shape *sh, const struct tok *a, size_t na,
 		     const struct tok *b, size_t nb)
 {
-	GString *e = g_string_new(NULL);
+	GString *e = sh->e;
 
+	g_string_truncate(e, 0);
 	add_side(e, a, na);
 	g_string_append(e, " ->");
 	add_side(e, b, nb);
 	/* Drop the leading space: "0444 -> S_IRUGO", "-> int a ;". */
-	g_string_erase(e, 0, 1);
-	g_hash_table_add(set, g_string_free(e, FALSE));
+	if (!g_hash_table_contains(sh->set, e->str + 1))
+		g_hash_table_add(sh->set, g_strndup(e->str + 1, e->len - 1));
 }
 
 /* Adds the edits that turn token sequence a into b. */
-static void diff_tokens(GHashTable *set, const struct tok *a, size_t na,
+static void diff_tokens(struct shape *sh, const struct tok *a, size_t na,
 			const struct tok *b, size_t nb)
 {
 	size_t pre = 0, suf = 0, i, j, w;
@@ -705,7 +748,7 @@ static void diff_tokens(GHashTable *set, const struct tok *a, size_t na,
 	if (na == 0 && nb == 0)
 		return;
 	if (na == 0 || nb == 0 || (na + 1) * (nb + 1) > LCS_CELLS) {
-		add_edit(set, a, na, b, nb);
+		add_edit(sh, a, na, b, nb);
 		return;
 	}
 
@@ -733,7 +776,7 @@ static void diff_tokens(GHashTable *set, const struct tok *a, size_t na,
 				i++;
 		}
 		if (i > i0 || j > j0)
-			add_edit(set, a + i0, i - i0, b + j0, j - j0);
+			add_edit(sh, a + i0, i - i0, b + j0, j - j0);
 		if (i < na && j < nb) {
 			i++;
 			j++;
@@ -743,13 +786,15 @@ static void diff_tokens(GHashTable *set, const struct tok *a, size_t na,
 }
 
 /* One run of removed lines and the added lines that follow them. */
-static void shape_block(GHashTable *set, GArray *rm, GArray *ad,
-			GArray *ta, GArray *tb)
+static void shape_block(struct shape *sh)
 {
+	GArray *rm = sh->rm, *ad = sh->ad, *ta = sh->ta, *tb = sh->tb;
 	size_t i;
 
 	if (rm->len == 0 && ad->len == 0)
 		return;
+	g_array_set_size(ta, 0);
+	g_array_set_size(tb, 0);
 	if (rm->len == ad->len) {
 		for (i = 0; i < rm->len; i++) {
 			struct span *x = &g_array_index(rm, struct span, i);
@@ -759,13 +804,11 @@ static void shape_block(GHashTable *set, GArray *rm, GArray *ad,
 			g_array_set_size(tb, 0);
 			tokenize(x->s, x->len, ta);
 			tokenize(y->s, y->len, tb);
-			diff_tokens(set, (struct tok *)(void *)ta->data,
+			diff_tokens(sh, (struct tok *)(void *)ta->data,
 				    ta->len, (struct tok *)(void *)tb->data,
 				    tb->len);
 		}
 	} else {
-		g_array_set_size(ta, 0);
-		g_array_set_size(tb, 0);
 		for (i = 0; i < rm->len; i++) {
 			struct span *x = &g_array_index(rm, struct span, i);
 
@@ -776,7 +819,7 @@ static void shape_block(GHashTable *set, GArray *rm, GArray *ad,
 
 			tokenize(y->s, y->len, tb);
 		}
-		diff_tokens(set, (struct tok *)(void *)ta->data, ta->len,
+		diff_tokens(sh, (struct tok *)(void *)ta->data, ta->len,
 			    (struct tok *)(void *)tb->data, tb->len);
 	}
 	g_array_set_size(rm, 0);
@@ -790,12 +833,14 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
 
 char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 {
-	GHashTable *set = g_hash_table_new_full(g_str_hash, g_str_equal,
-						g_free, NULL);
-	GArray *rm = g_array_new(FALSE, FALSE, sizeof(struct span));
-	GArray *ad = g_array_new(FALSE, FALSE, sizeof(struct span));
-	GArray *ta = g_array_new(FALSE, FALSE, sizeof(struct tok));
-	GArray *tb = g_array_new(FALSE, FALSE, sizeof(struct tok));
+	struct shape sh = {
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+		g_string_sized_new(256),
+		g_array_new(FALSE, FALSE, sizeof(struct span)),
+		g_array_new(FALSE, FALSE, sizeof(struct span)),
+		g_array_new(FALSE, FALSE, sizeof(struct tok)),
+		g_array_new(FALSE, FALSE, sizeof(struct tok)),
+	};
 	const char *p = diff, *end = diff ? diff + len : NULL;
 	int old_left = 0, new_left = 0;
 	bool in_hunk = false;
@@ -825,34 +870,34 @@ char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 		sp.s = line + 1;
 		sp.len = n ? n - 1 : 0;
 		if (n == 0 || line[0] == ' ') {
-			shape_block(set, rm, ad, ta, tb);
+			shape_block(&sh);
 			old_left--;
 			new_left--;
 		} else if (line[0] == '-') {
-			if (ad->len)
-				shape_block(set, rm, ad, ta, tb);
-			g_array_append_val(rm, sp);
+			if (sh.ad->len)
+				shape_block(&sh);
+			g_array_append_val(sh.rm, sp);
 			old_left--;
 		} else if (line[0] == '+') {
-			g_array_append_val(ad, sp);
+			g_array_append_val(sh.ad, sp);
 			new_left--;
 		} else if (line[0] != '\\') {
 			/* Not a hunk line: the hunk was cut short. */
-			shape_block(set, rm, ad, ta, tb);
+			shape_block(&sh);
 			in_hunk = false;
 			if (starts(line, n, "@@ -"))
 				p = line;
 			continue;
 		}
 		if (old_left <= 0 && new_left <= 0) {
-			shape_block(set, rm, ad, ta, tb);
+			shape_block(&sh);
 			in_hunk = false;
 		}
 	}
-	shape_block(set, rm, ad, ta, tb);
+	shape_block(&sh);
 
-	v = g_ptr_array_sized_new(g_hash_table_size(set) + 1);
-	g_hash_table_iter_init(&it, set);
+	v = g_ptr_array_sized_new(g_hash_table_size(sh.set) + 1);
+	g_hash_table_iter_init(&it, sh.set);
 	while (g_hash_table_iter_next(&it, &key, NULL)) {
 		g_ptr_array_add(v, key);
 		g_hash_table_iter_steal(&it);
@@ -862,11 +907,12 @@ char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 		*count = (int)v->len;
 	g_ptr_array_add(v, NULL);
 
-	g_hash_table_destroy(set);
-	g_array_free(rm, TRUE);
-	g_array_free(ad, TRUE);
-	g_array_free(ta, TRUE);
-	g_array_free(tb, TRUE);
+	g_hash_table_destroy(sh.set);
+	g_string_free(sh.e, TRUE);
+	g_array_free(sh.rm, TRUE);
+	g_array_free(sh.ad, TRUE);
+	g_array_free(sh.ta, TRUE);
+	g_array_free(sh.tb, TRUE);
 	return (char **)g_ptr_array_free(v, FALSE);
 }
 

@@ -120,6 +120,20 @@ void pw_db_rollback(struct pw_db *db)
 	g_hash_table_remove_all(db->lists);
 }
 
+/*
+ * Raw messages beside their facts rather than in the message row: the
+ * message table and its indexes stay a few hundred bytes a row, small
+ * enough to cache, and raw bytes are only ever appended.
+ */
+const char pw_db_migration_raw[] =
+	"CREATE TABLE message_raw ("
+	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
+	"  raw BLOB NOT NULL"
+	");"
+	"INSERT INTO message_raw(message, raw)"
+	"  SELECT id, raw FROM message WHERE raw IS NOT NULL;"
+	"ALTER TABLE message DROP COLUMN raw;";
+
 int pw_db_schema_version(void)
 {
 	size_t n;
@@ -454,10 +468,10 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 		"INSERT INTO message(msgid, msgid_derived, kind, from_name,"
 		" from_addr, subject, subject_clean, date, in_reply_to, refs,"
 		" list_id, auto_submitted, recipients, nrecipients, version,"
-		" number, total, has_counter, rfc, prefixes, raw, git_blob,"
+		" number, total, has_counter, rfc, prefixes, git_blob,"
 		" source, received_at, backfill)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
+		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
 	pw_db_bind_text(st, 1, m->msgid);
 	sqlite3_bind_int(st, 2, m->msgid_derived);
 	pw_db_bind_text(st, 3, m->kind);
@@ -478,14 +492,10 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 	sqlite3_bind_int(st, 18, m->has_counter);
 	sqlite3_bind_int(st, 19, m->rfc);
 	pw_db_bind_text(st, 20, m->prefixes ? m->prefixes : "");
-	if (m->raw && !m->git_blob)
-		sqlite3_bind_blob64(st, 21, m->raw, m->raw_len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 21);
-	pw_db_bind_text(st, 22, m->git_blob);
-	pw_db_bind_text(st, 23, m->source);
-	sqlite3_bind_int64(st, 24, (int64_t)time(NULL));
-	sqlite3_bind_int(st, 25, m->backfill);
+	pw_db_bind_text(st, 21, m->git_blob);
+	pw_db_bind_text(st, 22, m->source);
+	sqlite3_bind_int64(st, 23, (int64_t)time(NULL));
+	sqlite3_bind_int(st, 24, m->backfill);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
@@ -494,6 +504,15 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 	}
 	*id = sqlite3_last_insert_rowid(db->h);
 	*is_new = true;
+	if (m->raw && !m->git_blob) {
+		st = pw_db_stmt(db, "INSERT INTO message_raw(message, raw)"
+				" VALUES (?1, ?2)");
+		sqlite3_bind_int64(st, 1, *id);
+		sqlite3_bind_blob64(st, 2, m->raw, m->raw_len, SQLITE_STATIC);
+		s = pw_db_done(db, st);
+		if (s)
+			goto out;
+	}
 seen:
 	s = PW_OK;
 	if (list && *list) {
@@ -514,7 +533,8 @@ out:
 
 GBytes *pw_db_message_raw(struct pw_db *db, int64_t id)
 {
-	sqlite3_stmt *st = pw_db_stmt(db, "SELECT raw FROM message WHERE id = ?1");
+	sqlite3_stmt *st = pw_db_stmt(db, "SELECT raw FROM message_raw"
+				      " WHERE message = ?1");
 	GBytes *b = NULL;
 
 	sqlite3_bind_int64(st, 1, id);
@@ -532,15 +552,33 @@ enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,
 			       int number, const char *pull_url,
 			       int64_t *patch_id)
 {
+	/* Plain statements: RETURNING and upserts cost a temporary table
+	 * per row, and this runs for every patch ingested. */
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"INSERT INTO patch(message, number, pull_url) VALUES (?1, ?2, ?3)"
-		" ON CONFLICT(message) DO UPDATE SET number = excluded.number"
-		" RETURNING id");
+		"INSERT OR IGNORE INTO patch(message, number, pull_url)"
+		" VALUES (?1, ?2, ?3)");
+	enum pw_status s;
 	int rc;
 
 	sqlite3_bind_int64(st, 1, message_id);
 	sqlite3_bind_int(st, 2, number);
 	pw_db_bind_text(st, 3, pull_url);
+	s = pw_db_done(db, st);
+	if (s)
+		return s;
+	if (sqlite3_changes(db->h) > 0) {
+		*patch_id = sqlite3_last_insert_rowid(db->h);
+		return PW_OK;
+	}
+	/* The message is a patch already: keep it, with the new number. */
+	st = pw_db_stmt(db, "UPDATE patch SET number = ?2 WHERE message = ?1");
+	sqlite3_bind_int64(st, 1, message_id);
+	sqlite3_bind_int(st, 2, number);
+	s = pw_db_done(db, st);
+	if (s)
+		return s;
+	st = pw_db_stmt(db, "SELECT id FROM patch WHERE message = ?1");
+	sqlite3_bind_int64(st, 1, message_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*patch_id = sqlite3_column_int64(st, 0);

@@ -76,7 +76,7 @@ enum pw_status pw_db_outbox_add(struct pw_db *db, const struct pw_outbox_new *n,
 		"  in_reply_to, mail_from, rcpt_to, recipients, subject, raw,"
 		"  created_at, next_attempt)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13)"
-		" ON CONFLICT DO NOTHING RETURNING id");
+		" ON CONFLICT DO NOTHING");
 	int rc;
 
 	*added = false;
@@ -98,15 +98,17 @@ enum pw_status pw_db_outbox_add(struct pw_db *db, const struct pw_outbox_new *n,
 	sqlite3_bind_text(st, 11, n->subject, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_blob64(st, 12, n->raw, n->raw_len, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 13, n->now);
+	/* No RETURNING: it costs a temporary table per reply queued. */
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return pw_db_status(db, rc);
+	if (sqlite3_changes(db->h) > 0) {
 		*added = true;
 		if (id)
-			*id = sqlite3_column_int64(st, 0);
-		rc = sqlite3_step(st);
+			*id = sqlite3_last_insert_rowid(db->h);
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+	return PW_OK;
 }
 
 bool pw_db_outbox_answered(struct pw_db *db, const char *key)

@@ -35,7 +35,7 @@ static const char core[] =
 	"  has_counter INTEGER NOT NULL DEFAULT 0,"
 	"  rfc INTEGER NOT NULL DEFAULT 0,"
 	"  prefixes TEXT NOT NULL DEFAULT '',"
-	"  raw BLOB,"			/* NULL when git_blob names the bytes */
+	"  raw BLOB,"			/* moved to message_raw (migration raw) */
 	"  git_blob TEXT,"
 	"  source TEXT,"
 	"  received_at INTEGER NOT NULL,"
@@ -111,6 +111,7 @@ static const char *const migrations[] = {
 	core,
 	pw_db_migration_outbox,
 	pw_db_migration_flood,
+	pw_db_migration_raw,
 };
 
 const char *const *pw_db_migrations(size_t *n)

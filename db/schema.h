@@ -17,4 +17,7 @@ extern const char pw_db_migration_outbox[];
 /* Flood groups, members and fingerprint keys (db/flood.c). */
 extern const char pw_db_migration_flood[];
 
+/* Raw message bytes in a table of their own (db/db.c). */
+extern const char pw_db_migration_raw[];
+
 #endif
