@@ -6,6 +6,8 @@
  * are released before pw_mail_parse() returns.
  *
  * What is read, and from whom the rules come:
+ *  - the header block: cut into fields as GMime's parser cuts it, each
+ *    value decoded by GMime (see "The header block" below);
  *  - the diff: inline in text/plain, or in text/x-patch, text/x-diff and
  *    *.patch / *.diff attachments (patchwork's find_patch_content()); the
  *    extent of a diff follows git apply: file headers, then hunks whose
@@ -1173,64 +1175,6 @@ static char *derive_msgid(const char *raw, size_t len)
 	return id;
 }
 
-static void read_headers(GMimeMessage *msg, struct pw_mail *m, GPtrArray *recips,
-			 GPtrArray *refs, const char *addrs)
-{
-	GMimeHeaderList *hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
-	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
-	int i, n = hl ? g_mime_header_list_get_count(hl) : 0;
-
-	for (i = 0; i < n; i++) {
-		GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
-		const char *name = g_mime_header_get_name(h);
-		const char *raw = g_mime_header_get_raw_value(h);
-
-		if (!name || !raw)
-			continue;
-		if (!g_ascii_strcasecmp(name, "Message-ID")) {
-			char *id;
-
-			if (m->msgid)
-				continue;
-			id = g_mime_utils_decode_message_id(raw);
-			if (id && *id)
-				m->msgid = fold_dup(id);
-			g_free(id);
-		} else if (!g_ascii_strcasecmp(name, "In-Reply-To")) {
-			GPtrArray *one;
-
-			if (m->in_reply_to)
-				continue;
-			one = g_ptr_array_new_with_free_func(g_free);
-			add_refs(one, raw);
-			if (one->len)
-				m->in_reply_to = g_strdup(g_ptr_array_index(one, 0));
-			g_ptr_array_free(one, TRUE);
-		} else if (!g_ascii_strcasecmp(name, "References")) {
-			add_refs(refs, raw);
-		} else if (!g_ascii_strcasecmp(name, "List-Id")) {
-			if (!m->list_id)
-				m->list_id = strip_angles(g_mime_header_get_value(h));
-		} else if (!g_ascii_strcasecmp(name, "Auto-Submitted")) {
-			if (!m->auto_submitted)
-				m->auto_submitted = fold_dup(g_mime_header_get_value(h));
-		}
-	}
-	/* GMime has parsed every To and Cc header (all of them, when a
-	 * header is repeated) into these lists already. */
-	add_list(recips, seen, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_TO));
-	add_list(recips, seen, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_CC));
-	if (addrs && *addrs) {
-		InternetAddressList *l = internet_address_list_parse(NULL, addrs);
-
-		if (l) {
-			add_list(recips, seen, l);
-			g_object_unref(l);
-		}
-	}
-	g_hash_table_destroy(seen);
-}
-
 static char **strv_from(GPtrArray *a)
 {
 	g_ptr_array_add(a, NULL);
@@ -1256,151 +1200,318 @@ static char *trim_block(GString *s)
 }
 
 /* The length of the header block including its blank line, or 0. */
-static size_t header_block(const char *raw, size_t len)
-{
-	const char *p = raw, *end = raw + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		if (!nl)
-			return 0;
-		if (nl == p || (nl == p + 1 && *p == '\r'))
-			return (size_t)(nl + 1 - raw);
-		p = nl + 1;
-	}
-	return 0;
-}
-
-/* Whether the raw Subject header, unfolded or not, starts with a reply
- * marker; encoded words are left to the full parse. */
-static bool raw_subject_is_reply(const char *raw, size_t hlen)
-{
-	const char *p = raw, *end = raw + hlen;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (n > 8 && starts_ci(p, n, "subject:")) {
-			struct pw_subject_tags t = { 0 };
-			char *subj = g_strndup(p + 8, n - 8);
-			char *clean;
-			bool reply;
-
-			g_strstrip(subj);
-			clean = pw_subject_parse(subj, &t);
-			reply = t.is_reply && !strstr(subj, "=?");
-			pw_subject_tags_release(&t);
-			g_free(clean);
-			g_free(subj);
-			return reply;
-		}
-		p = nl ? nl + 1 : end;
-	}
-	return false;
-}
+/* ------------------------------------------------------------------ */
+/* The header block */
 
 /*
- * Header fields that nothing here reads, and that GMime would otherwise
- * turn into objects one by one: everything but the fields read_headers()
- * and the MIME structure use.  Most of a list message's header block is
- * trace, authentication, list and agent decoration.
+ * The header block is cut into fields here; every value is decoded by
+ * GMime (encoded words, charsets, addresses, dates, Message-IDs,
+ * references), and GMime's parser reads the MIME structure from the
+ * Content-* fields and the body.  Building a whole GMimeMessage instead
+ * made GMime objects of every field and was most of the cost of
+ * ingesting a reply.
+ *
+ * The block ends as GMime's parser ends it: at the first empty line, or
+ * at the first line that is neither a field nor a continuation (a broken
+ * mailer's missing empty line: the content starts there).  A leading
+ * mbox "From " line is skipped.  Line ends lose their CR.
  */
-static bool unread_header(const char *name, size_t n)
+enum field {
+	F_MESSAGE_ID, F_FROM, F_SUBJECT, F_DATE, F_IN_REPLY_TO, F_REFERENCES,
+	F_LIST_ID, F_AUTO_SUBMITTED, F_TO, F_CC, F_MIME, F_OTHER,
+};
+
+struct headers {
+	GPtrArray *v[F_MIME];	/* raw values of each field, in order */
+	GString *mime;		/* Content-* and MIME-Version fields, as sent */
+	size_t body;		/* offset of the content in the message */
+	size_t nfields;
+};
+
+static enum field field_of(const char *name, size_t n)
 {
-	static const struct { const char *s; size_t n; } keep[] = {
-#define H(x) { x, sizeof(x) - 1 }
-		H("Message-ID"), H("From"), H("Subject"), H("Date"),
-		H("In-Reply-To"), H("References"), H("List-Id"),
-		H("Auto-Submitted"), H("MIME-Version"),
+	static const struct { const char *s; size_t n; enum field f; } known[] = {
+#define H(x, f) { x, sizeof(x) - 1, f }
+		H("Message-ID", F_MESSAGE_ID), H("From", F_FROM),
+		H("Subject", F_SUBJECT), H("Date", F_DATE),
+		H("In-Reply-To", F_IN_REPLY_TO), H("References", F_REFERENCES),
+		H("List-Id", F_LIST_ID), H("Auto-Submitted", F_AUTO_SUBMITTED),
+		H("To", F_TO), H("Cc", F_CC), H("MIME-Version", F_MIME),
 #undef H
 	};
-	char c = g_ascii_toupper(name[0]);
 	size_t i;
 
-	if (n > 8 && c == 'C' && !g_ascii_strncasecmp(name, "Content-", 8))
-		return false;
-	for (i = 0; i < G_N_ELEMENTS(keep); i++)
-		if (keep[i].n == n && keep[i].s[0] == c &&
-		    !g_ascii_strncasecmp(name, keep[i].s, n))
-			return false;
-	return true;
+	if (n > 8 && !g_ascii_strncasecmp(name, "Content-", 8))
+		return F_MIME;
+	for (i = 0; i < G_N_ELEMENTS(known); i++)
+		if (known[i].n == n && !g_ascii_strncasecmp(name, known[i].s, n))
+			return known[i].f;
+	return F_OTHER;
 }
 
 /*
- * A copy of the message without the unread header fields (each with
- * its continuation lines), the rest byte for byte; NULL when there is
- * nothing to drop.  Stops filtering at the first line that is neither
- * "Name:" nor a continuation, so GMime sees the same header block end.
+ * GMime's test for a field name: no control character, and blanks only
+ * between the name and its colon.  Returns the name's length without
+ * those blanks (0: not a field); *colon is where the value starts.
  */
-static bool address_header(const char *name, size_t n)
+static size_t field_name(const char *p, const char *nl, const char **colon)
 {
-	return n == 2 && (!g_ascii_strncasecmp(name, "To", 2) ||
-			  !g_ascii_strncasecmp(name, "Cc", 2));
+	const char *c, *name_end = NULL;
+
+	for (c = p; c < nl && *c != ':'; c++) {
+		unsigned char u = (unsigned char)*c;
+
+		if (u == ' ' || u == '\t') {
+			if (!name_end)
+				name_end = c;
+		} else if (name_end || u < ' ' || u == 127) {
+			return 0;
+		}
+	}
+	if (c == nl || c == p)
+		return 0;
+	*colon = c;
+	return (size_t)((name_end ? name_end : c) - p);
 }
 
-static char *drop_unread_headers(const char *raw, size_t len, size_t *out_len,
-				 GString *addrs)
+/* Appends [p, e) without its line end. */
+static void append_line(GString *v, const char *p, const char *e)
+{
+	while (e > p && (e[-1] == '\n' || e[-1] == '\r'))
+		e--;
+	g_string_append_len(v, p, (gssize)(e - p));
+}
+
+static void headers_init(struct headers *h)
+{
+	int f;
+
+	memset(h, 0, sizeof(*h));
+	for (f = 0; f < F_MIME; f++)
+		h->v[f] = g_ptr_array_new_with_free_func(g_free);
+	h->mime = g_string_new(NULL);
+}
+
+static void headers_release(struct headers *h)
+{
+	int f;
+
+	for (f = 0; f < F_MIME; f++)
+		if (h->v[f])
+			g_ptr_array_free(h->v[f], TRUE);
+	if (h->mime)
+		g_string_free(h->mime, TRUE);
+}
+
+/*
+ * Cuts raw into fields; false when it does not start with a header
+ * block.  As in GMime's parser, a line that is not a field is dropped
+ * with its continuation lines (before the first field only mbox From
+ * lines are), and only an empty line ends the block.
+ */
+static bool scan_headers(const char *raw, size_t len, struct headers *h)
 {
 	const char *p = raw, *end = raw + len;
-	char *out = NULL, *q = NULL;
-	bool dropping = false, collecting = false;
-	size_t kept = 0;
+	GString *cur = NULL;		/* the value being continued */
+	enum field last = F_OTHER;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl + 1 : end, *c;
+		const char *e = nl ? nl + 1 : end, *colon = NULL;
+		size_t n;
 
-		if (!nl || *p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n'))
+		if (*p == '\n' || (*p == '\r' && (p + 1 == end || p[1] == '\n'))) {
+			p = e;		/* the empty line ends the block */
 			break;
-		if (*p == ' ' || *p == '\t') {
-			if (collecting)
-				g_string_append_len(addrs, p, (gssize)(e - p));
-			if (!dropping) {
-				if (q) {
-					memcpy(q, p, (size_t)(e - p));
-					q += e - p;
-				}
+		}
+		if ((*p == ' ' || *p == '\t') && h->nfields) {
+			if (cur) {
+				g_string_append_c(cur, '\n');
+				append_line(cur, p, e);
+			} else if (last == F_MIME) {
+				g_string_append_len(h->mime, p, (gssize)(e - p));
 			}
 			p = e;
 			continue;
 		}
-		for (c = p; c < nl && *c > ' ' && *c < 127 && *c != ':'; c++)
-			;
-		if (c == p || c == nl || *c != ':')
-			break;
-		dropping = unread_header(p, (size_t)(c - p));
-		collecting = address_header(p, (size_t)(c - p));
-		if (collecting) {
-			dropping = true;
-			if (addrs->len)
-				g_string_append_c(addrs, ',');
-			g_string_append_len(addrs, c + 1, (gssize)(e - c - 1));
+		if (cur) {
+			g_ptr_array_add(h->v[last], g_string_free(cur, FALSE));
+			cur = NULL;
 		}
-		if (dropping) {
-			if (!q) {
-				out = g_malloc(len);
-				memcpy(out, raw, (size_t)(p - raw));
-				q = out + (p - raw);
-			}
-		} else {
-			kept++;
-			if (q) {
-				memcpy(q, p, (size_t)(e - p));
-				q += e - p;
-			}
+		n = field_name(p, nl ? nl : end, &colon);
+		if (n == 0) {
+			if (!h->nfields && ((size_t)(end - p) < 5 ||
+					    memcmp(p, "From ", 5)))
+				break;	/* not a message */
+			last = F_OTHER;	/* dropped, with what continues it */
+			p = e;
+			continue;
+		}
+		h->nfields++;
+		last = field_of(p, n);
+		if (last == F_MIME) {
+			g_string_append_len(h->mime, p, (gssize)(e - p));
+			if (!nl)
+				g_string_append_c(h->mime, '\n');
+		} else if (last != F_OTHER) {
+			cur = g_string_new(NULL);
+			append_line(cur, colon + 1, e);
 		}
 		p = e;
 	}
-	if (!q || kept == 0) {
-		g_free(out);
-		return NULL;
+	if (cur)
+		g_ptr_array_add(h->v[last], g_string_free(cur, FALSE));
+	h->body = (size_t)(p - raw);
+	return h->nfields > 0;
+}
+
+/* The value of the first (or last) field f, or NULL. */
+static const char *first_of(const struct headers *h, enum field f)
+{
+	return h->v[f]->len ? h->v[f]->pdata[0] : NULL;
+}
+
+static const char *last_of(const struct headers *h, enum field f)
+{
+	return h->v[f]->len ? h->v[f]->pdata[h->v[f]->len - 1] : NULL;
+}
+
+/* What GMime's g_mime_header_get_value() gives: unfolded, decoded. */
+static char *decoded(const char *raw)
+{
+	char *u = g_mime_utils_header_unfold(raw);
+	char *d = g_mime_utils_header_decode_text(NULL, u);
+
+	g_free(u);
+	return d;
+}
+
+/* Every value of f parsed as one address list (NULL when none). */
+static InternetAddressList *addresses(const struct headers *h, enum field f)
+{
+	InternetAddressList *all = NULL;
+	guint i;
+
+	for (i = 0; i < h->v[f]->len; i++) {
+		InternetAddressList *l =
+			internet_address_list_parse(NULL, h->v[f]->pdata[i]);
+
+		if (!l)
+			continue;
+		if (!all) {
+			all = l;
+			continue;
+		}
+		internet_address_list_append(all, l);
+		g_object_unref(l);
 	}
-	memcpy(q, p, (size_t)(end - p));
-	q += end - p;
-	*out_len = (size_t)(q - out);
-	return out;
+	return all;
+}
+
+static void read_headers(const struct headers *h, struct pw_mail *m,
+			 GPtrArray *recips, GPtrArray *refs, struct walk *w)
+{
+	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+	InternetAddressList *l;
+	GDateTime *dt;
+	const char *v;
+	char *d;
+	guint i;
+	int f;
+
+	/* First wins for identities, as Patchwork and git read them. */
+	for (i = 0; !m->msgid && i < h->v[F_MESSAGE_ID]->len; i++) {
+		char *id = g_mime_utils_decode_message_id(h->v[F_MESSAGE_ID]->pdata[i]);
+
+		if (id && *id)
+			m->msgid = fold_dup(id);
+		g_free(id);
+	}
+	for (i = 0; !m->in_reply_to && i < h->v[F_IN_REPLY_TO]->len; i++) {
+		GPtrArray *one = g_ptr_array_new_with_free_func(g_free);
+
+		add_refs(one, h->v[F_IN_REPLY_TO]->pdata[i]);
+		if (one->len)
+			m->in_reply_to = g_strdup(g_ptr_array_index(one, 0));
+		g_ptr_array_free(one, TRUE);
+	}
+	for (i = 0; i < h->v[F_REFERENCES]->len; i++)
+		add_refs(refs, h->v[F_REFERENCES]->pdata[i]);
+	if ((v = first_of(h, F_LIST_ID))) {
+		d = decoded(v);
+		m->list_id = strip_angles(d);
+		g_free(d);
+	}
+	if ((v = first_of(h, F_AUTO_SUBMITTED))) {
+		d = decoded(v);
+		m->auto_submitted = fold_dup(d);
+		g_free(d);
+	}
+
+	/* GMime's message object keeps the last Subject and Date. */
+	d = (v = last_of(h, F_SUBJECT)) ? decoded(v) : NULL;
+	m->subject = fold_dup(d ? d : "");
+	g_free(d);
+	dt = NULL;
+	if ((v = last_of(h, F_DATE))) {
+		char *u = g_mime_utils_header_unfold(v);
+
+		dt = g_mime_utils_header_decode_date(u);
+		g_free(u);
+	}
+	m->date = dt ? g_date_time_to_unix(dt) : 0;
+	if (dt)
+		g_date_time_unref(dt);
+
+	l = addresses(h, F_FROM);
+	first_mailbox(l, m, 0);
+	if (l)
+		g_object_unref(l);
+	if (!m->from_addr) {
+		d = (v = first_of(h, F_FROM)) ? decoded(v) : NULL;
+		m->from_name = fold_dup(d ? d : "");
+		m->from_addr = g_strdup("");
+		if (v)
+			warn(w, "From: header has no usable address");
+		g_free(d);
+	}
+
+	for (f = F_TO; f <= F_CC; f++) {
+		l = addresses(h, (enum field)f);
+		if (l) {
+			add_list(recips, seen, l);
+			g_object_unref(l);
+		}
+	}
+	g_hash_table_destroy(seen);
+}
+
+/*
+ * The MIME structure: GMime's parser on the Content-* fields and the
+ * content.  The bytes are copied once, into a buffer GMime reads in
+ * place.
+ */
+static GMimeObject *mime_part(const char *raw, size_t len,
+			      const struct headers *h, GByteArray **keep)
+{
+	GByteArray *ba = g_byte_array_sized_new((guint)(h->mime->len + 1 +
+							len - h->body));
+	GMimeStream *mem;
+	GMimeParser *parser;
+	GMimeObject *obj;
+
+	g_byte_array_append(ba, (const guint8 *)h->mime->str, h->mime->len);
+	g_byte_array_append(ba, (const guint8 *)"\n", 1);
+	g_byte_array_append(ba, (const guint8 *)raw + h->body,
+			    (guint)(len - h->body));
+	mem = g_mime_stream_mem_new_with_byte_array(ba);
+	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+	parser = g_mime_parser_new_with_stream(mem);
+	obj = g_mime_parser_construct_part(parser, NULL);
+	g_object_unref(parser);
+	g_object_unref(mem);
+	*keep = ba;
+	return obj;
 }
 
 enum pw_status pw_mail_parse(const char *raw, size_t len,
@@ -1413,70 +1524,23 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 				   struct pw_mail **out, char **err)
 {
 	enum pw_status st = PW_OK;
-	GMimeStream *mem = NULL;
-	GMimeParser *parser = NULL;
-	GMimeMessage *msg = NULL;
 	GPtrArray *recips = NULL, *refs = NULL;
 	struct pw_mail *m = NULL;
 	struct walk w = { 0 };
-	GMimeHeaderList *hl;
-	GDateTime *dt;
-	const char *subj;
-	bool headers_only = false;
-	size_t full_len = len, flen = 0;
-	char *filtered = NULL;
+	struct headers h;
+	GMimeObject *top = NULL;
 	GByteArray *ba = NULL;
-	GString *addrs = NULL;
 
 	*out = NULL;
 	pw_mail_init();
+	headers_init(&h);
 	if (!raw || len == 0) {
 		if (err)
 			*err = g_strdup("empty message");
 		st = PW_ERR_INPUT;
 		goto out;
 	}
-	if (flags & PW_MAIL_REPLY_HEADERS_ONLY) {
-		size_t h = header_block(raw, len);
-
-		if (h && raw_subject_is_reply(raw, h)) {
-			headers_only = true;
-			full_len = len;
-			len = h;
-		}
-	}
-	addrs = g_string_new(NULL);
-	filtered = drop_unread_headers(raw, len, &flen, addrs);
-	/* GMime reads the bytes in place: no copy of the message. */
-	ba = filtered ? g_byte_array_new_take((guint8 *)filtered, flen) :
-		g_byte_array_new_take((guint8 *)(void *)raw, len);
-	mem = g_mime_stream_mem_new_with_byte_array(ba);
-	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
-	parser = g_mime_parser_new_with_stream(mem);
-	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
-	msg = g_mime_parser_construct_message(parser, NULL);
-	if (!msg && filtered) {
-		/* Report what the message as sent gives. */
-		g_object_unref(parser);
-		g_object_unref(mem);
-		g_byte_array_free(ba, TRUE);
-		filtered = NULL;
-		ba = g_byte_array_new_take((guint8 *)(void *)raw, len);
-		mem = g_mime_stream_mem_new_with_byte_array(ba);
-		g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
-		parser = g_mime_parser_new_with_stream(mem);
-		g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
-		msg = g_mime_parser_construct_message(parser, NULL);
-	}
-	if (!msg) {
-		if (err)
-			*err = g_strdup_printf("not a mail message (no header block found at byte %lld)",
-					       (long long)g_mime_parser_tell(parser));
-		st = PW_ERR_INPUT;
-		goto out;
-	}
-	hl = g_mime_object_get_header_list(GMIME_OBJECT(msg));
-	if (!hl || g_mime_header_list_get_count(hl) == 0) {
+	if (!scan_headers(raw, len, &h)) {
 		if (err)
 			*err = g_strdup("not a mail message (no header fields)");
 		st = PW_ERR_INPUT;
@@ -1490,24 +1554,11 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 	w.diff = g_string_new(NULL);
 	w.warnings = g_ptr_array_new_with_free_func(g_free);
 
-	read_headers(msg, m, recips, refs, addrs->str);
+	read_headers(&h, m, recips, refs, &w);
 	if (!m->msgid) {
-		m->msgid = derive_msgid(raw, full_len);
+		m->msgid = derive_msgid(raw, len);
 		m->msgid_derived = true;
 	}
-	first_mailbox(g_mime_message_get_from(msg), m, 0);
-	if (!m->from_addr) {
-		const char *f = g_mime_object_get_header(GMIME_OBJECT(msg), "From");
-
-		m->from_name = fold_dup(f ? f : "");
-		m->from_addr = g_strdup("");
-		if (f)
-			warn(&w, "From: header has no usable address");
-	}
-	subj = g_mime_message_get_subject(msg);
-	m->subject = fold_dup(subj ? subj : "");
-	dt = g_mime_message_get_date(msg);
-	m->date = dt ? g_date_time_to_unix(dt) : 0;
 	m->nrecipients = (int)recips->len;
 	m->recipients = strv_from(recips);
 	recips = NULL;
@@ -1516,8 +1567,14 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 
 	m->subject_clean = pw_subject_parse(m->subject, &m->tags);
 
-	if (!headers_only)
-		walk_part(&w, g_mime_message_get_mime_part(msg), 0);
+	/* A reply is a comment whatever its body holds. */
+	if (!((flags & PW_MAIL_REPLY_HEADERS_ONLY) && m->tags.is_reply)) {
+		top = mime_part(raw, len, &h, &ba);
+		if (top)
+			walk_part(&w, top, 0);
+		else
+			warn(&w, "no MIME structure could be read from the content");
+	}
 	m->commit_msg = trim_block(w.msg);
 	if (w.diff->len)
 		m->diff = g_string_free(w.diff, FALSE);
@@ -1556,16 +1613,11 @@ out:
 	if (refs)
 		g_ptr_array_free(refs, TRUE);
 	pw_mail_free(m);
-	if (msg)
-		g_object_unref(msg);
-	if (parser)
-		g_object_unref(parser);
-	if (mem)
-		g_object_unref(mem);
+	if (top)
+		g_object_unref(top);
 	if (ba)
-		g_byte_array_free(ba, filtered != NULL);
-	if (addrs)
-		g_string_free(addrs, TRUE);
+		g_byte_array_free(ba, TRUE);
+	headers_release(&h);
 	return st;
 }
 

@@ -254,6 +254,55 @@ static void derived_msgid(void **state)
 	pw_mail_free(b);
 }
 
+/* The header block as GMime's parser cuts it. */
+static void header_block(void **state)
+{
+	struct pw_mail *m = parse_ok(
+		"From someone Mon Jan  1 00:00:00 2024\r\n"
+		"From: A <a@x.org>\r\n"
+		"Subject : [PATCH] first\r\n"
+		"not a field, dropped\r\n"
+		" with its continuation <lost@x.org>\r\n"
+		"Cc: b@x.org\r\n"
+		"Cc: c@x.org,\r\n"
+		"\td@x.org\r\n"
+		"To: undisclosed-recipients:;\r\n"
+		"Message-ID: <first@x>\r\n"
+		"Message-ID: <second@x>\r\n"
+		"Subject: [PATCH] last\r\n"
+		"Content-Type: text/plain;\r\n"
+		" charset=iso-8859-1\r\n"
+		"Content-Transfer-Encoding: quoted-printable\r\n"
+		"\r\n"
+		"caf=E9\r\n"
+		"---\r\n"
+		"diff --git a/f b/f\r\n"
+		"--- a/f\r\n"
+		"+++ b/f\r\n"
+		"@@ -1 +1 @@\r\n"
+		"-a\r\n"
+		"+b\r\n");
+
+	(void)state;
+	assert_string_equal(m->from_addr, "a@x.org");
+	assert_string_equal(m->msgid, "first@x");		/* first wins */
+	assert_string_equal(m->subject, "[PATCH] last");	/* as GMime keeps it */
+	assert_int_equal(m->nrecipients, 3);
+	assert_string_equal(m->recipients[0], "b@x.org");
+	assert_string_equal(m->recipients[1], "c@x.org");
+	assert_string_equal(m->recipients[2], "d@x.org");
+	assert_string_equal(m->commit_msg, "café\n");	/* charset and QP */
+	assert_non_null(m->diff);
+	assert_int_equal(m->kind, PW_MAIL_PATCH);
+	pw_mail_free(m);
+
+	/* No empty line: the block runs to the end; no body, no diff. */
+	m = parse_ok("From: A <a@x.org>\nSubject: [PATCH] only headers\n");
+	assert_string_equal(m->subject, "[PATCH] only headers");
+	assert_null(m->diff);
+	pw_mail_free(m);
+}
+
 static void bad_input(void **state)
 {
 	struct pw_mail *m = NULL;
@@ -354,6 +403,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(subjects),
 		cmocka_unit_test(headers),
+		cmocka_unit_test(header_block),
 		cmocka_unit_test(inline_patch),
 		cmocka_unit_test(reply_with_diff_is_comment),
 		cmocka_unit_test(cover_and_other),
