@@ -1,6 +1,6 @@
 /*
  * patchwarden ingest [--db PATH] [--config FILE] [--list NAME] [--reply]
- *                    [--format text|json] SOURCE...
+ *                    [--format text|json] [--progress N] SOURCE...
  *
  * Stores every message of each source (mbox, Maildir, .eml, "-" for
  * stdin), checks its patch, and prints one summary line.  Exit status:
@@ -19,7 +19,7 @@ int pw_cmd_ingest(int argc, char **argv)
 {
 	char *db_path = NULL, *config = NULL, *list = NULL, *format = NULL;
 	gboolean reply = FALSE, quiet = FALSE;
-	int threads = 0;
+	int threads = 0, every = 0;
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file (default: [core] db, else patchwarden.db)", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
@@ -28,6 +28,7 @@ int pw_cmd_ingest(int argc, char **argv)
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "summary as text (default) or json", "FORMAT" },
 		{ "threads", 0, 0, G_OPTION_ARG_INT, &threads, "parser threads (default: one per core)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no line per unreadable message", NULL },
+		{ "progress", 0, 0, G_OPTION_ARG_INT, &every, "a progress line on stderr every N messages", "N" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	struct pw_ingest_counts counts = { 0 };
@@ -53,6 +54,12 @@ int pw_cmd_ingest(int argc, char **argv)
 	o.reply = reply;
 	o.threads = threads;
 	o.quiet = quiet;
+	if (every < 0) {
+		fprintf(stderr, "patchwarden ingest: --progress takes a number of messages\n");
+		rc = 2;
+		goto out;
+	}
+	o.progress = every;
 	if (getenv("PW_FLOOD_DISABLE")) {
 		/* For timing ingest with and without it (tests/bench/flood.sh). */
 		o.no_floods = true;

@@ -18,6 +18,7 @@ struct pw_ingest_opts {
 	int threads;		/* parser threads, 0: one per core */
 	bool quiet;		/* no per-message error lines */
 	bool no_floods;		/* benchmarks: skip flood detection */
+	int64_t progress;	/* a progress line every this many messages, 0: none */
 };
 
 struct pw_ingest_counts {
@@ -26,6 +27,10 @@ struct pw_ingest_counts {
 	int64_t duplicates;	/* already stored (seen again, maybe on another list) */
 	int64_t errors;		/* could not be read or stored */
 	int64_t findings;	/* findings stored for the new patches */
+	/* Where the last progress line left off (pw_ingest_opts.progress). */
+	int64_t mark_messages;
+	int64_t mark_usec;	/* monotonic clock */
+	int64_t mark_cpu_usec;	/* CPU of the whole process, every thread */
 };
 
 /*

@@ -160,3 +160,11 @@ is "migration: the message row has no raw column left" \
 is "migration: same digest of all raw bytes" \
 	"$(q "$T/v3.db" "SELECT hex(group_concat(raw, '')) FROM (SELECT raw FROM message_raw ORDER BY message)" | sha1sum)" \
 	"$(q "$T/raw.db" "SELECT hex(group_concat(raw, '')) FROM (SELECT raw FROM message_raw ORDER BY message)" | sha1sum)"
+
+# --progress: a line per N messages on stderr, and one for the rest.
+$PW ingest -q --progress 20 --db "$T/progress.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
+is "progress: one line per 20 messages and one for the rest" "$(grep -c '^progress: ' "$T/err")" 4
+is "progress: the counts add up" "$(sed -n 's/^progress: messages=\([0-9]*\) .*/\1/p' "$T/err" | paste -sd+ | bc)" 61
+check "progress: seconds, cpu and rate given" grep -qE '^progress: messages=20 total=40 seconds=[0-9.]+ cpu=[0-9.]+ rate=[0-9]+$' "$T/err"
+$PW ingest --progress -1 --db "$T/progress.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1; rc=$?
+is "progress: a negative count is a usage error" "$rc" 2
