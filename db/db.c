@@ -84,6 +84,8 @@ enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st)
 	return s;
 }
 
+static int raw_exec(struct pw_db *db, const char *sql);
+
 enum pw_status pw_db_begin(struct pw_db *db)
 {
 	enum pw_status s;
@@ -102,6 +104,16 @@ enum pw_status pw_db_commit(struct pw_db *db)
 
 	if (db->depth == 0 || --db->depth > 0)
 		return PW_OK;
+	/* The bytes first: a committed message always has them. */
+	if (db->raw_txn) {
+		db->raw_txn = false;
+		if (raw_exec(db, "COMMIT")) {
+			raw_exec(db, "ROLLBACK");
+			pw_db_exec(db, "ROLLBACK");
+			g_hash_table_remove_all(db->lists);
+			return PW_ERR_DB;
+		}
+	}
 	s = pw_db_exec(db, "COMMIT");
 	if (s) {
 		pw_db_exec(db, "ROLLBACK");
@@ -115,24 +127,144 @@ void pw_db_rollback(struct pw_db *db)
 	if (db->depth == 0)
 		return;
 	db->depth = 0;
+	if (db->raw_txn) {
+		db->raw_txn = false;
+		raw_exec(db, "ROLLBACK");
+	}
 	pw_db_exec(db, "ROLLBACK");
 	/* Lists created in the transaction are gone again. */
 	g_hash_table_remove_all(db->lists);
 }
 
 /*
- * Raw messages beside their facts rather than in the message row: the
- * message table and its indexes stay a few hundred bytes a row, small
- * enough to cache, and raw bytes are only ever appended.
+ * Raw messages live in the raw store (PATH-raw), named by raw_id; rows
+ * stored before it keep their bytes in message.raw.
  */
 const char pw_db_migration_raw[] =
-	"CREATE TABLE message_raw ("
-	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
-	"  raw BLOB NOT NULL"
-	");"
-	"INSERT INTO message_raw(message, raw)"
-	"  SELECT id, raw FROM message WHERE raw IS NOT NULL;"
-	"ALTER TABLE message DROP COLUMN raw;";
+	"ALTER TABLE message ADD COLUMN raw_id INTEGER;";
+
+/* ---- the raw store ---- */
+
+static char *raw_path_of(const char *path)
+{
+	if (!path || !*path || !strcmp(path, ":memory:"))
+		return g_strdup(":memory:");
+	return g_strconcat(path, "-raw", NULL);
+}
+
+static int raw_exec(struct pw_db *db, const char *sql)
+{
+	int rc = sqlite3_exec(db->raw, sql, NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK) {
+		g_free(db->err);
+		db->err = g_strdup_printf("%s: %s", db->raw_path,
+					  sqlite3_errmsg(db->raw));
+	}
+	return rc;
+}
+
+/*
+ * Opens the raw store.  Read-write: created when missing, with large
+ * pages (rows are whole messages) and a small cache (nothing is read
+ * back while storing).  Read-only: false when there is none.
+ */
+static bool raw_open(struct pw_db *db)
+{
+	int flags = db->readonly ? SQLITE_OPEN_READONLY :
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	if (db->raw)
+		return true;
+	if (!db->raw_path)
+		db->raw_path = raw_path_of(db->path);
+	if (sqlite3_open_v2(db->raw_path, &db->raw, flags, NULL) != SQLITE_OK) {
+		g_free(db->err);
+		db->err = g_strdup_printf("%s: %s", db->raw_path,
+					  db->raw ? sqlite3_errmsg(db->raw) :
+					  "cannot open");
+		sqlite3_close(db->raw);
+		db->raw = NULL;
+		return false;
+	}
+	sqlite3_extended_result_codes(db->raw, 1);
+	sqlite3_busy_timeout(db->raw, 10000);
+	if (db->readonly)
+		return raw_exec(db, "PRAGMA query_only=ON") == SQLITE_OK;
+	if (raw_exec(db, "PRAGMA page_size=65536") ||
+	    raw_exec(db, "PRAGMA cache_size=-1024") ||
+	    raw_exec(db, "PRAGMA journal_mode=WAL") ||
+	    raw_exec(db, "PRAGMA synchronous=NORMAL") ||
+	    raw_exec(db, "CREATE TABLE IF NOT EXISTS raw ("
+		     "  id INTEGER PRIMARY KEY,"
+		     "  raw BLOB NOT NULL"
+		     ")")) {
+		sqlite3_close(db->raw);
+		db->raw = NULL;
+		return false;
+	}
+	return true;
+}
+
+static void raw_close(struct pw_db *db)
+{
+	sqlite3_finalize(db->raw_put);
+	sqlite3_finalize(db->raw_get);
+	db->raw_put = db->raw_get = NULL;
+	if (db->raw)
+		sqlite3_close(db->raw);
+	db->raw = NULL;
+}
+
+/* Stores bytes in the raw store, inside the raw transaction if any. */
+static enum pw_status raw_put(struct pw_db *db, const void *data, size_t len,
+			      int64_t *id)
+{
+	int rc;
+
+	if (!db->raw && !raw_open(db))
+		return PW_ERR_DB;
+	if (db->depth > 0 && !db->raw_txn) {
+		if (raw_exec(db, "BEGIN IMMEDIATE"))
+			return PW_ERR_DB;
+		db->raw_txn = true;
+	}
+	if (!db->raw_put &&
+	    sqlite3_prepare_v2(db->raw, "INSERT INTO raw(raw) VALUES (?1)", -1,
+			       &db->raw_put, NULL) != SQLITE_OK)
+		return PW_ERR_DB;
+	sqlite3_bind_blob64(db->raw_put, 1, data, len, SQLITE_STATIC);
+	rc = sqlite3_step(db->raw_put);
+	sqlite3_reset(db->raw_put);
+	sqlite3_clear_bindings(db->raw_put);
+	if (rc != SQLITE_DONE) {
+		g_free(db->err);
+		db->err = g_strdup_printf("%s: %s", db->raw_path,
+					  sqlite3_errmsg(db->raw));
+		return rc == SQLITE_FULL || (rc & 0xff) == SQLITE_IOERR ?
+			PW_ERR_IO : PW_ERR_DB;
+	}
+	*id = sqlite3_last_insert_rowid(db->raw);
+	return PW_OK;
+}
+
+static GBytes *raw_get(struct pw_db *db, int64_t id)
+{
+	GBytes *b = NULL;
+
+	if (!db->raw && !raw_open(db))
+		return NULL;
+	if (!db->raw_get &&
+	    sqlite3_prepare_v2(db->raw, "SELECT raw FROM raw WHERE id = ?1", -1,
+			       &db->raw_get, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(db->raw_get, 1, id);
+	if (sqlite3_step(db->raw_get) == SQLITE_ROW)
+		b = g_bytes_new(sqlite3_column_blob(db->raw_get, 0),
+				(gsize)sqlite3_column_bytes(db->raw_get, 0));
+	sqlite3_reset(db->raw_get);
+	return b;
+}
 
 int pw_db_schema_version(void)
 {
@@ -239,6 +371,10 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")) ||
 		    (s = migrate(db)))
 			goto fail_msg;
+		if (!raw_open(db)) {
+			s = PW_ERR_DB;
+			goto fail_msg;
+		}
 	} else {
 		int v;
 
@@ -266,12 +402,15 @@ fail:
 
 /* ---- background checkpoints ---- */
 
-#define CKPT_PAGES 1000		/* as sqlite's autocheckpoint */
-#define CKPT_WAIT_PAGES 4000	/* past this a commit waits for one */
+/* A checkpoint once the WAL holds about 16 MiB, whatever the page size. */
+#define CKPT_BYTES (16 << 20)
+#define CKPT_WAIT 4		/* past this many times that, a commit waits */
 
 struct pw_db_ckpt {
 	GThread *thread;
 	sqlite3 *h;		/* the checkpointer's own connection */
+	sqlite3 *writer;	/* the connection whose commits ask for one */
+	int pages, wait_pages;	/* thresholds, in pages of that database */
 	GMutex lock;
 	GCond cond;
 	uint64_t asked, done;	/* checkpoint requests and completions */
@@ -308,49 +447,61 @@ static int ckpt_hook(void *data, sqlite3 *h, const char *name, int pages)
 	struct pw_db_ckpt *c = data;
 	uint64_t want;
 
-	if (pages < CKPT_PAGES)
+	if (pages < c->pages)
 		return SQLITE_OK;
 	g_mutex_lock(&c->lock);
 	want = ++c->asked;
 	g_cond_broadcast(&c->cond);
 	/* A checkpoint that started after this commit backfills the
 	 * whole WAL, so the next transaction starts it over. */
-	while (pages >= CKPT_WAIT_PAGES && !c->stop && c->done < want)
+	while (pages >= c->wait_pages && !c->stop && c->done < want)
 		g_cond_wait(&c->cond, &c->lock);
 	g_mutex_unlock(&c->lock);
 	return SQLITE_OK;
 }
 
-void pw_db_checkpoint_start(struct pw_db *db)
+static int page_size(sqlite3 *h)
 {
-	struct pw_db_ckpt *c;
+	sqlite3_stmt *st;
+	int n = 4096;
 
-	if (!db || db->readonly || db->ckpt)
-		return;
-	c = g_new0(struct pw_db_ckpt, 1);
-	if (sqlite3_open_v2(db->path, &c->h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(h, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	return n > 0 ? n : 4096;
+}
+
+static struct pw_db_ckpt *ckpt_new(sqlite3 *writer, const char *path,
+				   const char *name)
+{
+	struct pw_db_ckpt *c = g_new0(struct pw_db_ckpt, 1);
+
+	if (sqlite3_open_v2(path, &c->h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		sqlite3_close(c->h);
 		g_free(c);
-		return;
+		return NULL;
 	}
 	sqlite3_busy_timeout(c->h, 10000);
 	/* Read the header once, so that the connection knows the WAL. */
 	sqlite3_exec(c->h, "PRAGMA schema_version", NULL, NULL, NULL);
+	c->writer = writer;
+	c->pages = CKPT_BYTES / page_size(writer);
+	c->wait_pages = CKPT_WAIT * c->pages;
 	g_mutex_init(&c->lock);
 	g_cond_init(&c->cond);
-	c->thread = g_thread_new("pw-checkpoint", ckpt_main, c);
-	db->ckpt = c;
-	sqlite3_wal_hook(db->h, ckpt_hook, c);
+	c->thread = g_thread_new(name, ckpt_main, c);
+	sqlite3_wal_hook(writer, ckpt_hook, c);
+	return c;
 }
 
-void pw_db_checkpoint_stop(struct pw_db *db)
+static void ckpt_free(struct pw_db_ckpt *c)
 {
-	struct pw_db_ckpt *c = db ? db->ckpt : NULL;
-
 	if (!c)
 		return;
 	/* Back to sqlite's own checkpoints (this replaces the hook). */
-	sqlite3_wal_autocheckpoint(db->h, CKPT_PAGES);
+	sqlite3_wal_autocheckpoint(c->writer, c->pages);
 	g_mutex_lock(&c->lock);
 	c->stop = true;
 	g_cond_broadcast(&c->cond);
@@ -360,7 +511,26 @@ void pw_db_checkpoint_stop(struct pw_db *db)
 	g_mutex_clear(&c->lock);
 	g_cond_clear(&c->cond);
 	g_free(c);
-	db->ckpt = NULL;
+}
+
+void pw_db_checkpoint_start(struct pw_db *db)
+{
+	if (!db || db->readonly || db->ckpt)
+		return;
+	if (!strcmp(db->path, ":memory:"))
+		return;
+	db->ckpt = ckpt_new(db->h, db->path, "pw-checkpoint");
+	if (db->raw)
+		db->raw_ckpt = ckpt_new(db->raw, db->raw_path, "pw-checkpt-raw");
+}
+
+void pw_db_checkpoint_stop(struct pw_db *db)
+{
+	if (!db)
+		return;
+	ckpt_free(db->ckpt);
+	ckpt_free(db->raw_ckpt);
+	db->ckpt = db->raw_ckpt = NULL;
 }
 
 void pw_db_close(struct pw_db *db)
@@ -372,6 +542,8 @@ void pw_db_close(struct pw_db *db)
 		pw_db_rollback(db);
 	g_hash_table_destroy(db->stmts);
 	g_hash_table_destroy(db->lists);
+	raw_close(db);
+	g_free(db->raw_path);
 	if (db->h) {
 		if (!db->readonly)
 			sqlite3_exec(db->h, "PRAGMA optimize", NULL, NULL, NULL);
@@ -455,13 +627,18 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 	sqlite3_stmt *st;
 	char *refs = NULL, *rcpts = NULL;
 	enum pw_status s;
-	int64_t lid = 0;
+	int64_t lid = 0, raw_id = 0;
 	int rc;
 
 	*is_new = false;
 	if (pw_db_message_find(db, m->msgid, id))
 		goto seen;
 
+	if (m->raw && !m->git_blob) {
+		s = raw_put(db, m->raw, m->raw_len, &raw_id);
+		if (s)
+			return s;
+	}
 	refs = join(m->references, " ");
 	rcpts = join(m->recipients, "\n");
 	st = pw_db_stmt(db,
@@ -469,9 +646,9 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 		" from_addr, subject, subject_clean, date, in_reply_to, refs,"
 		" list_id, auto_submitted, recipients, nrecipients, version,"
 		" number, total, has_counter, rfc, prefixes, git_blob,"
-		" source, received_at, backfill)"
+		" source, received_at, backfill, raw_id)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
+		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
 	pw_db_bind_text(st, 1, m->msgid);
 	sqlite3_bind_int(st, 2, m->msgid_derived);
 	pw_db_bind_text(st, 3, m->kind);
@@ -496,6 +673,10 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 	pw_db_bind_text(st, 22, m->source);
 	sqlite3_bind_int64(st, 23, (int64_t)time(NULL));
 	sqlite3_bind_int(st, 24, m->backfill);
+	if (raw_id)
+		sqlite3_bind_int64(st, 25, raw_id);
+	else
+		sqlite3_bind_null(st, 25);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
@@ -504,15 +685,6 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 	}
 	*id = sqlite3_last_insert_rowid(db->h);
 	*is_new = true;
-	if (m->raw && !m->git_blob) {
-		st = pw_db_stmt(db, "INSERT INTO message_raw(message, raw)"
-				" VALUES (?1, ?2)");
-		sqlite3_bind_int64(st, 1, *id);
-		sqlite3_bind_blob64(st, 2, m->raw, m->raw_len, SQLITE_STATIC);
-		s = pw_db_done(db, st);
-		if (s)
-			goto out;
-	}
 seen:
 	s = PW_OK;
 	if (list && *list) {
@@ -533,17 +705,21 @@ out:
 
 GBytes *pw_db_message_raw(struct pw_db *db, int64_t id)
 {
-	sqlite3_stmt *st = pw_db_stmt(db, "SELECT raw FROM message_raw"
-				      " WHERE message = ?1");
+	sqlite3_stmt *st = pw_db_stmt(db, "SELECT raw_id, raw FROM message"
+				      " WHERE id = ?1");
+	int64_t raw_id = 0;
 	GBytes *b = NULL;
 
 	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		b = g_bytes_new(sqlite3_column_blob(st, 0),
-				(gsize)sqlite3_column_bytes(st, 0));
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		raw_id = sqlite3_column_int64(st, 0);
+		/* Stored before the raw store: the bytes are in the row. */
+		if (!raw_id && sqlite3_column_type(st, 1) != SQLITE_NULL)
+			b = g_bytes_new(sqlite3_column_blob(st, 1),
+					(gsize)sqlite3_column_bytes(st, 1));
+	}
 	sqlite3_reset(st);
-	return b;
+	return raw_id ? raw_get(db, raw_id) : b;
 }
 
 /* ---- patches and findings ---- */

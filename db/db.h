@@ -5,6 +5,14 @@
  * One writer (the bot), any number of readers (queries, dashboard), WAL
  * mode.  The schema is versioned with PRAGMA user_version and migrated
  * forward on open.
+ *
+ * A store is two SQLite files: PATH holds the facts (messages, patches,
+ * series, findings, floods, outbox) and PATH-raw the raw bytes of every
+ * message, append only.  Apart, the raw bytes never push the facts'
+ * indexes out of the page cache, and each file's WAL is checkpointed on
+ * its own.  A transaction writes the raw bytes first and commits them
+ * first: a stored message always has its bytes; a crash between the two
+ * commits can leave raw rows that no message names, nothing worse.
  */
 #ifndef PW_DB_H
 #define PW_DB_H
@@ -26,6 +34,13 @@ struct pw_db {
 	GHashTable *lists;	/* list name -> row id (gint64 *), emptied on rollback */
 	char *err;		/* last error message, owned */
 	struct pw_db_ckpt *ckpt;	/* background checkpointer, or NULL */
+	/* The raw store (PATH-raw): opened with a read-write store, on
+	 * first use for a read-only one; NULL when there is none. */
+	sqlite3 *raw;
+	char *raw_path;
+	bool raw_txn;		/* a raw transaction is open */
+	sqlite3_stmt *raw_put, *raw_get;
+	struct pw_db_ckpt *raw_ckpt;
 };
 
 /*

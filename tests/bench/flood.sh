@@ -4,25 +4,29 @@
 # (PW_FLOOD_DISABLE=1, read by patchwarden ingest for benchmarks), and
 # the ingest rate at the end of the mbox against the rate at its start.
 #
-#   tests/bench/flood.sh [COPIES]   (default 50: 50 x 2,000 messages)
+#   tests/bench/flood.sh [COPIES] [RUNS]   (default 50: 50 x 2,000 messages; 3 runs)
 #
 # The mbox is tests/bench/gen_ingest.py's copies of the 2,000 real
 # linux-mips messages, each copy moved on in time by 120 days (the
 # corpus spans 113) and sent from other addresses (user+cN@domain), so
 # that the history grows as 50 consecutive periods of real traffic
 # instead of 50 identical copies of one (which would be one giant
-# resend of every patch).  It is cut into 10 chunks, ingested in sequence
-# into two databases, one with flood detection and one without, each
-# chunk timed (wall and CPU).
+# resend of every patch).
+#
+# Each run ingests the whole mbox in one process into a new database,
+# once with detection and once without, alternately; "ingest --progress"
+# times every tenth of it (wall and CPU).  Per tenth, the median over
+# the runs is kept, so that a moment of other load on the machine does
+# not decide a figure.
 #
 # Targets: the total with detection at most 10% over the total without;
-# the last chunk's rate within 20% of the first chunk's.  CPU time is the
-# steadier figure on a machine that runs other work.
+# the rate over the last tenth within 20% of the rate over the first.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 PW=${PW:-$top/patchwarden}
 cache=${PW_BENCH_CACHE:-/var/tmp/patchwarden-bench}/flood
 copies=${1:-50}
+runs=${2:-3}
 chunks=10
 mkdir -p "$cache"
 dir=$cache/mbox-$copies
@@ -91,43 +95,70 @@ n=$(cat "$dir"/chunk-*.mbox | grep -c '^From ')
 mb=$(( $(du -cb "$dir"/chunk-*.mbox | tail -n 1 | cut -f 1) / 1048576 ))
 echo "flood: $n messages, $mb MiB in $chunks chunks ($dir)"
 
-# Two databases grow side by side, one with detection and one without;
-# each chunk goes into both, one right after the other, so that other
-# load on the machine hits both alike.  Per chunk: seconds (wall) and CPU
-# seconds (user + system) of the ingest process.
-ingest() {	# LABEL CHUNK ENV...
-	local label=$1 i=$2
-	shift 2
-	env "$@" /usr/bin/time -f '%e %U %S' -o "$cache/time" \
-		"$PW" ingest -q --db "$cache/$label.db" "$dir/chunk-$i.mbox" >"$cache/out" 2>"$cache/err" || {
-		echo "$label: chunk $i failed:"; tail -n 5 "$cache/err"; exit 1; }
-	read -r wall user sys <"$cache/time"
-	echo "$i $wall $(echo "$user + $sys" | bc)" >>"$cache/$label.times"
+per=$(( n / chunks ))
+run() {	# LABEL ENV...: one ingest of every chunk; a line per tenth in LABEL.times
+	local label=$1 db=$cache/$1.db
+	shift
+	rm -f "$db" "$db"-*
+	# The last run's writes go to disk now, not during this one.
+	sync
+	env "$@" "$PW" ingest -q --progress "$per" --db "$db" "$dir"/chunk-*.mbox \
+		>"$cache/out" 2>"$cache/err" || {
+		echo "$label: ingest failed:"; tail -n 5 "$cache/err"; exit 1; }
+	grep '^progress: ' "$cache/err" |
+		sed 's/^progress: .* seconds=\([0-9.]*\) cpu=\([0-9.]*\) .*/\1 \2/' |
+		awk -v r="$run" '{ print r, NR - 1, $1, $2 }' >>"$cache/$label.times"
 }
 summary() {	# LABEL
 	local db=$cache/$1.db
 	floods=$("$PW" query --db "$db" floods | wc -l)
 	findings=$(sqlite3 "$db" "SELECT count(*) FROM finding WHERE rule IN ('FLOOD','FLOOD_SERIES','RESEND_IDENTICAL','SERIES_OVERSIZED')")
-	echo "$1: floods=$floods flood-findings=$findings db=$(( $(stat -c %s "$db") / 1048576 )) MiB"
-	rm -f "$db" "$db-wal" "$db-shm"
+	echo "$1: floods=$floods flood-findings=$findings db=$(( $(du -cb "$db" "$db"-* | tail -n 1 | cut -f 1) / 1048576 )) MiB"
+	rm -f "$db" "$db"-*
 }
-for label in on off; do
-	rm -f "$cache/$label.db" "$cache/$label.db-wal" "$cache/$label.db-shm"
-	: >"$cache/$label.times"
-done
-for i in $(seq -f %02g 0 $((chunks - 1))); do
-	ingest on "$i" PW_BENCH=1
-	ingest off "$i" PW_FLOOD_DISABLE=1
+: >"$cache/on.times"
+: >"$cache/off.times"
+# Alternate which goes first, so that neither always follows the other.
+for run in $(seq "$runs"); do
+	if [ $((run % 2)) -eq 1 ]; then
+		run on PW_BENCH=1
+		run off PW_FLOOD_DISABLE=1
+	else
+		run off PW_FLOOD_DISABLE=1
+		run on PW_BENCH=1
+	fi
 done
 summary on
 summary off
 
-per=$(( n / chunks ))
+# Median over the runs of each tenth, wall and CPU, on and off.
+median() {	# FILE: "tenth wall cpu" per tenth
+	sort -k2,2n -k3,3n "$1" | awk -v runs="$runs" '
+		{ w[$2] = w[$2] " " $3; c[$2] = c[$2] " " $4 }
+		END {
+			for (t in w) {
+				nw = split(substr(w[t], 2), a, " "); asort_(a, nw)
+				nc = split(substr(c[t], 2), b, " "); asort_(b, nc)
+				print t, a[int((nw + 1) / 2)], b[int((nc + 1) / 2)]
+			}
+		}
+		function asort_(x, n,   i, j, v) {
+			for (i = 2; i <= n; i++) {
+				v = x[i]
+				for (j = i - 1; j >= 1 && x[j] + 0 > v + 0; j--)
+					x[j + 1] = x[j]
+				x[j + 1] = v
+			}
+		}' | sort -n
+}
+median "$cache/on.times" >"$cache/on.med"
+median "$cache/off.times" >"$cache/off.med"
+echo "  median of $runs runs per tenth of the mbox ($per messages each):"
 awk -v per="$per" '
 	FNR == NR { won[$1] = $2; con[$1] = $3; next }
 	{ woff[$1] = $2; coff[$1] = $3; keys[++k] = $1 }
 	END {
-		printf "  %-6s %10s %10s %10s %10s %12s\n", "chunk", "on s", "off s", "on cpu", "off cpu", "on msg/s"
+		printf "  %-6s %10s %10s %10s %10s %12s\n", "tenth", "on s", "off s", "on cpu", "off cpu", "on msg/s"
 		for (i = 1; i <= k; i++) {
 			c = keys[i]
 			printf "  %-6s %10.2f %10.2f %10.2f %10.2f %12.0f\n", c, won[c], woff[c], con[c], coff[c], per / won[c]
@@ -136,6 +167,6 @@ awk -v per="$per" '
 		first = keys[1]; last = keys[k]
 		printf "  total  %10.2f %10.2f %10.2f %10.2f %12.0f\n", ton, toff, tcon, tcoff, per * k / ton
 		printf "  flood detection adds %.1f%% wall, %.1f%% CPU (target <= 10%%)\n", (ton / toff - 1) * 100, (tcon / tcoff - 1) * 100
-		printf "  last chunk rate / first chunk rate, detection on: %.2f wall, %.2f CPU (target >= 0.80)\n", won[first] / won[last], con[first] / con[last]
+		printf "  rate over the last tenth / over the first, detection on: %.2f wall, %.2f CPU (target >= 0.80)\n", won[first] / won[last], con[first] / con[last]
 		printf "  the same without detection: %.2f wall, %.2f CPU\n", woff[first] / woff[last], coff[first] / coff[last]
-	}' "$cache/on.times" "$cache/off.times"
+	}' "$cache/on.med" "$cache/off.med"

@@ -26,7 +26,7 @@ measure() {	# label, command...: prints seconds and peak RSS (KiB)
 	cat "$cache/time"
 }
 
-rm -f "$cache/bench.db" "$cache/bench.db-wal" "$cache/bench.db-shm"
+rm -f "$cache/bench.db" "$cache/bench.db"-*
 read -r pw_s pw_rss < <(measure "$PW" ingest -q --db "$cache/bench.db" "$mbox")
 echo "  patchwarden ingest: $(cat "$cache/out")"
 
