@@ -1211,10 +1211,14 @@ static char *trim_block(GString *s)
  * made GMime objects of every field and was most of the cost of
  * ingesting a reply.
  *
- * The block ends as GMime's parser ends it: at the first empty line, or
- * at the first line that is neither a field nor a continuation (a broken
- * mailer's missing empty line: the content starts there).  A leading
- * mbox "From " line is skipped.  Line ends lose their CR.
+ * The block is cut as GMime 3.2's parser cuts it: it ends at the first
+ * empty line (or the end of the message); a line that is not a field is
+ * dropped with its continuation lines; before the first field only mbox
+ * "From " lines may stand, anything else means this is not a message.
+ * Values keep their folding, without CRs.  Repeated fields: the first
+ * Message-ID, In-Reply-To, List-Id and Auto-Submitted count, the last
+ * Subject and Date (as GMime's message object keeps them), every From,
+ * To, Cc and References.
  */
 enum field {
 	F_MESSAGE_ID, F_FROM, F_SUBJECT, F_DATE, F_IN_REPLY_TO, F_REFERENCES,
