@@ -25,7 +25,7 @@
 
 #define BATCH 4000			/* messages per transaction: fewer commits
 				 * write each hot index page fewer times */
-#define INFLIGHT_BYTES (8u << 20)	/* raw bytes between reader and writer */
+#define INFLIGHT_BYTES (4u << 20)	/* raw bytes between reader and writer */
 
 struct job {
 	char *data;
@@ -78,8 +78,9 @@ static void process(struct job *j, const struct pw_config *cfg,
 	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
 	pw_check_patch(p, &co, j->findings);
 	pw_patch_free(p);
-	pw_fingerprint_compute(j->mail->subject, j->mail->commit_msg,
-			       j->mail->diff, strlen(j->mail->diff), &j->fp);
+	if (!o->no_floods)
+		pw_fingerprint_compute(j->mail->subject, j->mail->commit_msg,
+				       j->mail->diff, strlen(j->mail->diff), &j->fp);
 }
 
 static void fill_row(struct pw_msg_row *r, const struct job *j,

@@ -17,7 +17,7 @@ struct pw_ingest_opts {
 	bool reply;		/* treat as just arrived: queue replies */
 	int threads;		/* parser threads, 0: one per core */
 	bool quiet;		/* no per-message error lines */
-	bool no_floods;		/* benchmarks: skip flood detection */
+	bool no_floods;		/* benchmarks: no fingerprints, no flood detection */
 	int64_t progress;	/* a progress line every this many messages, 0: none */
 };
 

@@ -38,12 +38,6 @@ static bool starts_ci(const char *s, size_t len, const char *prefix)
 	return len >= n && g_ascii_strncasecmp(s, prefix, n) == 0;
 }
 
-/* White space as git's sane ctype defines it: no \v, no \f. */
-static bool git_space(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 static bool blank(unsigned char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
@@ -67,16 +61,19 @@ static void hex_of(const char *s, size_t len, char out[PW_FP_HEX])
  * One line of a buffer: [line, line + len) is the text up to the first
  * NUL or newline; *next is where the following line starts.  full is the
  * length with the newline, as git's strbuf_getwholeline sees it (git then
- * reads the line as a C string, so a NUL ends it).
+ * reads the line as a C string, so a NUL ends it).  nul says whether the
+ * buffer has a NUL at all: most have none, and then no line is searched
+ * for one.
  */
-static size_t next_line(const char *p, const char *end, const char **next)
+static size_t next_line(const char *p, const char *end, const char **next,
+			bool nul)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	const char *lend = nl ? nl + 1 : end;
-	const char *nul = memchr(p, '\0', (size_t)(lend - p));
+	const char *z = nul ? memchr(p, '\0', (size_t)(lend - p)) : NULL;
 
 	*next = lend;
-	return (size_t)((nul ? nul : lend) - p);
+	return (size_t)((z ? z : lend) - p);
 }
 
 /* ---- git patch-id --stable ----------------------------------------------- */
@@ -198,24 +195,32 @@ static void flush_one(unsigned char result[SHA1_LEN], struct hbuf *h)
 	}
 }
 
+/* White space as git's sane ctype defines it (no \v, no \f), as a table. */
+static const uint8_t git_space[256] = {
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+};
+
 /* Hashes line without white space (git's remove_space); returns bytes. */
 static size_t hash_nospace(struct hbuf *h, const char *line, size_t len)
 {
 	size_t i = 0, total = 0;
 
 	while (i < len) {
-		/* Each byte adds at most one: room bytes cannot overflow. */
+		/* Each byte adds at most one: room bytes cannot overflow.
+		 * n in a local: stores to b[] could alias h->n. */
 		size_t stop = MIN(len, i + (sizeof(h->b) - h->n));
-		size_t start = h->n;
+		size_t n = h->n, start = n;
+		uint8_t *b = h->b;
 
 		for (; i < stop; i++) {
 			unsigned char c = (unsigned char)line[i];
 
-			h->b[h->n] = c;
-			h->n += !git_space(c);
+			b[n] = c;
+			n += 1 - git_space[c];	/* no branch to mispredict */
 		}
-		total += h->n - start;
-		if (h->n == sizeof(h->b))
+		h->n = n;
+		total += n - start;
+		if (n == sizeof(h->b))
 			hbuf_flush(h);
 	}
 	return total;
@@ -263,7 +268,7 @@ static void index_oids(const char *line, size_t len, char pre[41],
  * git's get_one_patchid() in --stable mode, reading from *cur and
  * leaving *cur after the last line it consumed.  Returns patchlen.
  */
-static size_t one_patch_id(const char **cur, const char *end,
+static size_t one_patch_id(const char **cur, const char *end, bool nul,
 			   unsigned char result[SHA1_LEN], struct hbuf *h)
 {
 	size_t patchlen = 0;
@@ -276,7 +281,7 @@ static size_t one_patch_id(const char **cur, const char *end,
 	sha1_init(&h->ctx);
 	while (*cur < end) {
 		const char *line = *cur, *p = line;
-		size_t len = next_line(line, end, cur), plen;
+		size_t len = next_line(line, end, cur, nul), plen;
 
 		if (starts(line, len, "commit "))
 			p = line + 7;
@@ -341,16 +346,17 @@ bool pw_flood_patch_id(const char *diff, size_t len, char out[PW_FP_HEX])
 	const char *cur = diff, *end = diff ? diff + len : NULL;
 	unsigned char result[SHA1_LEN];
 	struct hbuf *h;
-	bool found = false;
+	bool found = false, nul;
 	int i;
 
 	out[0] = '\0';
 	if (!diff || len == 0)
 		return false;
+	nul = memchr(diff, '\0', len) != NULL;
 	h = g_new(struct hbuf, 1);
 	/* git prints one id per patch that hashed something; keep the first. */
 	while (cur < end) {
-		if (one_patch_id(&cur, end, result, h) > 0) {
+		if (one_patch_id(&cur, end, nul, result, h) > 0) {
 			found = true;
 			break;
 		}
@@ -581,7 +587,7 @@ char *pw_flood_body_normalise(const char *commit_msg)
 
 	while (p < end) {
 		const char *line = p, *next;
-		size_t len = next_line(p, end, &next), t = len, i;
+		size_t len = next_line(p, end, &next, false), t = len, i;
 
 		p = next;
 		while (t > 0 && blank((unsigned char)line[t - 1]))
@@ -629,9 +635,20 @@ struct span {
 	size_t len;
 };
 
-static bool ident_char(unsigned char c)
+/* Byte classes for tokenize(): C identifier characters, white space. */
+enum { C_IDENT = 1, C_DIGIT = 2, C_BLANK = 4 };
+static guint8 byte_class[256];
+
+static gpointer byte_class_init(gpointer unused)
 {
-	return g_ascii_isalnum(c) || c == '_' || c >= 0x80;
+	int c;
+
+	for (c = 0; c < 256; c++)
+		byte_class[c] = (guint8)((g_ascii_isalnum(c) || c == '_' || c >= 0x80 ?
+					  C_IDENT : 0) |
+					 (g_ascii_isdigit(c) ? C_DIGIT : 0) |
+					 (blank((unsigned char)c) ? C_BLANK : 0));
+	return NULL;
 }
 
 /* Appends the C-like tokens of one line to toks. */
@@ -645,15 +662,20 @@ static void tokenize(const char *s, size_t len, GArray *toks)
 	t = &g_array_index(toks, struct tok, 0);
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
+		guint8 k = byte_class[c];
 		size_t j = i + 1;
 
-		if (blank(c)) {
+		if (k & C_BLANK) {
 			i++;
 			continue;
 		}
-		if (ident_char(c)) {
-			while (j < len && (ident_char((unsigned char)s[j]) ||
-					   (g_ascii_isdigit(c) && s[j] == '.')))
+		if (k & C_DIGIT) {
+			/* A number, with its dots: 1.5, 0.9.2 */
+			while (j < len && ((byte_class[(unsigned char)s[j]] & C_IDENT) ||
+					   s[j] == '.'))
+				j++;
+		} else if (k & C_IDENT) {
+			while (j < len && (byte_class[(unsigned char)s[j]] & C_IDENT))
 				j++;
 		} else if (c == '"' || c == '\'') {
 			while (j < len && s[j] != (char)c) {
@@ -678,31 +700,49 @@ static bool tok_eq(const struct tok *a, const struct tok *b)
 }
 
 /*
+ * A 64-bit digest of n bytes, eight at a time (little-endian words, so
+ * that every machine computes the same value).
+ */
+static guint64 digest64(const char *s, size_t n)
+{
+	const guint64 k = G_GUINT64_CONSTANT(0xff51afd7ed558ccd);
+	guint64 h = G_GUINT64_CONSTANT(0x9e3779b97f4a7c15) ^ n, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ GUINT64_FROM_LE(w)) * k;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ GUINT64_FROM_LE(w)) * k;
+	h ^= h >> 29;
+	return h;
+}
+
+/*
  * Appends one side of an edit: its tokens separated by spaces, or, when
  * that text is longer than LONG_SIDE bytes (a new function, a whole new
- * file), a 64-bit FNV-1a digest of it, so that edit strings stay short.
+ * file), a 64-bit digest of it, so that edit strings stay short.
  */
 static void add_side(GString *e, const struct tok *t, size_t n)
 {
-	size_t i, k, len = 0;
-	guint64 h = G_GUINT64_CONSTANT(14695981039346656037);
-	const guint64 prime = G_GUINT64_CONSTANT(1099511628211);
+	size_t i, start = e->len, len = 0;
+	char *w;
+	guint64 h;
 
 	for (i = 0; i < n; i++)
 		len += 1 + t[i].len;
-	if (len <= LONG_SIDE) {
-		for (i = 0; i < n; i++) {
-			g_string_append_c(e, ' ');
-			g_string_append_len(e, t[i].s, (gssize)t[i].len);
-		}
+	g_string_set_size(e, start + len);
+	for (i = 0, w = e->str + start; i < n; i++) {
+		*w++ = ' ';
+		memcpy(w, t[i].s, t[i].len);
+		w += t[i].len;
+	}
+	if (len <= LONG_SIDE)
 		return;
-	}
-	/* The digest of the text that would have been appended. */
-	for (i = 0; i < n; i++) {
-		h = (h ^ ' ') * prime;
-		for (k = 0; k < t[i].len; k++)
-			h = (h ^ (unsigned char)t[i].s[k]) * prime;
-	}
+	h = digest64(e->str + start, e->len - start);
+	g_string_truncate(e, start);
 	g_string_append_printf(e, " {%zu tokens %016" G_GINT64_MODIFIER "x}",
 			       n, h);
 }
@@ -833,6 +873,7 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
 
 char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 {
+	static GOnce once = G_ONCE_INIT;
 	struct shape sh = {
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
 		g_string_sized_new(256),
@@ -843,14 +884,15 @@ char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 	};
 	const char *p = diff, *end = diff ? diff + len : NULL;
 	int old_left = 0, new_left = 0;
-	bool in_hunk = false;
+	bool in_hunk = false, nul = diff && memchr(diff, '\0', len);
 	GPtrArray *v;
 	GHashTableIter it;
 	gpointer key;
 
+	g_once(&once, byte_class_init, NULL);
 	while (p && p < end) {
 		const char *line = p, *next;
-		size_t n = next_line(p, end, &next);
+		size_t n = next_line(p, end, &next, nul);
 		struct span sp;
 
 		p = next;
