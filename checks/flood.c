@@ -46,15 +46,22 @@ static bool blank(unsigned char c)
 
 static void hex_of(const char *s, size_t len, char out[PW_FP_HEX])
 {
-	gchar *h;
+	static const char hx[] = "0123456789abcdef";
+	struct sha1_ctx ctx;
+	uint8_t d[SHA1_DIGEST_SIZE];
+	int i;
 
 	out[0] = '\0';
 	if (len == 0)
 		return;
-	h = g_compute_checksum_for_data(G_CHECKSUM_SHA1, (const guchar *)s,
-					len);
-	g_strlcpy(out, h, PW_FP_HEX);
-	g_free(h);
+	sha1_init(&ctx);
+	sha1_update(&ctx, len, (const uint8_t *)s);
+	sha1_digest(&ctx, sizeof(d), d);
+	for (i = 0; i < SHA1_DIGEST_SIZE; i++) {
+		out[2 * i] = hx[d[i] >> 4];
+		out[2 * i + 1] = hx[d[i] & 15];
+	}
+	out[2 * SHA1_DIGEST_SIZE] = '\0';
 }
 
 /*
@@ -825,6 +832,66 @@ static void diff_tokens(struct shape *sh, const struct tok *a, size_t na,
 	g_free(L);
 }
 
+/*
+ * Lines only added (or only removed): nothing to diff them against, so
+ * the edit is their text with white space kept only where it parts two
+ * words ("int a;int b;"), the tokens without the cost of cutting them,
+ * or a digest of it when longer than LONG_SIDE.  Most changed lines are
+ * of this kind (new code).
+ */
+static void one_sided(struct shape *sh, GArray *lines, bool removed)
+{
+	GString *e = sh->e;
+	size_t i, k, start, len;
+	bool gap = false, word = false;
+	char *w;
+
+	g_string_truncate(e, 0);
+	g_string_append_c(e, ' ');
+	start = e->len;
+	for (i = 0, len = 0; i < lines->len; i++)
+		len += g_array_index(lines, struct span, i).len + 1;
+	g_string_set_size(e, start + len);
+	w = e->str + start;
+	for (i = 0; i < lines->len; i++) {
+		const struct span *x = &g_array_index(lines, struct span, i);
+
+		for (k = 0; k < x->len; k++) {
+			unsigned char c = (unsigned char)x->s[k];
+			guint8 cl = byte_class[c];
+
+			if (cl & C_BLANK) {
+				gap = true;
+				continue;
+			}
+			if (gap && word && (cl & C_IDENT))
+				*w++ = ' ';
+			*w++ = (char)c;
+			word = cl & C_IDENT;
+			gap = false;
+		}
+		gap = true;	/* a line end parts words too */
+	}
+	len = (size_t)(w - (e->str + start));
+	if (len == 0)
+		return;
+	g_string_truncate(e, start + len);
+	if (len > LONG_SIDE) {
+		guint64 h = digest64(e->str + start, len);
+
+		g_string_truncate(e, start);
+		g_string_append_printf(e, "{%zu bytes %016" G_GINT64_MODIFIER
+				       "x}", len, h);
+	}
+	if (removed)
+		g_string_append(e, " ->");
+	else
+		g_string_insert(e, 0, " ->");
+	/* Drop the leading space: "-> int a;", "old_call(x); ->". */
+	if (!g_hash_table_contains(sh->set, e->str + 1))
+		g_hash_table_add(sh->set, g_strndup(e->str + 1, e->len - 1));
+}
+
 /* One run of removed lines and the added lines that follow them. */
 static void shape_block(struct shape *sh)
 {
@@ -833,6 +900,12 @@ static void shape_block(struct shape *sh)
 
 	if (rm->len == 0 && ad->len == 0)
 		return;
+	if (rm->len == 0 || ad->len == 0) {
+		one_sided(sh, rm->len ? rm : ad, rm->len != 0);
+		g_array_set_size(rm, 0);
+		g_array_set_size(ad, 0);
+		return;
+	}
 	g_array_set_size(ta, 0);
 	g_array_set_size(tb, 0);
 	if (rm->len == ad->len) {

@@ -84,9 +84,11 @@ char *pw_flood_body_normalise(const char *commit_msg);
  * counts match, as one joined statement otherwise), their tokens are
  * diffed, and only the tokens that changed are kept; file names, line
  * numbers and the unchanged identifiers around the edit are dropped.
- * Pure additions and removals are edits with an empty side.  A side
+ * Pure additions and removals are edits with an empty side, the other
+ * side their text without white space ("-> return-EINVAL;").  A side
  * longer than 512 bytes (a whole new function or file) is written as
- * "{N tokens HASH}" with a 64-bit digest of its tokens.  Returns a
+ * "{N tokens HASH}" or "{N bytes HASH}" with a 64-bit digest of its
+ * tokens or text.  Returns a
  * newly allocated NULL-terminated vector (g_strfreev), empty when the
  * diff changes nothing but white space.  *count, when not NULL, receives
  * the number of edits.
