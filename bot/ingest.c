@@ -352,6 +352,7 @@ struct pipe {
 	const struct pw_config *cfg;
 	const struct pw_ingest_opts *o;
 	GAsyncQueue *work, *done;
+	GAsyncQueue *trash;	/* stored chunks, freed by the reader */
 	GMutex lock;
 	GCond cond;
 	size_t inflight;
@@ -389,6 +390,19 @@ static struct chunk *chunk_new(int64_t seq)
 	k->seq = seq;
 	k->jobs = g_ptr_array_new_with_free_func((GDestroyNotify)job_free);
 	return k;
+}
+
+/*
+ * Frees the chunks the writer has stored.  Freeing a chunk is most of a
+ * millisecond of free() calls; the writer is the one serial stage, the
+ * reader mostly waits.
+ */
+static void drain(struct pipe *p)
+{
+	struct chunk *k;
+
+	while ((k = g_async_queue_try_pop(p->trash)))
+		chunk_free(k);
 }
 
 static gpointer reader(gpointer data)
@@ -430,6 +444,7 @@ static gpointer reader(gpointer data)
 			go = budget_take(p, k->bytes);
 			g_async_queue_push(p->work, k);
 			k = chunk_new(seq++);
+			drain(p);
 		}
 	}
 	if (k->jobs->len) {
@@ -501,6 +516,7 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	p.nworkers = o->threads > 0 ? o->threads : ncores();
 	p.work = g_async_queue_new();
 	p.done = g_async_queue_new();
+	p.trash = g_async_queue_new();
 	g_mutex_init(&p.lock);
 	g_cond_init(&p.cond);
 	pending = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -539,7 +555,7 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 				}
 			}
 			budget_give(&p, k->bytes);
-			chunk_free(k);
+			g_async_queue_push(p.trash, k);
 			if (s && !p.stop) {
 				/* The database failed: stop reading; what is
 				 * committed stays. */
@@ -555,12 +571,14 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	else if (s)
 		pw_db_rollback(db);
 	g_thread_join(rt);
+	drain(&p);
 	for (i = 0; i < p.nworkers; i++)
 		g_thread_join(wt[i]);
 	g_free(wt);
 	g_hash_table_destroy(pending);
 	g_async_queue_unref(p.work);
 	g_async_queue_unref(p.done);
+	g_async_queue_unref(p.trash);
 	g_mutex_clear(&p.lock);
 	g_cond_clear(&p.cond);
 	if (s)
