@@ -870,18 +870,6 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	struct grp g;
 	int nfound = 0, k, i, b, nkeys = 0;
 
-	st = pw_db_stmt(db, "SELECT grp FROM flood_member WHERE message = ?1");
-	sqlite3_bind_int64(st, 1, o->message_id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		/* Observed before: filing it again would count it twice. */
-		gid = sqlite3_column_int64(st, 0);
-		sqlite3_reset(st);
-		if (grp_load(db, gid, &g) && g.detected)
-			*flood_id = gid;
-		return PW_OK;
-	}
-	sqlite3_reset(st);
-
 	for (k = 0; k < NKEYS; k++) {
 		have[k] = digest[k][0] != '\0';
 		if (have[k]) {
@@ -931,6 +919,22 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	sqlite3_bind_int64(st, 4, o->date);
 	sqlite3_bind_int(st, 5, o->threaded);
 	s = pw_db_done(db, st);
+	if (!s && have[K_SUBJECT] && have[K_BODY] && have[K_SHAPE]) {
+		/* The usual case, in one statement. */
+		int64_t bk = bucket_of(o->date);
+
+		st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_key(key, date,"
+				" message, bucket) VALUES (?1, ?4, ?5, ?6),"
+				" (?2, ?4, ?5, ?6), (?3, ?4, ?5, ?6)");
+		sqlite3_bind_int64(st, 1, keys[K_SUBJECT]);
+		sqlite3_bind_int64(st, 2, keys[K_BODY]);
+		sqlite3_bind_int64(st, 3, keys[K_SHAPE]);
+		sqlite3_bind_int64(st, 4, o->date);
+		sqlite3_bind_int64(st, 5, o->message_id);
+		sqlite3_bind_int64(st, 6, bk);
+		s = pw_db_done(db, st);
+		have[K_SUBJECT] = have[K_BODY] = have[K_SHAPE] = false;
+	}
 	for (k = 0; !s && k < NKEYS; k++) {
 		if (!have[k])
 			continue;

@@ -38,8 +38,10 @@ struct pw_flood_obs {
 };
 
 /*
- * Files a newly stored patch, inside the caller's transaction.
- * *flood_id receives the flood it belongs to now, or 0.
+ * Files a newly stored patch, inside the caller's transaction, once:
+ * filing the same message again fails (its membership is a primary
+ * key) rather than counting it twice.  *flood_id receives the flood it
+ * belongs to now, or 0.
  */
 enum pw_status pw_db_flood_observe(struct pw_db *db,
 				   const struct pw_flood_obs *o,
