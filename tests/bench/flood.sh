@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Flood detection cost (not CI): ingest of a 100,000-message mbox with
 # flood detection on, against the same ingest with it off
-# (PW_FLOOD_DISABLE=1, read by patchwarden ingest for benchmarks), and
+# (PW_FLOOD_DISABLE=1, read by patchwarden ingest for benchmarks: no
+# fingerprints, no flood lookups), and
 # the ingest rate at the end of the mbox against the rate at its start.
 #
-#   tests/bench/flood.sh [COPIES] [RUNS]   (default 50: 50 x 2,000 messages; 3 runs)
+#   tests/bench/flood.sh [COPIES] [RUNS]   (default 50: 50 x 2,000 messages; 5 runs)
 #
 # The mbox is tests/bench/gen_ingest.py's copies of the 2,000 real
 # linux-mips messages, each copy moved on in time by 120 days (the
@@ -26,7 +27,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 PW=${PW:-$top/patchwarden}
 cache=${PW_BENCH_CACHE:-/var/tmp/patchwarden-bench}/flood
 copies=${1:-50}
-runs=${2:-3}
+runs=${2:-5}
 chunks=10
 mkdir -p "$cache"
 dir=$cache/mbox-$copies
