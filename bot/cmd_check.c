@@ -17,6 +17,7 @@
 #include <json-glib/json-glib.h>
 
 #include "bot/cmd.h"
+#include "bot/json.h"
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/source.h"
@@ -315,21 +316,6 @@ static void print_text(struct run *r, FILE *out)
 	}
 }
 
-static void emit_json(JsonBuilder *b, FILE *out)
-{
-	JsonGenerator *g = json_generator_new();
-	JsonNode *root = json_builder_get_root(b);
-	gchar *s;
-
-	json_generator_set_root(g, root);
-	json_generator_set_pretty(g, TRUE);
-	s = json_generator_to_data(g, NULL);
-	fprintf(out, "%s\n", s);
-	g_free(s);
-	json_node_unref(root);
-	g_object_unref(g);
-}
-
 static void print_json(struct run *r, FILE *out)
 {
 	JsonBuilder *b = json_builder_new();
@@ -337,10 +323,8 @@ static void print_json(struct run *r, FILE *out)
 	guint i, j;
 
 	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "version");
-	json_builder_add_int_value(b, 1);
-	json_builder_set_member_name(b, "style");
-	json_builder_add_string_value(b, pw_style_str(r->opts.style));
+	pw_json_int(b, "version", 1);
+	pw_json_str(b, "style", pw_style_str(r->opts.style));
 	json_builder_set_member_name(b, "findings");
 	json_builder_begin_array(b);
 	for (i = 0; i < r->units->len; i++) {
@@ -351,36 +335,22 @@ static void print_json(struct run *r, FILE *out)
 
 			count[f->severity]++;
 			json_builder_begin_object(b);
-			json_builder_set_member_name(b, "file");
-			json_builder_add_string_value(b, f->file);
-			json_builder_set_member_name(b, "line");
-			json_builder_add_int_value(b, f->line);
-			json_builder_set_member_name(b, "column");
-			json_builder_add_int_value(b, f->column);
-			json_builder_set_member_name(b, "severity");
-			json_builder_add_string_value(b, pw_severity_str(f->severity));
-			json_builder_set_member_name(b, "rule");
-			json_builder_add_string_value(b, f->rule);
-			json_builder_set_member_name(b, "message");
-			json_builder_add_string_value(b, f->message);
-			json_builder_set_member_name(b, "fix");
-			if (f->fix)
-				json_builder_add_string_value(b, f->fix);
-			else
-				json_builder_add_null_value(b);
-			json_builder_set_member_name(b, "input");
-			json_builder_add_string_value(b, u->input);
+			pw_json_str(b, "file", f->file);
+			pw_json_int(b, "line", f->line);
+			pw_json_int(b, "column", f->column);
+			pw_json_str(b, "severity", pw_severity_str(f->severity));
+			pw_json_str(b, "rule", f->rule);
+			pw_json_str(b, "message", f->message);
+			pw_json_str(b, "fix", f->fix);
+			pw_json_str(b, "input", u->input);
 			if (f->patch_no) {
-				json_builder_set_member_name(b, "patch_line");
-				json_builder_add_int_value(b, f->patch_no);
+				pw_json_int(b, "patch_line", f->patch_no);
 			}
 			if (u->subject) {
-				json_builder_set_member_name(b, "subject");
-				json_builder_add_string_value(b, u->subject);
+				pw_json_str(b, "subject", u->subject);
 			}
 			if (u->msgid) {
-				json_builder_set_member_name(b, "message_id");
-				json_builder_add_string_value(b, u->msgid);
+				pw_json_str(b, "message_id", u->msgid);
 			}
 			json_builder_end_object(b);
 		}
@@ -388,17 +358,13 @@ static void print_json(struct run *r, FILE *out)
 	json_builder_end_array(b);
 	json_builder_set_member_name(b, "summary");
 	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "inputs");
-	json_builder_add_int_value(b, r->units->len);
-	json_builder_set_member_name(b, "error");
-	json_builder_add_int_value(b, count[PW_SEV_ERROR]);
-	json_builder_set_member_name(b, "warning");
-	json_builder_add_int_value(b, count[PW_SEV_WARNING]);
-	json_builder_set_member_name(b, "info");
-	json_builder_add_int_value(b, count[PW_SEV_INFO]);
+	pw_json_int(b, "inputs", r->units->len);
+	pw_json_int(b, "error", count[PW_SEV_ERROR]);
+	pw_json_int(b, "warning", count[PW_SEV_WARNING]);
+	pw_json_int(b, "info", count[PW_SEV_INFO]);
 	json_builder_end_object(b);
 	json_builder_end_object(b);
-	emit_json(b, out);
+	pw_json_print(b, out);
 	g_object_unref(b);
 }
 
@@ -411,10 +377,8 @@ static void print_sarif(struct run *r, FILE *out)
 
 	rules = pw_rules(&nrules);
 	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "$schema");
-	json_builder_add_string_value(b, "https://json.schemastore.org/sarif-2.1.0.json");
-	json_builder_set_member_name(b, "version");
-	json_builder_add_string_value(b, "2.1.0");
+	pw_json_str(b, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	pw_json_str(b, "version", "2.1.0");
 	json_builder_set_member_name(b, "runs");
 	json_builder_begin_array(b);
 	json_builder_begin_object(b);
@@ -422,25 +386,20 @@ static void print_sarif(struct run *r, FILE *out)
 	json_builder_begin_object(b);
 	json_builder_set_member_name(b, "driver");
 	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "name");
-	json_builder_add_string_value(b, "patchwarden");
-	json_builder_set_member_name(b, "version");
-	json_builder_add_string_value(b, PW_VERSION);
+	pw_json_str(b, "name", "patchwarden");
+	pw_json_str(b, "version", PW_VERSION);
 	json_builder_set_member_name(b, "rules");
 	json_builder_begin_array(b);
 	for (k = 0; k < nrules; k++) {
 		json_builder_begin_object(b);
-		json_builder_set_member_name(b, "id");
-		json_builder_add_string_value(b, rules[k].id);
+		pw_json_str(b, "id", rules[k].id);
 		json_builder_set_member_name(b, "shortDescription");
 		json_builder_begin_object(b);
-		json_builder_set_member_name(b, "text");
-		json_builder_add_string_value(b, rules[k].summary);
+		pw_json_str(b, "text", rules[k].summary);
 		json_builder_end_object(b);
 		json_builder_set_member_name(b, "defaultConfiguration");
 		json_builder_begin_object(b);
-		json_builder_set_member_name(b, "level");
-		json_builder_add_string_value(b, sarif_level(rules[k].severity));
+		pw_json_str(b, "level", sarif_level(rules[k].severity));
 		json_builder_set_member_name(b, "enabled");
 		json_builder_add_boolean_value(b, rules[k].default_on);
 		json_builder_end_object(b);
@@ -459,18 +418,14 @@ static void print_sarif(struct run *r, FILE *out)
 			const struct pw_rule *rule = pw_rule_find(f->rule);
 
 			json_builder_begin_object(b);
-			json_builder_set_member_name(b, "ruleId");
-			json_builder_add_string_value(b, f->rule);
+			pw_json_str(b, "ruleId", f->rule);
 			if (rule) {
-				json_builder_set_member_name(b, "ruleIndex");
-				json_builder_add_int_value(b, rule - rules);
+				pw_json_int(b, "ruleIndex", rule - rules);
 			}
-			json_builder_set_member_name(b, "level");
-			json_builder_add_string_value(b, sarif_level(f->severity));
+			pw_json_str(b, "level", sarif_level(f->severity));
 			json_builder_set_member_name(b, "message");
 			json_builder_begin_object(b);
-			json_builder_set_member_name(b, "text");
-			json_builder_add_string_value(b, f->message);
+			pw_json_str(b, "text", f->message);
 			json_builder_end_object(b);
 			json_builder_set_member_name(b, "locations");
 			json_builder_begin_array(b);
@@ -479,17 +434,14 @@ static void print_sarif(struct run *r, FILE *out)
 			json_builder_begin_object(b);
 			json_builder_set_member_name(b, "artifactLocation");
 			json_builder_begin_object(b);
-			json_builder_set_member_name(b, "uri");
-			json_builder_add_string_value(b, f->file);
+			pw_json_str(b, "uri", f->file);
 			json_builder_end_object(b);
 			if (f->line > 0) {
 				json_builder_set_member_name(b, "region");
 				json_builder_begin_object(b);
-				json_builder_set_member_name(b, "startLine");
-				json_builder_add_int_value(b, f->line);
+				pw_json_int(b, "startLine", f->line);
 				if (f->column > 0) {
-					json_builder_set_member_name(b, "startColumn");
-					json_builder_add_int_value(b, f->column);
+					pw_json_int(b, "startColumn", f->column);
 				}
 				json_builder_end_object(b);
 			}
@@ -502,33 +454,27 @@ static void print_sarif(struct run *r, FILE *out)
 				json_builder_begin_object(b);
 				json_builder_set_member_name(b, "description");
 				json_builder_begin_object(b);
-				json_builder_set_member_name(b, "text");
-				json_builder_add_string_value(b, f->fix);
+				pw_json_str(b, "text", f->fix);
 				json_builder_end_object(b);
 				json_builder_set_member_name(b, "artifactChanges");
 				json_builder_begin_array(b);
 				json_builder_begin_object(b);
 				json_builder_set_member_name(b, "artifactLocation");
 				json_builder_begin_object(b);
-				json_builder_set_member_name(b, "uri");
-				json_builder_add_string_value(b, f->file);
+				pw_json_str(b, "uri", f->file);
 				json_builder_end_object(b);
 				json_builder_set_member_name(b, "replacements");
 				json_builder_begin_array(b);
 				json_builder_begin_object(b);
 				json_builder_set_member_name(b, "deletedRegion");
 				json_builder_begin_object(b);
-				json_builder_set_member_name(b, "startLine");
-				json_builder_add_int_value(b, f->line);
-				json_builder_set_member_name(b, "startColumn");
-				json_builder_add_int_value(b, (gint64)f->fix_from + 1);
-				json_builder_set_member_name(b, "endColumn");
-				json_builder_add_int_value(b, (gint64)f->fix_to + 1);
+				pw_json_int(b, "startLine", f->line);
+				pw_json_int(b, "startColumn", (gint64)f->fix_from + 1);
+				pw_json_int(b, "endColumn", (gint64)f->fix_to + 1);
 				json_builder_end_object(b);
 				json_builder_set_member_name(b, "insertedContent");
 				json_builder_begin_object(b);
-				json_builder_set_member_name(b, "text");
-				json_builder_add_string_value(b, f->replacement);
+				pw_json_str(b, "text", f->replacement);
 				json_builder_end_object(b);
 				json_builder_end_object(b);
 				json_builder_end_array(b);
@@ -544,7 +490,7 @@ static void print_sarif(struct run *r, FILE *out)
 	json_builder_end_object(b);
 	json_builder_end_array(b);
 	json_builder_end_object(b);
-	emit_json(b, out);
+	pw_json_print(b, out);
 	g_object_unref(b);
 }
 
@@ -643,18 +589,15 @@ static void list_rules(enum format fmt)
 		json_builder_begin_array(b);
 		for (i = 0; i < n; i++) {
 			json_builder_begin_object(b);
-			json_builder_set_member_name(b, "id");
-			json_builder_add_string_value(b, rules[i].id);
-			json_builder_set_member_name(b, "severity");
-			json_builder_add_string_value(b, pw_severity_str(rules[i].severity));
+			pw_json_str(b, "id", rules[i].id);
+			pw_json_str(b, "severity", pw_severity_str(rules[i].severity));
 			json_builder_set_member_name(b, "default_on");
 			json_builder_add_boolean_value(b, rules[i].default_on);
-			json_builder_set_member_name(b, "summary");
-			json_builder_add_string_value(b, rules[i].summary);
+			pw_json_str(b, "summary", rules[i].summary);
 			json_builder_end_object(b);
 		}
 		json_builder_end_array(b);
-		emit_json(b, stdout);
+		pw_json_print(b, stdout);
 		g_object_unref(b);
 	}
 }

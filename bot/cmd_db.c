@@ -12,7 +12,21 @@
 #include "bot/cli.h"
 #include "bot/cmd.h"
 #include "bot/ingest.h"
+#include "bot/json.h"
 #include "bot/log.h"
+
+static void stats_print(const struct pw_db_stats *st, bool json)
+{
+	const struct pw_count n[] = {
+		{ "messages", st->messages }, { "patches", st->patches },
+		{ "series", st->series }, { "covers", st->covers },
+		{ "comments", st->comments }, { "pulls", st->pulls },
+		{ "lists", st->lists }, { "findings", st->findings },
+		{ "errors", st->errors },
+	};
+
+	pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
+}
 
 static int stats(struct pw_db *db, bool json)
 {
@@ -22,22 +36,7 @@ static int stats(struct pw_db *db, bool json)
 		pw_error("%s", pw_db_errmsg(db));
 		return 2;
 	}
-	if (json)
-		printf("{\"messages\": %" G_GINT64_FORMAT ", \"patches\": %" G_GINT64_FORMAT
-		       ", \"series\": %" G_GINT64_FORMAT ", \"covers\": %" G_GINT64_FORMAT
-		       ", \"comments\": %" G_GINT64_FORMAT ", \"pulls\": %" G_GINT64_FORMAT
-		       ", \"lists\": %" G_GINT64_FORMAT ", \"findings\": %" G_GINT64_FORMAT
-		       ", \"errors\": %" G_GINT64_FORMAT "}\n",
-		       st.messages, st.patches, st.series, st.covers, st.comments,
-		       st.pulls, st.lists, st.findings, st.errors);
-	else
-		printf("messages=%" G_GINT64_FORMAT " patches=%" G_GINT64_FORMAT
-		       " series=%" G_GINT64_FORMAT " covers=%" G_GINT64_FORMAT
-		       " comments=%" G_GINT64_FORMAT " pulls=%" G_GINT64_FORMAT
-		       " lists=%" G_GINT64_FORMAT " findings=%" G_GINT64_FORMAT
-		       " errors=%" G_GINT64_FORMAT "\n",
-		       st.messages, st.patches, st.series, st.covers, st.comments,
-		       st.pulls, st.lists, st.findings, st.errors);
+	stats_print(&st, json);
 	return 0;
 }
 

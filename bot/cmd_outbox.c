@@ -16,6 +16,7 @@
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
+#include "bot/json.h"
 #include "bot/log.h"
 #include "bot/outbox.h"
 #include "db/outbox.h"
@@ -23,88 +24,45 @@
 static void json_row(JsonBuilder *b, const struct pw_outbox_row *r)
 {
 	char **rcpt = g_strsplit(r->recipients, "\n", -1);
-	size_t i;
+	size_t i, n;
 
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "id");
-	json_builder_add_int_value(b, r->id);
-	json_builder_set_member_name(b, "kind");
-	json_builder_add_string_value(b, r->kind);
-	json_builder_set_member_name(b, "state");
-	json_builder_add_string_value(b, r->state);
-	json_builder_set_member_name(b, "reason");
-	if (r->reason)
-		json_builder_add_string_value(b, r->reason);
-	else
-		json_builder_add_null_value(b);
-	json_builder_set_member_name(b, "to");
-	json_builder_add_string_value(b, r->rcpt_to);
-	json_builder_set_member_name(b, "recipients");
-	json_builder_begin_array(b);
-	for (i = 0; rcpt[i]; i++)
+	/* The stored list is one address a line: no empty members. */
+	for (i = n = 0; rcpt[i]; i++) {
 		if (*rcpt[i])
-			json_builder_add_string_value(b, rcpt[i]);
-	json_builder_end_array(b);
-	json_builder_set_member_name(b, "from");
-	json_builder_add_string_value(b, r->mail_from);
-	json_builder_set_member_name(b, "message_id");
-	json_builder_add_string_value(b, r->msgid);
-	json_builder_set_member_name(b, "in_reply_to");
-	if (r->in_reply_to)
-		json_builder_add_string_value(b, r->in_reply_to);
-	else
-		json_builder_add_null_value(b);
-	json_builder_set_member_name(b, "answers");
-	json_builder_add_string_value(b, r->answers);
-	json_builder_set_member_name(b, "subject");
-	json_builder_add_string_value(b, r->subject);
-	json_builder_set_member_name(b, "attempts");
-	json_builder_add_int_value(b, r->attempts);
-	json_builder_set_member_name(b, "last_error");
-	if (r->last_error)
-		json_builder_add_string_value(b, r->last_error);
-	else
-		json_builder_add_null_value(b);
-	json_builder_set_member_name(b, "smtp_code");
-	json_builder_add_int_value(b, r->smtp_code);
-	json_builder_set_member_name(b, "created_at");
-	json_builder_add_int_value(b, r->created_at);
-	json_builder_set_member_name(b, "next_attempt");
-	json_builder_add_int_value(b, r->next_attempt);
-	json_builder_set_member_name(b, "last_attempt");
-	json_builder_add_int_value(b, r->last_attempt);
-	json_builder_set_member_name(b, "sent_at");
-	json_builder_add_int_value(b, r->sent_at);
-	json_builder_set_member_name(b, "transport");
-	if (r->transport)
-		json_builder_add_string_value(b, r->transport);
-	else
-		json_builder_add_null_value(b);
+			rcpt[n++] = rcpt[i];
+		else
+			g_free(rcpt[i]);
+	}
+	rcpt[n] = NULL;
+	json_builder_begin_object(b);
+	pw_json_int(b, "id", r->id);
+	pw_json_str(b, "kind", r->kind);
+	pw_json_str(b, "state", r->state);
+	pw_json_str(b, "reason", r->reason);
+	pw_json_str(b, "to", r->rcpt_to);
+	pw_json_strv(b, "recipients", rcpt);
+	pw_json_str(b, "from", r->mail_from);
+	pw_json_str(b, "message_id", r->msgid);
+	pw_json_str(b, "in_reply_to", r->in_reply_to);
+	pw_json_str(b, "answers", r->answers);
+	pw_json_str(b, "subject", r->subject);
+	pw_json_int(b, "attempts", r->attempts);
+	pw_json_str(b, "last_error", r->last_error);
+	pw_json_int(b, "smtp_code", r->smtp_code);
+	pw_json_int(b, "created_at", r->created_at);
+	pw_json_int(b, "next_attempt", r->next_attempt);
+	pw_json_int(b, "last_attempt", r->last_attempt);
+	pw_json_int(b, "sent_at", r->sent_at);
+	pw_json_str(b, "transport", r->transport);
 	if (r->raw) {
 		char *text = g_strndup(g_bytes_get_data(r->raw, NULL),
 				       g_bytes_get_size(r->raw));
 
-		json_builder_set_member_name(b, "raw");
-		json_builder_add_string_value(b, text);
+		pw_json_str(b, "raw", text);
 		g_free(text);
 	}
 	json_builder_end_object(b);
 	g_strfreev(rcpt);
-}
-
-static void print_json(JsonBuilder *b)
-{
-	JsonGenerator *g = json_generator_new();
-	JsonNode *root = json_builder_get_root(b);
-	char *s;
-
-	json_generator_set_root(g, root);
-	json_generator_set_pretty(g, TRUE);
-	s = json_generator_to_data(g, NULL);
-	printf("%s\n", s);
-	g_free(s);
-	json_node_unref(root);
-	g_object_unref(g);
 }
 
 static int list(struct pw_db *db, const char *state, bool json)
@@ -125,7 +83,7 @@ static int list(struct pw_db *db, const char *state, bool json)
 		for (i = 0; i < rows->len; i++)
 			json_row(b, g_ptr_array_index(rows, i));
 		json_builder_end_array(b);
-		print_json(b);
+		pw_json_print(b, stdout);
 		g_object_unref(b);
 	} else {
 		for (i = 0; i < rows->len; i++) {
@@ -173,7 +131,7 @@ static int show(struct pw_db *db, int64_t id, bool json)
 		JsonBuilder *b = json_builder_new();
 
 		json_row(b, r);
-		print_json(b);
+		pw_json_print(b, stdout);
 		g_object_unref(b);
 		pw_outbox_row_free(r);
 		return 0;

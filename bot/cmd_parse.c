@@ -13,6 +13,7 @@
 #include <json-glib/json-glib.h>
 
 #include "bot/cmd.h"
+#include "bot/json.h"
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/source.h"
@@ -30,100 +31,51 @@ struct held {
 	long long offset;
 };
 
-static char *iso_date(gint64 t)
-{
-	GDateTime *dt = t ? g_date_time_new_from_unix_utc(t) : NULL;
-	char *s;
-
-	if (!dt)
-		return g_strdup("");
-	s = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ");
-	g_date_time_unref(dt);
-	return s ? s : g_strdup("");
-}
-
-static void add_str(JsonBuilder *b, const char *k, const char *v)
-{
-	json_builder_set_member_name(b, k);
-	if (v)
-		json_builder_add_string_value(b, v);
-	else
-		json_builder_add_null_value(b);
-}
-
-static void add_strv(JsonBuilder *b, const char *k, char **v)
-{
-	json_builder_set_member_name(b, k);
-	json_builder_begin_array(b);
-	for (; v && *v; v++)
-		json_builder_add_string_value(b, *v);
-	json_builder_end_array(b);
-}
-
-static void add_int(JsonBuilder *b, const char *k, gint64 v)
-{
-	json_builder_set_member_name(b, k);
-	json_builder_add_int_value(b, v);
-}
-
-static void add_bool(JsonBuilder *b, const char *k, bool v)
-{
-	json_builder_set_member_name(b, k);
-	json_builder_add_boolean_value(b, v);
-}
-
 static void emit_json(struct out *o, const struct held *h)
 {
 	const struct pw_mail *m = h->m;
 	JsonBuilder *b = json_builder_new();
-	JsonGenerator *g = json_generator_new();
-	JsonNode *root;
-	char *s, *date = iso_date(m->date);
+	char *s, *date = m->date ? pw_iso_time(m->date) : g_strdup("");
 
 	json_builder_begin_object(b);
-	add_str(b, "where", h->where);
-	add_int(b, "index", h->index);
-	add_int(b, "offset", h->offset);
-	add_str(b, "msgid", m->msgid);
-	add_bool(b, "msgid_derived", m->msgid_derived);
-	add_str(b, "from_name", m->from_name);
-	add_str(b, "from_addr", m->from_addr);
-	add_int(b, "date", m->date);
-	add_str(b, "date_utc", date);
-	add_str(b, "subject", m->subject);
-	add_str(b, "subject_clean", m->subject_clean);
-	add_int(b, "version", m->tags.version);
-	add_int(b, "number", m->tags.number);
-	add_int(b, "total", m->tags.total);
-	add_bool(b, "has_counter", m->tags.has_counter);
-	add_bool(b, "rfc", m->tags.rfc);
-	add_bool(b, "resend", m->tags.resend);
-	add_bool(b, "is_reply", m->tags.is_reply);
-	add_bool(b, "patch_tag", m->tags.patch_tag);
-	add_str(b, "prefixes", m->tags.prefixes);
-	add_str(b, "kind", pw_mail_kind_str(m->kind));
-	add_str(b, "in_reply_to", m->in_reply_to);
-	add_strv(b, "references", m->references);
-	add_str(b, "list_id", m->list_id);
-	add_str(b, "auto_submitted", m->auto_submitted);
-	add_strv(b, "recipients", m->recipients);
-	add_int(b, "nrecipients", m->nrecipients);
-	add_str(b, "pull_url", m->pull_url);
-	add_str(b, "commit_msg", m->commit_msg);
-	add_str(b, "diff", m->diff);
-	add_strv(b, "warnings", m->warnings);
+	pw_json_str(b, "where", h->where);
+	pw_json_int(b, "index", h->index);
+	pw_json_int(b, "offset", h->offset);
+	pw_json_str(b, "msgid", m->msgid);
+	pw_json_bool(b, "msgid_derived", m->msgid_derived);
+	pw_json_str(b, "from_name", m->from_name);
+	pw_json_str(b, "from_addr", m->from_addr);
+	pw_json_int(b, "date", m->date);
+	pw_json_str(b, "date_utc", date);
+	pw_json_str(b, "subject", m->subject);
+	pw_json_str(b, "subject_clean", m->subject_clean);
+	pw_json_int(b, "version", m->tags.version);
+	pw_json_int(b, "number", m->tags.number);
+	pw_json_int(b, "total", m->tags.total);
+	pw_json_bool(b, "has_counter", m->tags.has_counter);
+	pw_json_bool(b, "rfc", m->tags.rfc);
+	pw_json_bool(b, "resend", m->tags.resend);
+	pw_json_bool(b, "is_reply", m->tags.is_reply);
+	pw_json_bool(b, "patch_tag", m->tags.patch_tag);
+	pw_json_str(b, "prefixes", m->tags.prefixes);
+	pw_json_str(b, "kind", pw_mail_kind_str(m->kind));
+	pw_json_str(b, "in_reply_to", m->in_reply_to);
+	pw_json_strv(b, "references", m->references);
+	pw_json_str(b, "list_id", m->list_id);
+	pw_json_str(b, "auto_submitted", m->auto_submitted);
+	pw_json_strv(b, "recipients", m->recipients);
+	pw_json_int(b, "nrecipients", m->nrecipients);
+	pw_json_str(b, "pull_url", m->pull_url);
+	pw_json_str(b, "commit_msg", m->commit_msg);
+	pw_json_str(b, "diff", m->diff);
+	pw_json_strv(b, "warnings", m->warnings);
 	json_builder_end_object(b);
 
-	root = json_builder_get_root(b);
-	json_generator_set_root(g, root);
-	json_generator_set_pretty(g, TRUE);
-	s = json_generator_to_data(g, NULL);
+	s = pw_json_text(b);
 	fputs(o->count ? ",\n" : "", stdout);
 	fputs(s, stdout);
 	g_free(s);
 	g_free(date);
-	json_node_unref(root);
-	g_object_unref(g);
 	g_object_unref(b);
 }
 
@@ -140,7 +92,7 @@ static void block(const char *name, const char *text)
 static void emit_text(struct out *o, const struct held *h)
 {
 	const struct pw_mail *m = h->m;
-	char *date = iso_date(m->date);
+	char *date = m->date ? pw_iso_time(m->date) : g_strdup("");
 	char **p;
 
 	printf("%s=== %s\n", o->count ? "\n" : "", h->where);

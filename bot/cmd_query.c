@@ -18,69 +18,11 @@
 #include <json-glib/json-glib.h>
 
 #include "bot/cli.h"
+#include "bot/json.h"
 #include "bot/cmd.h"
 #include "bot/log.h"
 #include "db/flood.h"
 #include "db/query.h"
-
-/* "2016-08-02T00:03:14Z"; g_free. */
-static char *iso_time(int64_t t)
-{
-	GDateTime *dt = g_date_time_new_from_unix_utc(t);
-	char *s;
-
-	if (!dt)
-		return g_strdup("");
-	s = g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ");
-	g_date_time_unref(dt);
-	return s;
-}
-
-static void add_time(JsonBuilder *b, const char *name, int64_t t)
-{
-	char *s = iso_time(t);
-
-	json_builder_set_member_name(b, name);
-	json_builder_add_string_value(b, s);
-	g_free(s);
-}
-
-static void add_str(JsonBuilder *b, const char *name, const char *v)
-{
-	json_builder_set_member_name(b, name);
-	if (v)
-		json_builder_add_string_value(b, v);
-	else
-		json_builder_add_null_value(b);
-}
-
-static void add_int(JsonBuilder *b, const char *name, int64_t v)
-{
-	json_builder_set_member_name(b, name);
-	json_builder_add_int_value(b, v);
-}
-
-static void add_bool(JsonBuilder *b, const char *name, bool v)
-{
-	json_builder_set_member_name(b, name);
-	json_builder_add_boolean_value(b, v);
-}
-
-/* Prints the finished array of b on stdout. */
-static void print_json(JsonBuilder *b)
-{
-	JsonGenerator *g = json_generator_new();
-	JsonNode *root = json_builder_get_root(b);
-	char *text;
-
-	json_generator_set_pretty(g, TRUE);
-	json_generator_set_root(g, root);
-	text = json_generator_to_data(g, NULL);
-	printf("%s\n", text);
-	g_free(text);
-	json_node_unref(root);
-	g_object_unref(g);
-}
 
 /* ---- floods ---- */
 
@@ -95,25 +37,25 @@ static void flood_json(JsonBuilder *b, const struct pw_flood_info *f)
 	size_t i;
 
 	json_builder_begin_object(b);
-	add_int(b, "id", f->id);
-	add_str(b, "rule", f->rule);
-	add_str(b, "severity", pw_severity_str(f->severity));
-	add_str(b, "sender", f->sender_addr);
-	add_str(b, "sender_name", f->sender_name);
-	add_str(b, "subject", f->subject);
-	add_int(b, "size", f->size);
-	add_int(b, "claimed_total", f->claimed_total);
-	add_time(b, "first_seen", f->first_seen);
-	add_time(b, "last_seen", f->last_seen);
-	add_time(b, "detected_at", f->detected_at);
+	pw_json_int(b, "id", f->id);
+	pw_json_str(b, "rule", f->rule);
+	pw_json_str(b, "severity", pw_severity_str(f->severity));
+	pw_json_str(b, "sender", f->sender_addr);
+	pw_json_str(b, "sender_name", f->sender_name);
+	pw_json_str(b, "subject", f->subject);
+	pw_json_int(b, "size", f->size);
+	pw_json_int(b, "claimed_total", f->claimed_total);
+	pw_json_time(b, "first_seen", f->first_seen);
+	pw_json_time(b, "last_seen", f->last_seen);
+	pw_json_time(b, "detected_at", f->detected_at);
 	json_builder_set_member_name(b, "lists");
 	json_builder_begin_array(b);
 	for (l = f->lists; l && *l; l++)
 		json_builder_add_string_value(b, *l);
 	json_builder_end_array(b);
-	add_int(b, "recipients", f->recipients);
-	add_bool(b, "threaded", f->threaded);
-	add_int(b, "threaded_patches", f->nthreaded);
+	pw_json_int(b, "recipients", f->recipients);
+	pw_json_bool(b, "threaded", f->threaded);
+	pw_json_int(b, "threaded_patches", f->nthreaded);
 	json_builder_set_member_name(b, "shared");
 	json_builder_begin_array(b);
 	for (i = 0; i < G_N_ELEMENTS(shared_names); i++)
@@ -122,19 +64,19 @@ static void flood_json(JsonBuilder *b, const struct pw_flood_info *f)
 	json_builder_end_array(b);
 	json_builder_set_member_name(b, "fingerprints");
 	json_builder_begin_object(b);
-	add_str(b, "subject", *f->subject_fp ? f->subject_fp : NULL);
-	add_str(b, "body", *f->body_fp ? f->body_fp : NULL);
-	add_str(b, "shape", *f->shape_fp ? f->shape_fp : NULL);
+	pw_json_str(b, "subject", *f->subject_fp ? f->subject_fp : NULL);
+	pw_json_str(b, "body", *f->body_fp ? f->body_fp : NULL);
+	pw_json_str(b, "shape", *f->shape_fp ? f->shape_fp : NULL);
 	json_builder_end_object(b);
-	add_str(b, "first_message", f->first_msgid);
-	add_str(b, "key", f->key);
-	add_bool(b, "reported", f->reported_at != 0);
+	pw_json_str(b, "first_message", f->first_msgid);
+	pw_json_str(b, "key", f->key);
+	pw_json_bool(b, "reported", f->reported_at != 0);
 	json_builder_end_object(b);
 }
 
 static void flood_text(const struct pw_flood_info *f)
 {
-	char *first = iso_time(f->first_seen), *last = iso_time(f->last_seen);
+	char *first = pw_iso_time(f->first_seen), *last = pw_iso_time(f->last_seen);
 	char *lists = g_strjoinv(",", f->lists);
 	char claims[32] = "";
 
@@ -202,7 +144,7 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 	if (b) {
 		json_builder_end_array(b);
 		if (!rc)
-			print_json(b);
+			pw_json_print(b, stdout);
 		g_object_unref(b);
 	}
 	g_array_unref(ids);
@@ -240,23 +182,23 @@ static int findings(struct pw_db *db, const struct pw_query_filter *flt,
 			continue;
 		}
 		json_builder_begin_object(b);
-		add_int(b, "id", q->id);
-		add_str(b, "rule", q->rule);
-		add_str(b, "severity", pw_severity_str(q->severity));
-		add_str(b, "msgid", q->msgid);
-		add_str(b, "from", q->from_addr);
-		add_str(b, "subject", q->subject);
-		add_time(b, "date", q->date);
-		add_str(b, "file", q->file);
-		add_int(b, "line", q->line);
-		add_int(b, "column", q->column);
-		add_str(b, "message", q->message);
-		add_str(b, "fix", q->fix);
+		pw_json_int(b, "id", q->id);
+		pw_json_str(b, "rule", q->rule);
+		pw_json_str(b, "severity", pw_severity_str(q->severity));
+		pw_json_str(b, "msgid", q->msgid);
+		pw_json_str(b, "from", q->from_addr);
+		pw_json_str(b, "subject", q->subject);
+		pw_json_time(b, "date", q->date);
+		pw_json_str(b, "file", q->file);
+		pw_json_int(b, "line", q->line);
+		pw_json_int(b, "column", q->column);
+		pw_json_str(b, "message", q->message);
+		pw_json_str(b, "fix", q->fix);
 		json_builder_end_object(b);
 	}
 	if (b) {
 		json_builder_end_array(b);
-		print_json(b);
+		pw_json_print(b, stdout);
 		g_object_unref(b);
 	}
 	g_ptr_array_unref(a);
@@ -281,7 +223,7 @@ static int series(struct pw_db *db, const struct pw_query_filter *flt,
 		json_builder_begin_array(b);
 	for (i = 0; i < a->len; i++) {
 		const struct pw_query_series *q = a->pdata[i];
-		char *first = iso_time(q->first_date);
+		char *first = pw_iso_time(q->first_date);
 
 		if (!b) {
 			printf("%" G_GINT64_FORMAT " v%d %d/%d%s %s %s findings=%d%s \"%s\"\n",
@@ -293,16 +235,16 @@ static int series(struct pw_db *db, const struct pw_query_filter *flt,
 		}
 		g_free(first);
 		json_builder_begin_object(b);
-		add_int(b, "id", q->id);
-		add_str(b, "name", q->name);
-		add_str(b, "sender", q->from_addr);
-		add_int(b, "version", q->version);
-		add_int(b, "total", q->total);
-		add_int(b, "patches", q->patches);
-		add_bool(b, "cover", q->has_cover);
-		add_time(b, "first_seen", q->first_date);
-		add_time(b, "last_seen", q->last_date);
-		add_int(b, "findings", q->findings);
+		pw_json_int(b, "id", q->id);
+		pw_json_str(b, "name", q->name);
+		pw_json_str(b, "sender", q->from_addr);
+		pw_json_int(b, "version", q->version);
+		pw_json_int(b, "total", q->total);
+		pw_json_int(b, "patches", q->patches);
+		pw_json_bool(b, "cover", q->has_cover);
+		pw_json_time(b, "first_seen", q->first_date);
+		pw_json_time(b, "last_seen", q->last_date);
+		pw_json_int(b, "findings", q->findings);
 		json_builder_set_member_name(b, "flood");
 		if (q->flood_id)
 			json_builder_add_int_value(b, q->flood_id);
@@ -312,7 +254,7 @@ static int series(struct pw_db *db, const struct pw_query_filter *flt,
 	}
 	if (b) {
 		json_builder_end_array(b);
-		print_json(b);
+		pw_json_print(b, stdout);
 		g_object_unref(b);
 	}
 	g_ptr_array_unref(a);

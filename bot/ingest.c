@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bot/ingest.h"
+#include "bot/json.h"
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/outbox.h"
@@ -648,22 +649,15 @@ enum pw_status pw_ingest_raw(struct pw_db *db, const struct pw_config *cfg,
 
 void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json)
 {
-	if (json)
-		printf("{\"messages\": %" G_GINT64_FORMAT ", \"patches\": %" G_GINT64_FORMAT
-		       ", \"covers\": %" G_GINT64_FORMAT ", \"comments\": %" G_GINT64_FORMAT
-		       ", \"pulls\": %" G_GINT64_FORMAT ", \"others\": %" G_GINT64_FORMAT
-		       ", \"duplicates\": %" G_GINT64_FORMAT ", \"errors\": %" G_GINT64_FORMAT
-		       ", \"findings\": %" G_GINT64_FORMAT "}\n",
-		       c->messages, c->patches, c->covers, c->comments, c->pulls,
-		       c->others, c->duplicates, c->errors, c->findings);
-	else
-		printf("messages=%" G_GINT64_FORMAT " patches=%" G_GINT64_FORMAT
-		       " covers=%" G_GINT64_FORMAT " comments=%" G_GINT64_FORMAT
-		       " pulls=%" G_GINT64_FORMAT " others=%" G_GINT64_FORMAT
-		       " duplicates=%" G_GINT64_FORMAT " errors=%" G_GINT64_FORMAT
-		       " findings=%" G_GINT64_FORMAT "\n",
-		       c->messages, c->patches, c->covers, c->comments, c->pulls,
-		       c->others, c->duplicates, c->errors, c->findings);
+	const struct pw_count n[] = {
+		{ "messages", c->messages }, { "patches", c->patches },
+		{ "covers", c->covers }, { "comments", c->comments },
+		{ "pulls", c->pulls }, { "others", c->others },
+		{ "duplicates", c->duplicates }, { "errors", c->errors },
+		{ "findings", c->findings },
+	};
+
+	pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
 }
 
 enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
