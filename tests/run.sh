@@ -38,16 +38,22 @@ run_suite() {	# name, command...
 	printf '%-44s %4d passed %4d failed %4ds\n' "$name" "$ok" "$nok" $((SECONDS - start))
 	if [ "$nok" -gt 0 ] || [ -n "${VERBOSE:-}" ]; then
 		grep -E '^not ok ' "$log" | sed 's/^/    /'
-		failures+=("$name")
+		[ "$nok" -gt 0 ] && failures+=("$name")
 		[ -n "${VERBOSE:-}" ] || { echo "    --- last lines of $name:"; tail -n 25 "$log" | sed 's/^/    | /'; }
 		[ -n "${VERBOSE:-}" ] && sed 's/^/    | /' "$log"
 	fi
 }
 
+units=0
 for t in "$UNIT_DIR"/test_*; do
 	[ -x "$t" ] || continue
+	units=$((units + 1))
 	run_suite "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
 done
+if [ "$units" -eq 0 ] && { [ -z "$pattern" ] || [[ unit/ == *"$pattern"* ]]; }; then
+	failed=$((failed + 1)) failures+=("unit")
+	echo "not ok - no unit test binaries in $UNIT_DIR (make unit builds them)"
+fi
 for t in "$here"/integration/*.sh; do
 	[ -f "$t" ] || continue
 	run_suite "integration/$(basename "$t" .sh)" bash "$t"

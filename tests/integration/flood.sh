@@ -114,7 +114,10 @@ check("SERIES_OVERSIZED once for the flood (warning) and once for the big series
       [(x["msgid"][:30], x["severity"]) for x in over])
 EOF
 # verify LABEL DIR DB [LISTS]
-verify() { local l=$1 d=$2 db=$3; shift 3; $py "$T/verify.py" "$l" "$d" "$db" "$PW" "$@"; }
+verify() {
+	local l=$1 d=$2 db=$3; shift 3
+	$py "$T/verify.py" "$l" "$d" "$db" "$PW" "$@" || not_ok "$l: the checker exited with status $?"
+}
 
 # ---- in order, the whole arrival mbox ------------------------------------
 $py "$gen" --out "$T/a" --flood-size $SIZE --total 1285 --noise 400 --seed 11 >/dev/null
@@ -125,7 +128,7 @@ verify "in order" "$T/a" "$db"
 
 # Rechecking the rules keeps the findings about a patch's company.
 before=$(lines $PW query --db "$db" findings --rule FLOOD)
-$PW db recheck --db "$db" >/dev/null
+check "db recheck runs" $PW db recheck --db "$db" >/dev/null
 is "db recheck keeps the FLOOD findings" "$(lines $PW query --db "$db" findings --rule FLOOD)" "$before"
 
 # Text output: one line per flood.
@@ -194,7 +197,8 @@ check "count = 5: several deliveries stepped through" test "$steps" -ge 6
 
 # The window is a setting too: 10 seconds holds fewer than 20 of them.
 printf '[flood]\nwindow = 10\n' >"$T/w10.conf"
-$PW ingest -q --config "$T/w10.conf" --db "$T/w10.db" "$T/a/arrival.mbox" >/dev/null
+out=$($PW ingest -q --config "$T/w10.conf" --db "$T/w10.db" "$T/a/arrival.mbox")
+check "window = 10 s: the mail stored" test "$(kv patches "$out")" -gt $SIZE
 is "window = 10 s: no flood" "$(floods "$T/w10.db" | tr -d ' \n')" "[]"
 
 # ---- through five lists ----------------------------------------------------
@@ -222,7 +226,8 @@ verify "list by list" "$T/s" "$T/bylist.db"
 # ---- no false floods on real mail ------------------------------------------
 xz -dc "$CORPUS/lore-linux-mips/first-2000.mbox.xz" >"$T/mips.mbox"
 db=$T/corpus.db
-$PW ingest -q --db "$db" "$CORPUS"/patchwork/series/*.mbox "$CORPUS/notmuch/lkml" "$T/mips.mbox" >/dev/null
+out=$($PW ingest -q --db "$db" "$CORPUS"/patchwork/series/*.mbox "$CORPUS/notmuch/lkml" "$T/mips.mbox")
+check "corpus: stored (over 2,000 messages)" test "$(kv messages "$out")" -gt 2000
 is "corpus: no FLOOD on real series (Patchwork, notmuch lkml, lore linux-mips)" \
 	"$(lines $PW query --db "$db" findings --rule FLOOD)" 0
 # The one tree-wide series in it, Joe Perches' "[PATCH 00/44] Remove

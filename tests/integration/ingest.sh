@@ -66,7 +66,7 @@ before=$($PW db stats --db "$db")
 second=$($PW ingest -q --db "$db" "$S"/*.mbox "$CORPUS"/notmuch/lkml 2>/dev/null)
 after=$($PW db stats --db "$db")
 is "idempotent: stats unchanged" "$after" "$before"
-is "idempotent: second run is all duplicates" "$(kv duplicates "$second")" "$(kv messages "$second")"
+is "idempotent: second run is all duplicates" "$(kv duplicates "$second")" "$(kv messages "$first")"
 is "idempotent: second run stores no patch" "$(kv patches "$second")" 0
 check "first run stored patches" test "$(kv patches "$first")" -gt 100
 
@@ -124,16 +124,15 @@ is "stdin: one patch" "$(kv patches "$out")" 1
 # Errors are recorded with the source and where in it.
 printf 'From x@y Thu Jan  1 00:00:00 1970\n\n' >"$T/empty.mbox"
 out=$($PW ingest --db "$T/err.db" "$T/empty.mbox" 2>"$T/err")
-is "unreadable message counted" "$(kv errors "$out")" \
-	"$(q "$T/err.db" "SELECT count(*) FROM ingest_error WHERE source LIKE '%empty.mbox' AND location <> ''")"
+is "unreadable message counted" "$(kv errors "$out")" 1
+is "unreadable message recorded with where it was" \
+	"$(q "$T/err.db" "SELECT count(*) FROM ingest_error WHERE source LIKE '%empty.mbox' AND location <> ''")" 1
 
 # Raw bytes are kept byte for byte, in the raw store beside the facts.
 $PW ingest -q --db "$T/raw.db" "$TOP/tests/data/sample.mbox" >/dev/null
 check "the raw store is a file beside the database" test -s "$T/raw.db-raw"
-is "every message names its raw bytes" \
-	"$(q "$T/raw.db" "SELECT count(raw_id) FROM message")" "$(q "$T/raw.db" "SELECT count(*) FROM message")"
-is "the raw store holds them all" \
-	"$(q "$T/raw.db-raw" "SELECT count(*) FROM raw")" "$(q "$T/raw.db" "SELECT count(*) FROM message")"
+is "every message (61) names its raw bytes" "$(q "$T/raw.db" "SELECT count(raw_id) FROM message")" 61
+is "the raw store holds them all" "$(q "$T/raw.db-raw" "SELECT count(*) FROM raw")" 61
 id=$(q "$T/raw.db" "SELECT raw_id FROM message ORDER BY id LIMIT 1")
 first=$(q "$T/raw.db-raw" "SELECT hex(raw) FROM raw WHERE id = $id")
 want=$(/usr/bin/python3 -c '

@@ -21,7 +21,7 @@ for f in "$CORPUS"/patchwork/mail/*.mbox; do
 		not_ok "parse $b exited with an error: $(cat "$T/pw/$b.err")"
 	fi
 done
-$CMP - "$T" <"$T/pw.tsv"
+$CMP - "$T" <"$T/pw.tsv" || not_ok "mailinfo_cmp.py (corpus) exited with status $?"
 
 # lore: the same mbox framed by git mailsplit and by patchwarden
 xz -dc "$CORPUS/lore-linux-mips/first-2000.mbox.xz" >"$T/lore.mbox"
@@ -41,4 +41,4 @@ for m in json.load(open(js)):
     print("%d\tlore %d\t%s/%04d" % (m["index"], m["index"], split, m["index"]))
 PY
 is "lore: $N patches to compare" "$(wc -l <"$T/lore.tsv")" "$N"
-$CMP "$T/lore.json" "$T" <"$T/lore.tsv"
+$CMP "$T/lore.json" "$T" <"$T/lore.tsv" || not_ok "mailinfo_cmp.py (lore) exited with status $?"

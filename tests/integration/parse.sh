@@ -319,10 +319,8 @@ with open(sys.argv[1], "w") as f:
     line = "+" + "x" * 48 + "\n"
     f.write(line * n)
 PY
-start=$SECONDS
 parse "$T/big.eml"
 is "50 MB message: one patch" "$rc $(q 'm[0]["kind"], len(m[0]["diff"]) > 49000000')" "0 ('patch', True)"
-check "50 MB message: under 30 s" test $((SECONDS - start)) -lt 30
 # MIME nested 100 deep, the patch at the bottom
 $PY - "$T/deep.eml" <<'PY'
 import sys

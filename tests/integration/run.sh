@@ -21,9 +21,12 @@ is "sample again: still one reply" "$(grep -c '^From ' "$T/s/outbox.mbox")" 1
 
 # With the default age limit, 2019 list mail is stored but not answered.
 mkdir -p "$T/d"
-$PW run --db "$T/d/pw.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1
+out=$($PW run --db "$T/d/pw.db" "$TOP/tests/data/sample.mbox" 2>/dev/null)
+is "default max_age: the sample stored" "$(kv messages "$out")" 61
 is "default max_age: old mail answered by nobody" \
 	"$(q "$T/d/pw.db" "SELECT count(*) FROM outbox WHERE state <> 'suppressed'")" 0
+check "default max_age: the replies it would send are kept, suppressed" \
+	test "$(q "$T/d/pw.db" "SELECT count(*) FROM outbox WHERE state = 'suppressed'")" -gt 0
 
 # A flood: one summary for the whole flood, every flood patch held with
 # the reason, the same Message-ID on several lists stored once.
