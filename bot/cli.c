@@ -50,6 +50,7 @@ bool pw_cli_parse_time(const char *s, gint64 *out)
 {
 	GDateTime *dt;
 	char *end, *iso;
+	size_t len;
 	gint64 n;
 
 	if (!s || !*s)
@@ -67,10 +68,13 @@ bool pw_cli_parse_time(const char *s, gint64 *out)
 			n * (*end == 'd' ? 86400 : 3600);
 		return true;
 	}
-	if (strlen(s) == 10)
+	len = strlen(s);
+	if (len < 10)
+		return false;
+	if (len == 10)
 		iso = g_strdup_printf("%sT00:00:00Z", s);
-	else if (!strchr(s + 10, 'Z') && !strchr(s + 10, '+'))
-		iso = g_strdup_printf("%sZ", s);
+	else if (len <= 19 || !strpbrk(s + 19, "Z+-"))
+		iso = g_strdup_printf("%sZ", s);	/* no zone: UTC */
 	else
 		iso = g_strdup(s);
 	dt = g_date_time_new_from_iso8601(iso, NULL);

@@ -48,17 +48,16 @@ int pw_cmd_ingest(int argc, char **argv)
 		fprintf(stderr, "patchwarden ingest: --format is text or json\n");
 		goto out;
 	}
+	if (every < 0) {
+		fprintf(stderr, "patchwarden ingest: --progress takes a number of messages\n");
+		goto out;
+	}
 	if (!pw_cli_open(config, db_path, false, &cfg, &db))
 		goto out;
 	o.list = list;
 	o.reply = reply;
 	o.threads = threads;
 	o.quiet = quiet;
-	if (every < 0) {
-		fprintf(stderr, "patchwarden ingest: --progress takes a number of messages\n");
-		rc = 2;
-		goto out;
-	}
 	o.progress = every;
 	if (getenv("PW_FLOOD_DISABLE")) {
 		/* For timing ingest with and without it (tests/bench/flood.sh). */

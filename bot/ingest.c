@@ -675,7 +675,7 @@ enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 	for (i = 0; !s && i < refs->len; i++) {
 		const struct pw_db_patch_ref *r =
 			&g_array_index(refs, struct pw_db_patch_ref, i);
-		struct pw_ingest_opts o = { 0 };
+		struct pw_ingest_opts o = { .no_floods = true };	/* rules only */
 		struct job j;
 		GBytes *raw;
 		char *list;

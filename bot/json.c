@@ -18,10 +18,17 @@ char *pw_iso_time(int64_t t)
 void pw_json_str(JsonBuilder *b, const char *name, const char *v)
 {
 	json_builder_set_member_name(b, name);
-	if (v)
-		json_builder_add_string_value(b, v);
-	else
+	if (!v) {
 		json_builder_add_null_value(b);
+	} else if (g_utf8_validate(v, -1, NULL)) {
+		json_builder_add_string_value(b, v);
+	} else {
+		/* Paths and lines come from mail: JSON is UTF-8 only. */
+		char *u = g_utf8_make_valid(v, -1);
+
+		json_builder_add_string_value(b, u);
+		g_free(u);
+	}
 }
 
 void pw_json_int(JsonBuilder *b, const char *name, int64_t v)

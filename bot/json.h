@@ -13,7 +13,8 @@
 /* "2016-08-02T00:03:14Z" (UTC); "" when t cannot be shown.  g_free. */
 char *pw_iso_time(int64_t t);
 
-/* Members of the object being built; a NULL string becomes null. */
+/* Members of the object being built; a NULL string becomes null,
+ * invalid UTF-8 gets U+FFFD for its bad bytes. */
 void pw_json_str(JsonBuilder *b, const char *name, const char *v);
 void pw_json_int(JsonBuilder *b, const char *name, int64_t v);
 void pw_json_bool(JsonBuilder *b, const char *name, bool v);

@@ -31,6 +31,7 @@
 #define MAX_PARTS 1000		/* leaf parts looked at */
 #define MAX_RECIPIENTS 2000
 #define MAX_REFERENCES 1000
+#define MAX_FIELD (64 << 10)	/* bytes of one header field's value kept */
 
 const char *pw_mail_kind_str(enum pw_mail_kind k)
 {
@@ -516,13 +517,14 @@ static size_t hunks(const char *t, size_t n, size_t pos, bool *cut)
 			new -= in_new;
 			pos = next_line(t, n, pos);
 		}
-		if (old > 0 || new > 0)
-			*cut = true;
 		count++;
 		while (pos < n && t[pos] == '\\')
 			pos = next_line(t, n, pos);
-		if (*cut)
+		/* This hunk, not an earlier file's, decides. */
+		if (old > 0 || new > 0) {
+			*cut = true;
 			break;
+		}
 	}
 	return count ? pos : NONE;
 }
@@ -1230,6 +1232,7 @@ struct headers {
 	GString *mime;		/* Content-* and MIME-Version fields, as sent */
 	size_t body;		/* offset of the content in the message */
 	size_t nfields;
+	bool cut;		/* a value was longer than MAX_FIELD */
 };
 
 static enum field field_of(const char *name, size_t n)
@@ -1329,9 +1332,15 @@ static bool scan_headers(const char *raw, size_t len, struct headers *h)
 			break;
 		}
 		if ((*p == ' ' || *p == '\t') && h->nfields) {
-			if (cur) {
+			if (cur && cur->len < MAX_FIELD) {
 				g_string_append_c(cur, '\n');
 				append_line(cur, p, e);
+				if (cur->len > MAX_FIELD) {
+					g_string_truncate(cur, MAX_FIELD);
+					h->cut = true;
+				}
+			} else if (cur) {
+				h->cut = true;
 			} else if (last == F_MIME) {
 				g_string_append_len(h->mime, p, (gssize)(e - p));
 			}
@@ -1360,6 +1369,12 @@ static bool scan_headers(const char *raw, size_t len, struct headers *h)
 		} else if (last != F_OTHER) {
 			cur = g_string_new(NULL);
 			append_line(cur, colon + 1, e);
+		}
+		if (cur && cur->len > MAX_FIELD) {
+			/* Nothing honest is this long; the subject and
+			 * reference scans need not be ready for it. */
+			g_string_truncate(cur, MAX_FIELD);
+			h->cut = true;
 		}
 		p = e;
 	}
@@ -1559,6 +1574,9 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 	w.warnings = g_ptr_array_new_with_free_func(g_free);
 
 	read_headers(&h, m, recips, refs, &w);
+	if (h.cut)
+		warn(&w, "a header field longer than %d KiB was cut there",
+		     MAX_FIELD >> 10);
 	if (!m->msgid) {
 		m->msgid = derive_msgid(raw, len);
 		m->msgid_derived = true;

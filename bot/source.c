@@ -290,7 +290,9 @@ enum pw_status pw_source_open(const char *path, struct pw_source **out,
 		if (is_blank(p, len))
 			continue;
 		if (bol && is_from_line(p, len)) {
-			s->framed = true;
+			/* Standard input is one message, as an MTA pipes it:
+			 * its From_ line is the envelope, not a separator. */
+			s->framed = s->kind != PW_SOURCE_STDIN;
 			s->have_sep = true;
 			s->sep_off = at;
 			if (s->kind == PW_SOURCE_MESSAGE)

@@ -969,7 +969,8 @@ char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 		struct span sp;
 
 		p = next;
-		while (n > 0 && line[n - 1] == '\r')
+		/* The line without its end: an empty line is context. */
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			n--;
 		if (!in_hunk) {
 			int b = 1, a = 1;

@@ -82,6 +82,11 @@ assert s["file"] == "drivers/misc/foo.c" and s["line"] == 6 and s["column"] == 2
 assert s["severity"] == "warning" and s["fix"] == "module_param(debug, int, 0644);", s
 assert d["summary"]["error"] == 1 and d["summary"]["warning"] == 1, d["summary"]
 PY
+# A path that is not UTF-8 still gives strict JSON.
+printf 'diff --git a/x\xff.c b/x\xff.c\n--- a/x\xff.c\n+++ b/x\xff.c\n@@ -1 +1,2 @@\n int a;\n+module_param(a, int, 0666);\n' >"$T/latin.diff"
+"$PW" check --format json "$T/latin.diff" >"$T/latin.json"
+is "json: a path that is not UTF-8 comes out valid" \
+	"$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["findings"][0]["file"])' "$T/latin.json")" $'x\xef\xbf\xbd.c'
 "$PW" check --format json "$mail" >"$T/mail.json"
 check "json: mail subject and Message-ID" python3 - "$T/mail.json" <<'PY'
 import json, sys

@@ -267,6 +267,8 @@ is "findings --severity error: FLOOD is an error" \
 	"$(lines $PW query --db "$db" findings --severity error --rule FLOOD)" $SIZE
 is "floods --since after the flood" "$($PW query --db "$db" floods --since 2016-08-03 --format json | tr -d ' \n')" "[]"
 is "floods --since before it" "$(lines $PW query --db "$db" floods --since 2016-08-01)" 2
+is "floods --since with a negative UTC offset" \
+	"$(lines $PW query --db "$db" floods --since 2016-08-01T00:00:00-05:00)" 2
 fmsg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["flood"]["message_ids"][42])' "$T/a/expected.json")
 nmsg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["normal"]["maintainer"]["message_ids"][0])' "$T/a/expected.json")
 got=$($PW query --db "$db" floods --message "<$fmsg>" --format json | $py -c 'import json,sys; print(" ".join("%s/%s" % (f["rule"], f["size"]) for f in json.load(sys.stdin)))')
@@ -279,7 +281,8 @@ s = json.load(sys.stdin)
 print(len(s), s[0]["total"], s[0]["cover"], s[0]["flood"] is not None)')
 is "series --from: the big series, its cover and its flood" "$got" "1 141 True True"
 for args in "" "bogus" "floods --rule FLOOD" "floods --from x@y" "floods --format xml" \
-	"floods --since yesterday" "findings --severity loud" "series --message x@y"; do
+	"floods --since yesterday" "floods --since 2016" "floods --since 7" \
+	"findings --severity loud" "series --message x@y"; do
 	# shellcheck disable=SC2086
 	$PW query --db "$db" $args >/dev/null 2>"$T/err"
 	is "query $args: usage error, exit 2" "$?" 2

@@ -120,6 +120,12 @@ is "bad option: usage error" "$rc" 2
 # Standard input: one message, as an MTA pipe delivers it.
 out=$($PW ingest --db "$T/stdin.db" - <"$CORPUS/patchwork/mail/0013-with-utf8-body.mbox")
 is "stdin: one patch" "$(kv patches "$out")" 1
+# An MTA's envelope From_ line first; a body line that looks like one
+# does not start a second message.
+out=$(printf 'From someone Mon Jan  1 00:00:00 2024\nFrom: a <a@b>\nSubject: hi\nMessage-ID: <stdin@x>\n\nline\n\nFrom my desk, Mon 12:30\nmore\n' |
+	$PW ingest --db "$T/stdin2.db" - 2>"$T/err")
+is "stdin: one message whatever its body says" "$(kv messages "$out") $(kv errors "$out")" "1 0"
+contains "stdin: the body kept whole" "$(q "$T/stdin2.db-raw" "SELECT raw FROM raw")" "From my desk, Mon 12:30"
 
 # Errors are recorded with the source and where in it.
 printf 'From x@y Thu Jan  1 00:00:00 1970\n\n' >"$T/empty.mbox"

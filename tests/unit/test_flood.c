@@ -356,6 +356,7 @@ static void test_shape_edits(void **state)
 		"0200 -> S_IWUSR", "0444 -> S_IRUGO", NULL,
 	};
 	static const char *const none[] = { NULL };
+	static const char *const perm[] = { "0644 -> 0444", NULL };
 	static const char *const fall[] = {
 		"/ * fall through * / -> fallthrough ;", NULL,
 	};
@@ -373,6 +374,8 @@ static void test_shape_edits(void **state)
 	expect_edits("@@ -1 +1 @@\n"
 		     "-\tfoo(0444, some_object, 0200);\n"
 		     "+\tfoo(S_IRUGO, some_object, S_IWUSR);\n", two);
+	/* An empty context line (its space lost in the mail) is context. */
+	expect_edits("@@ -1,3 +1,3 @@\n a\n\n-x = 0644;\n+x = 0444;\n", perm);
 	/* White space only: no edit. */
 	expect_edits("@@ -1 +1 @@\n-\tint  a;\n+int a;\n", none);
 	expect_edits(diff_newfile, add);

@@ -303,6 +303,22 @@ static void header_block(void **state)
 	pw_mail_free(m);
 }
 
+/* A short hunk in one file does not cut the next file's hunks. */
+static void short_hunk_then_file(void **state)
+{
+	struct pw_mail *m = parse_ok(
+		"From: a <a@b>\nSubject: [PATCH] two files\nMessage-ID: <cut@x>\n\n"
+		"msg\n---\n"
+		"diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,3 +1,3 @@\n x\n-y\n+z\n"
+		"diff --git a/b b/b\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-p\n+q\n"
+		"@@ -10 +10 @@\n-r\n+s\n");
+
+	(void)state;
+	assert_non_null(m->diff);
+	assert_non_null(strstr(m->diff, "@@ -10 +10 @@\n-r\n+s\n"));
+	pw_mail_free(m);
+}
+
 static void bad_input(void **state)
 {
 	struct pw_mail *m = NULL;
@@ -404,6 +420,7 @@ int main(void)
 		cmocka_unit_test(subjects),
 		cmocka_unit_test(headers),
 		cmocka_unit_test(header_block),
+		cmocka_unit_test(short_hunk_then_file),
 		cmocka_unit_test(inline_patch),
 		cmocka_unit_test(reply_with_diff_is_comment),
 		cmocka_unit_test(cover_and_other),
