@@ -92,6 +92,7 @@ enum pw_status pw_db_begin(struct pw_db *db)
 
 	if (db->depth++ > 0)
 		return PW_OK;
+	db->failed = false;
 	s = pw_db_exec(db, db->readonly ? "BEGIN" : "BEGIN IMMEDIATE");
 	if (s)
 		db->depth = 0;
@@ -102,8 +103,16 @@ enum pw_status pw_db_commit(struct pw_db *db)
 {
 	enum pw_status s;
 
-	if (db->depth == 0 || --db->depth > 0)
+	if (db->depth == 0)
 		return PW_OK;
+	if (--db->depth > 0)
+		return db->failed ? PW_ERR_DB : PW_OK;
+	if (db->failed) {
+		/* A part rolled back: so does the whole. */
+		db->depth = 1;
+		pw_db_rollback(db);
+		return PW_ERR_DB;
+	}
 	/* The bytes first: a committed message always has them. */
 	if (db->raw_txn) {
 		db->raw_txn = false;
@@ -126,7 +135,14 @@ void pw_db_rollback(struct pw_db *db)
 {
 	if (db->depth == 0)
 		return;
+	if (db->depth > 1) {
+		/* An inner part failed: the outermost commit refuses. */
+		db->depth--;
+		db->failed = true;
+		return;
+	}
 	db->depth = 0;
+	db->failed = false;
 	if (db->raw_txn) {
 		db->raw_txn = false;
 		raw_exec(db, "ROLLBACK");
@@ -538,8 +554,10 @@ void pw_db_close(struct pw_db *db)
 	if (!db)
 		return;
 	pw_db_checkpoint_stop(db);
-	if (db->depth)
+	if (db->depth) {
+		db->depth = 1;
 		pw_db_rollback(db);
+	}
 	g_hash_table_destroy(db->stmts);
 	g_hash_table_destroy(db->lists);
 	raw_close(db);

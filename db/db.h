@@ -30,6 +30,7 @@ struct pw_db {
 	char *path;
 	bool readonly;
 	int depth;		/* nesting of pw_db_begin() */
+	bool failed;		/* an inner part rolled back */
 	GHashTable *stmts;	/* SQL text pointer -> sqlite3_stmt* */
 	GHashTable *lists;	/* list name -> row id (gint64 *), emptied on rollback */
 	char *err;		/* last error message, owned */
@@ -69,7 +70,9 @@ int pw_db_schema_version(void);
 
 /*
  * Transactions nest: only the outermost begin/commit reach SQLite, and
- * every write transaction is BEGIN IMMEDIATE.
+ * every write transaction is BEGIN IMMEDIATE.  A rollback inside rolls
+ * back nothing yet but marks the whole: its commits then fail and the
+ * outermost one rolls everything back.
  */
 enum pw_status pw_db_begin(struct pw_db *db);
 enum pw_status pw_db_commit(struct pw_db *db);

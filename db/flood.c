@@ -1162,7 +1162,8 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 	g_hash_table_destroy(seen);
 out:
 	if (s) {
-		pw_db_rollback(db);
+		/* A read: ending it must not fail a caller's writes. */
+		pw_db_commit(db);
 		pw_db_flood_info_release(f);
 		return s;
 	}

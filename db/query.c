@@ -6,8 +6,8 @@
 #include "db/query.h"
 
 /*
- * Ends a read: the statement's last step code rc decides between commit
- * and rollback.  On success *out takes a, else a is released.
+ * Ends a read: the statement's last step code rc says whether it went
+ * well.  On success *out takes a, else a is released.
  */
 static enum pw_status finish(struct pw_db *db, sqlite3_stmt *st, int rc,
 			     GPtrArray *a, GPtrArray **out)
@@ -17,7 +17,7 @@ static enum pw_status finish(struct pw_db *db, sqlite3_stmt *st, int rc,
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		s = pw_db_status(db, rc);
-		pw_db_rollback(db);
+		pw_db_commit(db);	/* ends the read; nothing to undo */
 	} else {
 		s = pw_db_commit(db);
 	}
