@@ -5,7 +5,9 @@
  * (mbox, Maildir, .eml, or "-", one message from an MTA pipe) is taken
  * as just arrived: stored, checked, filed into its series and flood, and
  * answered under the reply policy; then every reply that is due is sent
- * (to the dry-run mbox while no SMTP server is configured).
+ * (to the dry-run mbox while no SMTP server is configured).  Exit status:
+ * 0 every message stored, 1 some could not be, 2 usage; replies that
+ * could not be sent stay queued and are reported, not failed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -48,10 +50,15 @@ int pw_cmd_run(int argc, char **argv)
 	rc = 0;
 	pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);
 	pw_ingest_counts_print(&counts, false);
+	/*
+	 * Replies that cannot go now wait in the outbox for the next send:
+	 * they do not make the delivery fail, which an MTA piping the mail
+	 * here would bounce.
+	 */
 	if (pw_outbox_send_due(db, cfg, &so, &ost, &err)) {
-		pw_error("outbox: %s", err ? err : "sending failed");
+		pw_warn("outbox: %s; the replies wait for the next send",
+			err ? err : "sending failed");
 		g_clear_pointer(&err, g_free);
-		rc = 1;
 	}
 	printf("replies: sent=%d deferred=%d failed=%d", ost.sent, ost.deferred,
 	       ost.failed);

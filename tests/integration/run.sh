@@ -55,3 +55,12 @@ contains "the refusal says why" "$(cat "$T/err")" "group or others can read it"
 printf '[smtp]\nurl = smtp://127.0.0.1:1/\n' >"$T/nofrom.conf"
 $PW run --config "$T/nofrom.conf" --db "$T/nofrom.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
 is "an SMTP url without a sender address: refused" "$?" 2
+
+# An MTA pipe while another process sends the outbox: the mail is
+# stored and the delivery succeeds; the reply waits, queued.
+mkdir -p "$T/m"
+out=$(flock "$T/m/pw.db.outbox-lock" $PW run --config "$TOP/tests/data/run.conf" \
+	--db "$T/m/pw.db" - <"$TOP/tests/data/sample.mbox" 2>"$T/err"); rc=$?
+is "outbox busy: run exits 0 (an MTA would bounce on 1)" "$rc" 0
+is "outbox busy: the message stored" "$(kv messages "$out")" 1
+contains "outbox busy: said" "$(cat "$T/err")" "another process is sending the outbox"
