@@ -422,13 +422,25 @@ static bool git_header_line(struct parser *ps, const char *s, size_t len, int pa
 	return true;
 }
 
-/* Sets the paths of the open file from "--- "/"+++ " lines. */
-static void set_paths(struct parser *ps, const char *a, size_t alen,
-		      const char *b, size_t blen)
+/*
+ * Sets the paths of the open file from "--- "/"+++ " lines (the first
+ * at patch line patch_no).  A name whose quotes do not close is a
+ * problem, not a missing file: the names from "diff --git" stay.
+ */
+static void set_paths(struct parser *ps, int patch_no, const char *a,
+		      size_t alen, const char *b, size_t blen)
 {
-	char *oldp = strip_prefix(header_path(a, alen), ps->git);
-	char *newp = strip_prefix(header_path(b, blen), ps->git);
+	char *rawa = header_path(a, alen), *rawb = header_path(b, blen);
+	char *oldp, *newp;
 
+	if ((!rawa && alen && *a == '"') || (!rawb && blen && *b == '"')) {
+		problem(ps, patch_no, "unreadable quoted file name");
+		g_free(rawa);
+		g_free(rawb);
+		return;
+	}
+	oldp = strip_prefix(rawa, ps->git);
+	newp = strip_prefix(rawb, ps->git);
 	if (ps->git && (ps->cur.flags & (PW_FILE_RENAMED | PW_FILE_COPIED))) {
 		g_free(oldp);
 		g_free(newp);
@@ -504,7 +516,8 @@ struct pw_patch *pw_diff_parse(const char *text, size_t len)
 				open_file(&ps, patch_no, false);
 			else if (!ps.git && !ps.cur.patch_no)
 				ps.cur.patch_no = patch_no;
-			set_paths(&ps, s + 4, l - 4, next + 4, (size_t)(e2 - next - 4));
+			set_paths(&ps, patch_no, s + 4, l - 4, next + 4,
+				  (size_t)(e2 - next - 4));
 			ps.st = ST_NONE;
 			patch_no++;
 			next = nl2 ? nl2 + 1 : end;

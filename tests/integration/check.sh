@@ -82,6 +82,13 @@ assert s["file"] == "drivers/misc/foo.c" and s["line"] == 6 and s["column"] == 2
 assert s["severity"] == "warning" and s["fix"] == "module_param(debug, int, 0644);", s
 assert d["summary"]["error"] == 1 and d["summary"]["warning"] == 1, d["summary"]
 PY
+# A "+++" name whose quote does not close: said, and the file still checked.
+printf 'diff --git a/x.c b/x.c\n--- a/x.c\n+++ "b/x.c\n@@ -1 +1,2 @@\n int a;\n+module_param(x, int, 0666);\n' >"$T/quote.diff"
+out=$("$PW" check "$T/quote.diff"); rc=$?
+contains "broken quoted name: said" "$out" "PATCH_MALFORMED: unreadable quoted file name"
+contains "broken quoted name: the file still checked" "$out" "x.c:2: ERROR:PERM_WORLD_WRITABLE"
+is "broken quoted name: exit 1" "$rc" 1
+
 # A path that is not UTF-8 still gives strict JSON.
 printf 'diff --git a/x\xff.c b/x\xff.c\n--- a/x\xff.c\n+++ b/x\xff.c\n@@ -1 +1,2 @@\n int a;\n+module_param(a, int, 0666);\n' >"$T/latin.diff"
 "$PW" check --format json "$T/latin.diff" >"$T/latin.json"
