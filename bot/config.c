@@ -7,7 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gmime/gmime.h>
+
 #include "bot/config.h"
+#include "bot/mail.h"
+#include "bot/reply.h"
 
 static char *get_str(GKeyFile *kf, const char *group, const char *key,
 		     const char *def)
@@ -203,6 +207,33 @@ static void default_mbox(struct pw_config *c)
 	g_free(dir);
 }
 
+/* Reads "Name <addr>" or "addr" with GMime into from_name, from_addr. */
+static bool read_from(struct pw_config *c, const char *from)
+{
+	InternetAddressList *l;
+	InternetAddress *ia;
+	const char *addr, *name;
+	bool ok = false;
+
+	pw_mail_init();
+	l = internet_address_list_parse(NULL, from);
+	if (l && internet_address_list_length(l) == 1 &&
+	    INTERNET_ADDRESS_IS_MAILBOX(ia = internet_address_list_get_address(l, 0))) {
+		addr = internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia));
+		name = internet_address_get_name(ia);
+		if (addr && pw_reply_addr_ok(addr)) {
+			g_free(c->from_addr);
+			g_free(c->from_name);
+			c->from_addr = g_ascii_strdown(addr, -1);
+			c->from_name = g_strdup(name ? name : "");
+			ok = true;
+		}
+	}
+	if (l)
+		g_object_unref(l);
+	return ok;
+}
+
 enum pw_status pw_config_load(const char *path, const char *db_override,
 			      struct pw_config **out, char **err)
 {
@@ -221,6 +252,7 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 	c->defaults.disabled = g_new0(char *, 1);
 	c->defaults.enabled = g_new0(char *, 1);
 	if (!path) {
+		read_from(c, "patchwarden@localhost");
 		default_mbox(c);
 		*out = c;
 		return PW_OK;
@@ -282,10 +314,20 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 	    !get_int(kf, "flood", "count", 20, &c->flood_count, err) ||
 	    !get_int(kf, "flood", "window", 3 * 24 * 3600, &c->flood_window, err))
 		goto fail;
+	if (c->reply_max_age < 0 || c->reply_max_age > 36500) {
+		*err = g_strdup_printf("%s: [reply] max_age is days, 0 to 36500", path);
+		goto fail;
+	}
 	c->reply_max_age *= 86400;
 	if (c->smtp_url && !c->smtp_from) {
 		*err = g_strdup_printf("%s: [smtp] url is set but [smtp] from is "
 				       "not: replies need a real sender address", path);
+		goto fail;
+	}
+	if (!read_from(c, c->smtp_from ? c->smtp_from : "patchwarden@localhost")) {
+		*err = g_strdup_printf("%s: [smtp] from = %s: not one mail address"
+				       " (\"Name <addr>\" or addr)", path,
+				       c->smtp_from);
 		goto fail;
 	}
 	if (c->flood_count < 2) {
@@ -336,6 +378,8 @@ void pw_config_free(struct pw_config *c)
 	g_free(c->db_path);
 	g_free(c->smtp_url);
 	g_free(c->smtp_from);
+	g_free(c->from_name);
+	g_free(c->from_addr);
 	g_free(c->smtp_user);
 	if (c->smtp_password)
 		memset(c->smtp_password, 0, strlen(c->smtp_password));

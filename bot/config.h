@@ -43,6 +43,9 @@ struct pw_config {
 
 	char *smtp_url;		/* NULL: replies go to the dry-run mbox */
 	char *smtp_from;
+	/* [smtp] from read by GMime: the name ("" when none) and the
+	 * lower-cased address (patchwarden@localhost when unset). */
+	char *from_name, *from_addr;
 	char *smtp_user;
 	char *smtp_password;
 	char *smtp_starttls;	/* "required", "try" or "no" */

@@ -72,34 +72,10 @@ struct sender {
 
 static void sender_init(struct sender *s, const struct pw_config *cfg)
 {
-	const char *from = cfg->smtp_from ? cfg->smtp_from : "patchwarden@localhost";
-	const char *lt = strrchr(from, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-
-	if (lt && gt) {
-		s->addr = g_ascii_strdown(lt + 1, gt - lt - 1);
-		s->name = g_strstrip(g_strndup(from, (gsize)(lt - from)));
-		if (*s->name == '"' && strlen(s->name) >= 2 &&
-		    s->name[strlen(s->name) - 1] == '"') {
-			char *n = g_strndup(s->name + 1, strlen(s->name) - 2);
-
-			g_free(s->name);
-			s->name = n;
-		}
-	} else {
-		char *copy = g_strstrip(g_strdup(from));
-
-		s->addr = g_ascii_strdown(copy, -1);
-		g_free(copy);
-		s->name = g_strdup("");
-	}
-	if (cfg->reply_from_name) {
-		g_free(s->name);
-		s->name = g_strdup(cfg->reply_from_name);
-	}
-	if (!*s->name) {
-		g_free(s->name);
-		s->name = g_strdup("patchwarden");
-	}
+	/* [smtp] from was read and checked with the configuration. */
+	s->addr = g_strdup(cfg->from_addr);
+	s->name = g_strdup(cfg->reply_from_name ? cfg->reply_from_name :
+			   *cfg->from_name ? cfg->from_name : "patchwarden");
 }
 
 static void sender_release(struct sender *s)

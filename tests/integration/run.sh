@@ -64,3 +64,19 @@ out=$(flock "$T/m/pw.db.outbox-lock" $PW run --config "$TOP/tests/data/run.conf"
 is "outbox busy: run exits 0 (an MTA would bounce on 1)" "$rc" 0
 is "outbox busy: the message stored" "$(kv messages "$out")" 1
 contains "outbox busy: said" "$(cat "$T/err")" "another process is sending the outbox"
+
+# A sender that is not one address, and a max_age past any date, are
+# refused when the configuration is read, not found out reply by reply.
+printf '[smtp]\nfrom = Bot without an address\n' >"$T/badfrom.conf"
+$PW run --config "$T/badfrom.conf" --db "$T/badfrom.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
+is "[smtp] from not an address: usage error" "$rc" 2
+contains "[smtp] from not an address: said" "$(cat "$T/err")" "[smtp] from = Bot without an address: not one mail address"
+printf '[reply]\nmax_age = 99999999\n' >"$T/age.conf"
+$PW run --config "$T/age.conf" --db "$T/age.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
+is "[reply] max_age out of range: usage error" "$rc" 2
+contains "[reply] max_age out of range: said" "$(cat "$T/err")" "max_age is days, 0 to 36500"
+mkdir -p "$T/g"
+printf '[smtp]\nfrom = "Review Bot" <Bot@Example.ORG>\n[reply]\nmax_age = 0\n' >"$T/g/goodfrom.conf"
+$PW run --config "$T/g/goodfrom.conf" --db "$T/g/pw.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1
+check "a quoted name and a mixed-case address are read" \
+	grep -q '^From: Review Bot <bot@example.org>' "$T/g/outbox.mbox"
