@@ -289,11 +289,12 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 
 /* ---- progress ---- */
 
-static int64_t cpu_usec(void)
+/* CPU of every thread, or with self of the calling thread only. */
+static int64_t cpu_usec(bool self)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_SELF, &ru))
+	if (getrusage(self ? RUSAGE_THREAD : RUSAGE_SELF, &ru))
 		return 0;
 	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
 	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
@@ -301,28 +302,33 @@ static int64_t cpu_usec(void)
 
 /*
  * Every o->progress messages, one line on stderr for the interval just
- * ended: how many, how long, the rate and the CPU it took.  A bulk
- * import shows it is moving; benchmarks read the rate as it goes.
+ * ended: how many, how long, the rate, the CPU it took and the part of
+ * that CPU spent storing (the writer, which calls this, is serial; the
+ * rest is reading and parsing in parallel).  A bulk import shows it is
+ * moving; benchmarks read the rate as it goes.
  */
 static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 		     bool last)
 {
 	int64_t done = c->messages + c->errors, n = done - c->mark_messages;
-	int64_t now, cpu;
+	int64_t now, cpu, writer;
 	double secs;
 
 	if (o->progress <= 0 || n <= 0 || (!last && n < o->progress))
 		return;
 	now = g_get_monotonic_time();
-	cpu = cpu_usec();
+	cpu = cpu_usec(false);
+	writer = cpu_usec(true);
 	secs = (double)(now - c->mark_usec) / 1e6;
 	fprintf(stderr, "progress: messages=%" G_GINT64_FORMAT " total=%"
-		G_GINT64_FORMAT " seconds=%.3f cpu=%.3f rate=%.0f\n", n, done,
-		secs, (double)(cpu - c->mark_cpu_usec) / 1e6,
+		G_GINT64_FORMAT " seconds=%.3f cpu=%.3f writer=%.3f rate=%.0f\n",
+		n, done, secs, (double)(cpu - c->mark_cpu_usec) / 1e6,
+		(double)(writer - c->mark_writer_usec) / 1e6,
 		secs > 0 ? (double)n / secs : 0.0);
 	c->mark_messages = done;
 	c->mark_usec = now;
 	c->mark_cpu_usec = cpu;
+	c->mark_writer_usec = writer;
 }
 
 /* ---- the threaded pipeline ---- */
@@ -603,7 +609,8 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 
 	counts->mark_messages = counts->messages + counts->errors;
 	counts->mark_usec = g_get_monotonic_time();
-	counts->mark_cpu_usec = cpu_usec();
+	counts->mark_cpu_usec = cpu_usec(false);
+	counts->mark_writer_usec = cpu_usec(true);
 	for (i = 0; i < n; i++) {
 		char *err = NULL;
 		enum pw_status s = pw_ingest_path(db, cfg, paths[i], o, counts, &err);

@@ -31,6 +31,7 @@ struct pw_ingest_counts {
 	int64_t mark_messages;
 	int64_t mark_usec;	/* monotonic clock */
 	int64_t mark_cpu_usec;	/* CPU of the whole process, every thread */
+	int64_t mark_writer_usec;	/* CPU of the thread storing messages */
 };
 
 /*

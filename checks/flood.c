@@ -754,13 +754,32 @@ static void add_side(GString *e, const struct tok *t, size_t n)
 			       n, h);
 }
 
-/* What one shape computation reuses from edit to edit. */
+/*
+ * What one shape computation reuses from edit to edit.  The edits are
+ * collected either as strings (set, for pw_flood_shape_edits) or as
+ * 64-bit digests (digests, for the fingerprint, which needs only to
+ * tell sets of edits apart and runs on every patch).
+ */
 struct shape {
-	GHashTable *set;	/* distinct edits, owned strings */
+	GHashTable *set;	/* distinct edits, owned strings, or NULL */
+	GArray *digests;	/* guint64 per edit, repeats included */
 	GString *e;		/* the edit being written */
 	GArray *rm, *ad;	/* removed and added lines of one block */
 	GArray *ta, *tb;	/* their tokens */
 };
+
+/* Files the edit e[0, n) with the others. */
+static void shape_add(struct shape *sh, const char *e, size_t n)
+{
+	guint64 d;
+
+	if (!sh->set) {
+		d = digest64(e, n);
+		g_array_append_val(sh->digests, d);
+	} else if (!g_hash_table_contains(sh->set, e)) {
+		g_hash_table_add(sh->set, g_strndup(e, n));
+	}
+}
 
 static void add_edit(struct shape *sh, const struct tok *a, size_t na,
 		     const struct tok *b, size_t nb)
@@ -772,8 +791,7 @@ static void add_edit(struct shape *sh, const struct tok *a, size_t na,
 	g_string_append(e, " ->");
 	add_side(e, b, nb);
 	/* Drop the leading space: "0444 -> S_IRUGO", "-> int a ;". */
-	if (!g_hash_table_contains(sh->set, e->str + 1))
-		g_hash_table_add(sh->set, g_strndup(e->str + 1, e->len - 1));
+	shape_add(sh, e->str + 1, e->len - 1);
 }
 
 /* Adds the edits that turn token sequence a into b. */
@@ -888,8 +906,7 @@ static void one_sided(struct shape *sh, GArray *lines, bool removed)
 	else
 		g_string_insert(e, 0, " ->");
 	/* Drop the leading space: "-> int a;", "old_call(x); ->". */
-	if (!g_hash_table_contains(sh->set, e->str + 1))
-		g_hash_table_add(sh->set, g_strndup(e->str + 1, e->len - 1));
+	shape_add(sh, e->str + 1, e->len - 1);
 }
 
 /* One run of removed lines and the added lines that follow them. */
@@ -944,25 +961,20 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
+/* Walks the hunks of diff, filing every edit with sh. */
+static void shape_walk(struct shape *sh, const char *diff, size_t len)
 {
 	static GOnce once = G_ONCE_INIT;
-	struct shape sh = {
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-		g_string_sized_new(256),
-		g_array_new(FALSE, FALSE, sizeof(struct span)),
-		g_array_new(FALSE, FALSE, sizeof(struct span)),
-		g_array_new(FALSE, FALSE, sizeof(struct tok)),
-		g_array_new(FALSE, FALSE, sizeof(struct tok)),
-	};
 	const char *p = diff, *end = diff ? diff + len : NULL;
 	int old_left = 0, new_left = 0;
 	bool in_hunk = false, nul = diff && memchr(diff, '\0', len);
-	GPtrArray *v;
-	GHashTableIter it;
-	gpointer key;
 
 	g_once(&once, byte_class_init, NULL);
+	sh->e = g_string_sized_new(256);
+	sh->rm = g_array_new(FALSE, FALSE, sizeof(struct span));
+	sh->ad = g_array_new(FALSE, FALSE, sizeof(struct span));
+	sh->ta = g_array_new(FALSE, FALSE, sizeof(struct tok));
+	sh->tb = g_array_new(FALSE, FALSE, sizeof(struct tok));
 	while (p && p < end) {
 		const char *line = p, *next;
 		size_t n = next_line(p, end, &next, nul);
@@ -986,32 +998,48 @@ char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 		sp.s = line + 1;
 		sp.len = n ? n - 1 : 0;
 		if (n == 0 || line[0] == ' ') {
-			shape_block(&sh);
+			shape_block(sh);
 			old_left--;
 			new_left--;
 		} else if (line[0] == '-') {
-			if (sh.ad->len)
-				shape_block(&sh);
-			g_array_append_val(sh.rm, sp);
+			if (sh->ad->len)
+				shape_block(sh);
+			g_array_append_val(sh->rm, sp);
 			old_left--;
 		} else if (line[0] == '+') {
-			g_array_append_val(sh.ad, sp);
+			g_array_append_val(sh->ad, sp);
 			new_left--;
 		} else if (line[0] != '\\') {
 			/* Not a hunk line: the hunk was cut short. */
-			shape_block(&sh);
+			shape_block(sh);
 			in_hunk = false;
 			if (starts(line, n, "@@ -"))
 				p = line;
 			continue;
 		}
 		if (old_left <= 0 && new_left <= 0) {
-			shape_block(&sh);
+			shape_block(sh);
 			in_hunk = false;
 		}
 	}
-	shape_block(&sh);
+	shape_block(sh);
+	g_string_free(sh->e, TRUE);
+	g_array_free(sh->rm, TRUE);
+	g_array_free(sh->ad, TRUE);
+	g_array_free(sh->ta, TRUE);
+	g_array_free(sh->tb, TRUE);
+}
 
+char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
+{
+	struct shape sh = {
+		.set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+	};
+	GPtrArray *v;
+	GHashTableIter it;
+	gpointer key;
+
+	shape_walk(&sh, diff, len);
 	v = g_ptr_array_sized_new(g_hash_table_size(sh.set) + 1);
 	g_hash_table_iter_init(&it, sh.set);
 	while (g_hash_table_iter_next(&it, &key, NULL)) {
@@ -1022,14 +1050,42 @@ char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 	if (count)
 		*count = (int)v->len;
 	g_ptr_array_add(v, NULL);
-
 	g_hash_table_destroy(sh.set);
-	g_string_free(sh.e, TRUE);
-	g_array_free(sh.rm, TRUE);
-	g_array_free(sh.ad, TRUE);
-	g_array_free(sh.ta, TRUE);
-	g_array_free(sh.tb, TRUE);
 	return (char **)g_ptr_array_free(v, FALSE);
+}
+
+static gint cmp_u64(gconstpointer a, gconstpointer b)
+{
+	guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The shape fingerprint: the SHA-1 of the distinct edits' 64-bit
+ * digests, sorted, as little-endian bytes; "" when there is no edit.
+ * *count receives the number of distinct edits.
+ */
+static void shape_digest(const char *diff, size_t len, char out[PW_FP_HEX],
+			 int *count)
+{
+	struct shape sh = {
+		.digests = g_array_new(FALSE, FALSE, sizeof(guint64)),
+	};
+	guint64 *d;
+	guint i, n = 0;
+
+	shape_walk(&sh, diff, len);
+	g_array_sort(sh.digests, cmp_u64);
+	d = (guint64 *)(void *)sh.digests->data;
+	for (i = 0; i < sh.digests->len; i++)
+		if (n == 0 || d[i] != d[n - 1])
+			d[n++] = d[i];
+	for (i = 0; i < n; i++)
+		d[i] = GUINT64_TO_LE(d[i]);
+	hex_of((const char *)d, n * sizeof(*d), out);
+	*count = (int)n;
+	g_array_free(sh.digests, TRUE);
 }
 
 /* ---- everything at once -------------------------------------------------- */
@@ -1041,23 +1097,13 @@ void pw_fingerprint_compute(const char *subject, const char *commit_msg,
 	char *subj = pw_flood_subject_normalise(subject);
 	char *nosys = pw_flood_subject_strip_subsystem(subj);
 	char *body = pw_flood_body_normalise(commit_msg);
-	char **edits = pw_flood_shape_edits(diff, diff ? diff_len : 0,
-					    &out->nedits);
-	GString *shape = g_string_new(NULL);
-	char **e;
 
 	hex_of(subj, strlen(subj), out->subject);
 	hex_of(nosys, strlen(nosys), out->subject_nosys);
 	hex_of(body, strlen(body), out->body);
-	for (e = edits; *e; e++) {
-		g_string_append(shape, *e);
-		g_string_append_c(shape, '\n');
-	}
-	hex_of(shape->str, shape->len, out->shape);
+	shape_digest(diff, diff ? diff_len : 0, out->shape, &out->nedits);
 	pw_flood_patch_id(diff, diff ? diff_len : 0, out->patch_id);
 
-	g_string_free(shape, TRUE);
-	g_strfreev(edits);
 	g_free(body);
 	g_free(nosys);
 	g_free(subj);

@@ -26,7 +26,7 @@ struct pw_fingerprint {
 	char subject[PW_FP_HEX];	/* pw_flood_subject_normalise() */
 	char subject_nosys[PW_FP_HEX];	/* ... without subsystem prefixes */
 	char body[PW_FP_HEX];		/* pw_flood_body_normalise() */
-	char shape[PW_FP_HEX];		/* pw_flood_shape_edits(), one a line */
+	char shape[PW_FP_HEX];		/* of pw_flood_shape_edits()' set */
 	char patch_id[PW_FP_HEX];	/* git patch-id --stable */
 	int nedits;			/* distinct edits in the shape */
 };
@@ -37,7 +37,8 @@ struct pw_fingerprint {
  * diff_len bytes (it need not be NUL-terminated and may hold any bytes).
  * Any of the three may be NULL, which counts as empty.  subject,
  * subject_nosys and body are the SHA-1 of the normalised strings below;
- * shape is the SHA-1 of the shape edits, each followed by a newline.  The
+ * shape is the SHA-1 of the distinct shape edits' 64-bit digests in
+ * ascending order (8 little-endian bytes each), nedits their number.  The
  * caller owns every argument; nothing is kept.
  */
 void pw_fingerprint_compute(const char *subject, const char *commit_msg,

@@ -148,18 +148,22 @@ msgs = data.split(b"\nFrom ")
 print(msgs[0].split(b"\n", 1)[1].hex().upper())' "$TOP/tests/data/sample.mbox")
 check "the first message's raw bytes are what the mbox holds" test "${first#$want}" != "$first"
 
-# A store of schema version 3 kept raw bytes in the message row and had
-# no raw store: it is migrated in place, and its bytes are still read.
+# A store of schema version 3 kept raw bytes in the message row, had
+# no raw store and indexed messages by sender: it is migrated in place,
+# and its bytes are still read.
 cp "$T/raw.db" "$T/v3.db"
 q "$T/v3.db" "ATTACH '$T/raw.db-raw' AS r;
 UPDATE message SET raw = (SELECT raw FROM r.raw WHERE id = message.raw_id);
-ALTER TABLE message DROP COLUMN raw_id; PRAGMA user_version = 3;"
+ALTER TABLE message DROP COLUMN raw_id;
+CREATE INDEX message_from_date ON message(from_addr, date);
+PRAGMA user_version = 3;"
 $PW db stats --db "$T/v3.db" >/dev/null 2>"$T/err"; rc=$?
 check "an old store read-only: refused" test "$rc" -ne 0
 contains "an old store read-only: says to migrate" "$(cat "$T/err")" "open it once read-write to migrate"
 out=$($PW db recheck --db "$T/v3.db")
 contains "migration: recheck reads the bytes kept in the rows" "$out" "rechecked=16"
 is "migration: schema moved on" "$(q "$T/v3.db" "PRAGMA user_version")" "$(q "$T/raw.db" "PRAGMA user_version")"
+is "migration: the unused sender index is gone" "$(q "$T/v3.db" "SELECT count(*) FROM sqlite_schema WHERE name = 'message_from_date'")" 0
 is "migration: old rows keep their bytes" "$(q "$T/v3.db" "SELECT count(raw) FROM message WHERE raw_id IS NULL")" 61
 $PW ingest -q --db "$T/v3.db" "$CORPUS/patchwork/mail/0013-with-utf8-body.mbox" >/dev/null
 is "migration: new messages go to the raw store" \
@@ -171,6 +175,6 @@ contains "migration: both kinds read back" "$out" "rechecked=17"
 $PW ingest -q --progress 20 --db "$T/progress.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
 is "progress: one line per 20 messages and one for the rest" "$(grep -c '^progress: ' "$T/err")" 4
 is "progress: the counts add up" "$(sed -n 's/^progress: messages=\([0-9]*\) .*/\1/p' "$T/err" | paste -sd+ | bc)" 61
-check "progress: seconds, cpu and rate given" grep -qE '^progress: messages=20 total=40 seconds=[0-9.]+ cpu=[0-9.]+ rate=[0-9]+$' "$T/err"
+check "progress: seconds, cpu, writer cpu and rate given" grep -qE '^progress: messages=20 total=40 seconds=[0-9.]+ cpu=[0-9.]+ writer=[0-9.]+ rate=[0-9]+$' "$T/err"
 $PW ingest --progress -1 --db "$T/progress.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1; rc=$?
 is "progress: a negative count is a usage error" "$rc" 2

@@ -460,6 +460,33 @@ static void test_fingerprint_flood(void **state)
 	assert_int_equal(d.nedits, 0);
 }
 
+/* The shape is a set: order and repeats of edits do not change it. */
+static void test_fingerprint_shape_set(void **state)
+{
+	static const char ab[] =
+		"@@ -1 +1 @@\n-x = 0444;\n+x = S_IRUGO;\n"
+		"@@ -9 +9 @@\n-y = 0200;\n+y = S_IWUSR;\n";
+	static const char ba[] =
+		"@@ -3 +3 @@\n-q = 0200;\n+q = S_IWUSR;\n"
+		"@@ -7 +7 @@\n-r = 0444;\n+r = S_IRUGO;\n"
+		"@@ -12 +12 @@\n-s = 0444;\n+s = S_IRUGO;\n";
+	static const char ac[] =
+		"@@ -1 +1 @@\n-x = 0444;\n+x = S_IRUGO;\n"
+		"@@ -9 +9 @@\n-y = 0200;\n+y = S_IWUGO;\n";
+	struct pw_fingerprint x, y, z;
+
+	(void)state;
+	pw_fingerprint_compute("a", "b", ab, strlen(ab), &x);
+	pw_fingerprint_compute("a", "b", ba, strlen(ba), &y);
+	pw_fingerprint_compute("a", "b", ac, strlen(ac), &z);
+	assert_int_equal(strlen(x.shape), 40);
+	assert_string_equal(x.shape, y.shape);
+	assert_int_equal(x.nedits, 2);
+	assert_int_equal(y.nedits, 2);
+	assert_string_not_equal(x.shape, z.shape);
+	assert_int_equal(z.nedits, 2);
+}
+
 /* Every N.patch in PATCHID_DIR against the id git printed in N.id. */
 static void test_patchid_dir(void **state)
 {
@@ -544,7 +571,7 @@ static void test_flood_dir(void **state)
 	GPtrArray *resends = g_ptr_array_new_with_free_func(g_free);
 	char subj[PW_FP_HEX] = "", body[PW_FP_HEX] = "";
 	int nflood = 0, nnormal = 0, bad_subject = 0, bad_body = 0;
-	int bad_edit = 0, lonely = 0, clash = 0, bad_resend = 0;
+	int bad_edit = 0, lonely = 0, clash = 0, bad_resend = 0, bad_count = 0;
 	guint i;
 
 	(void)state;
@@ -568,6 +595,14 @@ static void test_flood_dir(void **state)
 		pw_fingerprint_compute(subject, msg, diff, dlen, &fp);
 		g_hash_table_insert(ids, g_strdup(f[2]),
 				    g_strdup(fp.patch_id));
+		{
+			/* The digest set counts what the string set holds. */
+			int ns = -1;
+			char **all = pw_flood_shape_edits(diff, dlen, &ns);
+
+			bad_count += ns != fp.nedits || (ns > 0) != !!fp.shape[0];
+			g_strfreev(all);
+		}
 		if (strcmp(f[1], "flood") == 0) {
 			char **edits = pw_flood_shape_edits(diff, dlen, NULL);
 			char **e;
@@ -641,6 +676,7 @@ static void test_flood_dir(void **state)
 	assert_int_equal(bad_edit, 0);
 	assert_int_equal(clash, 0);
 	assert_int_equal(bad_resend, 0);
+	assert_int_equal(bad_count, 0);
 	/* Few combinations of edits exist, so most shapes repeat. */
 	assert_true(g_hash_table_size(flood_shapes) <= 40);
 	assert_true(lonely * 20 <= nflood);
@@ -666,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_shape_edits),
 		cmocka_unit_test(test_shape_long),
 		cmocka_unit_test(test_fingerprint_flood),
+		cmocka_unit_test(test_fingerprint_shape_set),
 	};
 	const struct CMUnitTest dir[] = {
 		cmocka_unit_test(test_patchid_dir),
