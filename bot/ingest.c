@@ -302,10 +302,11 @@ static int64_t cpu_usec(bool self)
 
 /*
  * Every o->progress messages, one line on stderr for the interval just
- * ended: how many, how long, the rate, the CPU it took and the part of
- * that CPU spent storing (the writer, which calls this, is serial; the
- * rest is reading and parsing in parallel).  A bulk import shows it is
- * moving; benchmarks read the rate as it goes.
+ * ended: how many, how long, the rate, the CPU it took, the part of that
+ * CPU spent storing (the writer, which calls this, is serial; the rest
+ * is reading and parsing in parallel) and how long the writer waited for
+ * parsed messages (near 0: storing is what limits the rate).  A bulk
+ * import shows it is moving; benchmarks read the rate as it goes.
  */
 static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 		     bool last)
@@ -321,14 +322,17 @@ static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 	writer = cpu_usec(true);
 	secs = (double)(now - c->mark_usec) / 1e6;
 	fprintf(stderr, "progress: messages=%" G_GINT64_FORMAT " total=%"
-		G_GINT64_FORMAT " seconds=%.3f cpu=%.3f writer=%.3f rate=%.0f\n",
+		G_GINT64_FORMAT " seconds=%.3f cpu=%.3f writer=%.3f idle=%.3f"
+		" rate=%.0f\n",
 		n, done, secs, (double)(cpu - c->mark_cpu_usec) / 1e6,
 		(double)(writer - c->mark_writer_usec) / 1e6,
+		(double)(c->idle_usec - c->mark_idle_usec) / 1e6,
 		secs > 0 ? (double)n / secs : 0.0);
 	c->mark_messages = done;
 	c->mark_usec = now;
 	c->mark_cpu_usec = cpu;
 	c->mark_writer_usec = writer;
+	c->mark_idle_usec = c->idle_usec;
 }
 
 /* ---- the threaded pipeline ---- */
@@ -536,7 +540,10 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 		wt[i] = g_thread_new("pw-parser", worker, &p);
 
 	while (ended < p.nworkers) {
+		int64_t t0 = g_get_monotonic_time();
 		struct chunk *k = g_async_queue_pop(p.done);
+
+		c->idle_usec += g_get_monotonic_time() - t0;
 
 		if (k->seq < 0) {
 			ended++;
@@ -611,6 +618,7 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 	counts->mark_usec = g_get_monotonic_time();
 	counts->mark_cpu_usec = cpu_usec(false);
 	counts->mark_writer_usec = cpu_usec(true);
+	counts->mark_idle_usec = counts->idle_usec;
 	for (i = 0; i < n; i++) {
 		char *err = NULL;
 		enum pw_status s = pw_ingest_path(db, cfg, paths[i], o, counts, &err);

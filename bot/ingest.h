@@ -32,6 +32,8 @@ struct pw_ingest_counts {
 	int64_t mark_usec;	/* monotonic clock */
 	int64_t mark_cpu_usec;	/* CPU of the whole process, every thread */
 	int64_t mark_writer_usec;	/* CPU of the thread storing messages */
+	int64_t idle_usec;	/* that thread waiting for parsed messages */
+	int64_t mark_idle_usec;
 };
 
 /*
