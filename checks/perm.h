@@ -30,6 +30,12 @@ struct pw_scan {
 	struct pw_text *t;
 	const char *san;	/* the sanitized text, same offsets as t->buf */
 	GPtrArray *out;
+	/* Brackets of san, built by the first pw_perm_split_args() on it:
+	 * the offset of every opening bracket, ascending, and of the
+	 * bracket that closes it (SIZE_MAX when none does). */
+	size_t *opens, *closes;
+	size_t nopens;
+	bool brackets_built;
 };
 
 /* Where a mode is used; decides severities and which rules apply. */
@@ -86,12 +92,17 @@ void pw_perm_scan_c(struct pw_scan *sc);
 void pw_perm_git(struct pw_scan *sc, const struct pw_file *f);
 
 /*
- * Splits the argument list whose "(" is at s[lp] into at most max spans
- * (white space trimmed).  Returns the number of arguments, or -1 when
- * the list does not close within 16 KiB; *rp is set to the ")".
+ * Splits the argument list whose "(" is at sc->san[lp] into at most max
+ * spans (white space trimmed).  Returns the number of arguments, or -1
+ * when the list does not close within 16 KiB or holds a ';' of its own;
+ * *rp is set to the ")".  Brackets of any kind nest alike.  The first
+ * call on a text matches all its brackets once, so that each call costs
+ * its own arguments, not the text after it.
  */
-int pw_perm_split_args(const char *s, size_t len, size_t lp,
-		       struct pw_span *args, int max, size_t *rp);
+int pw_perm_split_args(struct pw_scan *sc, size_t lp, struct pw_span *args,
+		       int max, size_t *rp);
+/* Frees what pw_perm_split_args() built for the current text. */
+void pw_perm_scan_reset(struct pw_scan *sc);
 /* Shell scripts and Makefiles, the same commands in both (perm_sh.c). */
 void pw_perm_scan_sh(struct pw_scan *sc);
 /* Python (perm_py.c). */

@@ -12,6 +12,7 @@
  * and arguments are split only after a known name followed by "(".
  * Nothing here uses a regular expression.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "checks/perm.h"
@@ -173,42 +174,99 @@ static void trim(const struct cscan *cs, struct pw_span *a)
 		a->e--;
 }
 
-int pw_perm_split_args(const char *s, size_t len, size_t lp,
-		       struct pw_span *args, int max, size_t *rp)
+static bool opener(char c)
 {
-	size_t i, limit = lp + MAX_CALL < len ? lp + MAX_CALL : len;
-	int depth = 0, n = 0;
-	size_t start = lp + 1;
+	return c == '(' || c == '[' || c == '{';
+}
 
-	for (i = lp; i < limit; i++) {
+/* Matches every bracket of sc->san, one pass with a stack. */
+static void build_brackets(struct pw_scan *sc)
+{
+	const char *s = sc->san;
+	size_t len = sc->t->len, i, n = 0, depth = 0, *stack;
+
+	for (i = 0; i < len; i++)
+		n += opener(s[i]);
+	sc->opens = g_new(size_t, n ? n : 1);
+	sc->closes = g_new(size_t, n ? n : 1);
+	stack = g_new(size_t, n ? n : 1);	/* indexes into opens */
+	n = 0;
+	for (i = 0; i < len; i++) {
 		char c = s[i];
 
-		if (c == '(' || c == '[' || c == '{') {
-			depth++;
-		} else if (c == ')' || c == ']' || c == '}') {
-			depth--;
-			if (depth == 0) {
-				if (n < max) {
-					args[n].s = start;
-					args[n].e = i;
-				}
-				n++;
-				*rp = i;
-				break;
-			}
-		} else if (c == ',' && depth == 1) {
+		if (opener(c)) {
+			sc->opens[n] = i;
+			sc->closes[n] = SIZE_MAX;
+			stack[depth++] = n++;
+		} else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+			sc->closes[stack[--depth]] = i;
+		}
+	}
+	g_free(stack);
+	sc->nopens = n;
+	sc->brackets_built = true;
+}
+
+/* The bracket closing the opening one at offset at, or SIZE_MAX. */
+static size_t close_of(const struct pw_scan *sc, size_t at)
+{
+	size_t lo = 0, hi = sc->nopens;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sc->opens[mid] < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sc->nopens && sc->opens[lo] == at ? sc->closes[lo] : SIZE_MAX;
+}
+
+void pw_perm_scan_reset(struct pw_scan *sc)
+{
+	g_free(sc->opens);
+	g_free(sc->closes);
+	sc->opens = sc->closes = NULL;
+	sc->nopens = 0;
+	sc->brackets_built = false;
+}
+
+int pw_perm_split_args(struct pw_scan *sc, size_t lp, struct pw_span *args,
+		       int max, size_t *rp)
+{
+	const char *s = sc->san;
+	size_t i, close, start = lp + 1;
+	int n = 0;
+
+	if (!sc->brackets_built)
+		build_brackets(sc);
+	close = close_of(sc, lp);
+	if (close == SIZE_MAX || close - lp >= MAX_CALL)
+		return -1;
+	/* The list's own bytes; a nested bracket is stepped over whole. */
+	for (i = lp + 1; i < close; i++) {
+		char c = s[i];
+
+		if (opener(c)) {
+			i = close_of(sc, i);	/* closes before close */
+		} else if (c == ',') {
 			if (n < max) {
 				args[n].s = start;
 				args[n].e = i;
 			}
 			n++;
 			start = i + 1;
-		} else if (c == ';' && depth <= 1) {
+		} else if (c == ';') {
 			return -1;
 		}
 	}
-	if (i >= limit)
-		return -1;
+	if (n < max) {
+		args[n].s = start;
+		args[n].e = close;
+	}
+	n++;
+	*rp = close;
 	if (n > max)
 		n = max;
 	for (i = 0; i < (size_t)n; i++) {
@@ -317,7 +375,7 @@ static void call(struct cscan *cs, const struct centry *ce, size_t p, size_t q)
 	if (pv != (size_t)-1 && (cs->s[pv] == '.' ||
 	    (cs->s[pv] == '>' && pv > 0 && cs->s[pv - 1] == '-')))
 		return;
-	n = pw_perm_split_args(cs->s, cs->len, lp, args, MAX_ARGS, &rp);
+	n = pw_perm_split_args(cs->sc, lp, args, MAX_ARGS, &rp);
 	if (n < ce->pos)
 		return;
 	memset(&oc, 0, sizeof(oc));

@@ -86,7 +86,7 @@ void pw_perm_scan_py(struct pw_scan *sc)
 			p = q;
 			continue;
 		}
-		n = pw_perm_split_args(s, len, lp, args, MAX_ARGS, &rp);
+		n = pw_perm_split_args(sc, lp, args, MAX_ARGS, &rp);
 		p = q;
 		if (n <= 0)
 			continue;

@@ -179,6 +179,7 @@ static void scan_text(struct pw_scan *sc, struct pw_text *t, enum lang l,
 	case L_NONE:
 		break;
 	}
+	pw_perm_scan_reset(sc);
 	g_free(san);
 	sc->t = NULL;
 	sc->san = NULL;
@@ -251,10 +252,20 @@ void pw_check_patch(const struct pw_patch *p, const struct pw_check_opts *o,
 		for (i = 0; i < p->nproblems; i++) {
 			const char *path = "(diff)";
 			struct pw_finding *fd;
+			size_t lo = 0, hi = p->nfiles;
 
-			for (j = 0; j < p->nfiles; j++)
-				if (p->files[j].patch_no <= p->problems[i].patch_no)
-					path = pw_file_path(&p->files[j]);
+			/* The last file starting at or before the problem
+			 * (files are in diff order). */
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (p->files[mid].patch_no <= p->problems[i].patch_no)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo > 0)
+				path = pw_file_path(&p->files[lo - 1]);
 			fd = pw_finding_new(rules[PW_R_PATCH_MALFORMED].id,
 					    rules[PW_R_PATCH_MALFORMED].severity,
 					    path, 0, 0, p->problems[i].message);
@@ -280,6 +291,7 @@ void pw_check_source(const char *path, const char *text, size_t len,
 	if (l != L_NONE) {
 		pw_text_init_source(&t, text, len);
 		scan_text(&sc, &t, l, false);
+		pw_text_release(&t);
 	}
 	move_sorted(tmp, out);
 	g_ptr_array_free(tmp, TRUE);

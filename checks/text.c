@@ -61,7 +61,24 @@ void pw_text_release(struct pw_text *t)
 {
 	g_free(t->owned);
 	g_free(t->lines);
+	g_free(t->starts);
 	memset(t, 0, sizeof(*t));
+}
+
+/* Where every line of a source file starts, so that lookups need not
+ * scan from the top (rules look up offsets in any order). */
+static void build_starts(struct pw_text *t)
+{
+	const char *p = t->buf, *end = t->buf + t->len, *nl;
+	size_t n = 1;
+
+	for (p = t->buf; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+		n++;
+	t->starts = g_new(size_t, n);
+	t->nstarts = 0;
+	t->starts[t->nstarts++] = 0;
+	for (p = t->buf; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+		t->starts[t->nstarts++] = (size_t)(nl + 1 - t->buf);
 }
 
 void pw_text_locate(struct pw_text *t, size_t off, struct pw_loc *loc)
@@ -85,22 +102,24 @@ void pw_text_locate(struct pw_text *t, size_t off, struct pw_loc *loc)
 		loc->added = t->lines[lo].added;
 		return;
 	}
-	if (off < t->cur_off) {
-		t->cur_off = 0;
-		t->cur_idx = 0;
-	}
-	for (;;) {
-		const char *nl = memchr(t->buf + t->cur_off, '\n', t->len - t->cur_off);
-		size_t end = nl ? (size_t)(nl - t->buf) : t->len;
+	if (!t->starts)
+		build_starts(t);
+	{
+		/* The last line starting at or before off. */
+		size_t lo = 0, hi = t->nstarts;
 
-		if (off <= end || !nl) {
-			loc->idx = t->cur_idx;
-			loc->start = t->cur_off;
-			loc->len = end - t->cur_off;
-			break;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->starts[mid] <= off)
+				lo = mid;
+			else
+				hi = mid;
 		}
-		t->cur_off = end + 1;
-		t->cur_idx++;
+		loc->idx = lo;
+		loc->start = t->starts[lo];
+		loc->len = (lo + 1 < t->nstarts ? t->starts[lo + 1] - 1 : t->len) -
+			   loc->start;
 	}
 	loc->new_no = (int)loc->idx + 1;
 	loc->patch_no = 0;

@@ -28,8 +28,8 @@ struct pw_text {
 	char *owned;		/* buf, when it was joined here */
 	struct pw_tline *lines;	/* NULL for a whole source file */
 	size_t nlines;
-	size_t cur_idx;		/* the lazy locator of a source file */
-	size_t cur_off;
+	size_t *starts;		/* a source file's line starts, built by */
+	size_t nstarts;		/* the first pw_text_locate() */
 };
 
 /* Where an offset lies. */
@@ -44,6 +44,7 @@ struct pw_loc {
 
 /* A whole source file; buf is borrowed and must outlive the text. */
 void pw_text_init_source(struct pw_text *t, const char *buf, size_t len);
+/* Either kind of text is released with pw_text_release(). */
 
 /*
  * The context and added lines of one hunk, joined.  Returns false (and

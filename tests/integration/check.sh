@@ -184,3 +184,44 @@ sed -i 's/S_IRUGO | S_IWUSR/0644/; s/0666, dir/0444, dir/' "$repo/drivers/misc/f
 git -C "$repo" commit -qam "foo: fix modes"
 git -C "$repo" format-patch -q -1 -o "$T/out2" HEAD
 "$hook" "$(ls "$T"/out2/*.patch)" >/dev/null 2>&1; is "hook lets a clean patch through" $? 0
+
+# --- inputs built to make a checker work per pair of things -------------------
+# Each once cost time that grew with the square of its size (seconds at a
+# few MB); tests/bench/hostile.sh measures how the time grows, these check
+# that the answers stay right.
+/usr/bin/python3 - "$T" <<'PY'
+import sys
+t = sys.argv[1]
+with open(t + "/files.patch", "w") as f:      # a cut-short hunk in every file
+    for i in range(3000):
+        f.write(f"diff --git a/f{i}.c b/f{i}.c\n--- a/f{i}.c\n+++ b/f{i}.c\n@@ -1,5 +1,5 @@\n+x\n")
+with open(t + "/calls.patch", "w") as f:      # calls that never close, then one that does
+    f.write("--- a/x.c\n+++ b/x.c\n@@ -0,0 +1,3002 @@\n" + "+DEVICE_ATTR(\n" * 3000 +
+            "+static DEVICE_ATTR(y, 0666, y_show, y_store);\n+int z;\n")
+with open(t + "/nested.patch", "w") as f:     # a call inside the arguments of another
+    f.write("--- a/n.c\n+++ b/n.c\n@@ -0,0 +1,2 @@\n"
+            "+x = f(module_param(a, int, 0666), g(h(1, 2), [3, 4]), {5});\n"
+            "+debugfs_create_file(\"q\", (0666), d, (void *)(p, q), &fops);\n")
+with open(t + "/big.c", "w") as f:            # a fix found before the line it is reported on
+    f.write("int x;\n" * 20000)
+    for i in range(2000):
+        f.write(f"static DEVICE_ATTR(a{i},\n 0644,\n a{i}_show, a{i}_store);\n")
+PY
+out=$("$PW" check "$T/files.patch"); rc=$?
+is "3,000 cut-short files: exit 1" "$rc" 1
+is "3,000 cut-short files: a problem each" "$(printf '%s\n' "$out" | grep -c PATCH_MALFORMED)" 3000
+is "3,000 cut-short files: each under its own name" \
+	"$(printf '%s\n' "$out" | cut -d: -f1 | sort -u | wc -l)" 3000
+is "3,000 cut-short files: the last one's" "$(printf '%s\n' "$out" | tail -n 1 | cut -d: -f1)" f2999.c
+out=$("$PW" check "$T/calls.patch")
+is "3,000 unclosed calls: only the closed one reported" "$(printf '%s\n' "$out" | wc -l)" 1
+contains "3,000 unclosed calls: on its line" "$out" "x.c:3001: ERROR:PERM_WORLD_WRITABLE"
+out=$("$PW" check "$T/nested.patch")
+contains "a call inside another's arguments is judged" "$out" "n.c:1:"
+contains "a mode in brackets of its own is judged" "$out" "n.c:2:"
+is "nested calls: two findings" "$(printf '%s\n' "$out" | wc -l)" 2
+out=$("$PW" check --file "$T/big.c")
+is "2,000 attributes over three lines: a finding each" \
+	"$(printf '%s\n' "$out" | grep -c DEVICE_ATTR_FORM)" 2000
+contains "2,000 attributes: the last on its line" "$(printf '%s\n' "$out" | tail -n 1)" \
+	"big.c:25999: WARNING:DEVICE_ATTR_FORM"
