@@ -96,10 +96,16 @@ static void flood_text(const struct pw_flood_info *f)
 static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 {
 	GArray *ids;
-	JsonBuilder *b = json ? json_builder_new() : NULL;
+	JsonBuilder *b;
 	int rc = 0;
 	guint i;
 
+	/* One read transaction: a read that fails fails the query. */
+	if (pw_db_begin(db)) {
+		pw_error("%s", pw_db_errmsg(db));
+		return 2;
+	}
+	b = json ? json_builder_new() : NULL;
 	if (msgid) {
 		/* The flood one message belongs to, if any. */
 		int64_t mid, fid;
@@ -140,6 +146,10 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 		else
 			flood_text(&f);
 		pw_db_flood_info_release(&f);
+	}
+	if (pw_db_commit(db) && !rc) {
+		pw_error("%s", pw_db_errmsg(db));
+		rc = 2;
 	}
 	if (b) {
 		json_builder_end_array(b);

@@ -84,6 +84,20 @@ enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st)
 	return s;
 }
 
+bool pw_db_row(struct pw_db *db, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		return true;
+	if (rc != SQLITE_DONE) {
+		pw_db_status(db, rc);
+		if (db->depth > 0)
+			db->failed = true;
+	}
+	return false;
+}
+
 static int raw_exec(struct pw_db *db, const char *sql);
 
 enum pw_status pw_db_begin(struct pw_db *db)

@@ -86,6 +86,15 @@ void pw_db_rollback(struct pw_db *db);
  */
 sqlite3_stmt *pw_db_stmt(struct pw_db *db, const char *sql);
 
+/*
+ * Steps a read: true when it gave a row, false at its end or on an
+ * error.  An error inside a transaction fails the transaction (its
+ * outermost commit rolls back and says PW_ERR_DB), so that a result
+ * built on a read that did not happen is never committed; the message
+ * is kept for pw_db_errmsg().
+ */
+bool pw_db_row(struct pw_db *db, sqlite3_stmt *st);
+
 /* Steps a statement that returns no rows; translates the result code. */
 enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st);
 

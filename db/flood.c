@@ -210,7 +210,7 @@ static bool has_finding(struct pw_db *db, int64_t patch, const char *rule)
 
 	sqlite3_bind_int64(st, 1, patch);
 	pw_db_bind_text(st, 2, rule);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	found = pw_db_row(db, st);
 	sqlite3_reset(st);
 	return found;
 }
@@ -229,7 +229,7 @@ static bool grp_load(struct pw_db *db, int64_t id, struct grp *g)
 
 	memset(g, 0, sizeof(*g));
 	sqlite3_bind_int64(st, 1, id);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	found = pw_db_row(db, st);
 	if (found) {
 		g->id = id;
 		g->founder = sqlite3_column_int64(st, 0);
@@ -286,7 +286,7 @@ static GArray *grp_members(struct pw_db *db, int64_t id)
 		" WHERE grp = ?1 ORDER BY date, message");
 
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (pw_db_row(db, st)) {
 		struct mem m;
 
 		m.message = sqlite3_column_int64(st, 0);
@@ -314,7 +314,7 @@ static bool covered(struct pw_db *db, int64_t message)
 	bool cover = false, root_patch = false;
 
 	sqlite3_bind_int64(st, 1, message);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (pw_db_row(db, st)) {
 		const char *irt = (const char *)sqlite3_column_text(st, 0);
 		const char *refs = (const char *)sqlite3_column_text(st, 1);
 
@@ -331,7 +331,7 @@ static bool covered(struct pw_db *db, int64_t message)
 	}
 	st = pw_db_stmt(db, "SELECT kind = 'patch' FROM message WHERE msgid = ?1");
 	pw_db_bind_text(st, 1, root);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (pw_db_row(db, st))
 		root_patch = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
 	g_free(root);
@@ -476,7 +476,7 @@ static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
 		sqlite3_bind_int64(st, 1, key);
 		sqlite3_bind_int64(st, 2, lo);
 		sqlite3_bind_int64(st, 3, hi);
-		found = sqlite3_step(st) == SQLITE_ROW;
+		found = pw_db_row(db, st);
 		if (found) {
 			*grp = sqlite3_column_int64(st, 0);
 			*date = sqlite3_column_int64(st, 1);
@@ -495,7 +495,7 @@ static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
 		sqlite3_bind_int64(st, 2, key);
 		sqlite3_bind_int64(st, 3, lo);
 		sqlite3_bind_int64(st, 4, hi);
-		found = sqlite3_step(st) == SQLITE_ROW;
+		found = pw_db_row(db, st);
 		if (found) {
 			*grp = sqlite3_column_int64(st, 0);
 			*date = sqlite3_column_int64(st, 1);
@@ -518,7 +518,7 @@ static int count_window(struct pw_db *db, int64_t gid, int64_t lo, int64_t hi,
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_int(st, 4, cap);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (pw_db_row(db, st))
 		n = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
 	return n;
@@ -548,7 +548,7 @@ static bool msg_facts(struct pw_db *db, int64_t id, struct msg_facts *f)
 
 	memset(f, 0, sizeof(*f));
 	sqlite3_bind_int64(st, 1, id);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	found = pw_db_row(db, st);
 	if (found) {
 		char *low = g_ascii_strdown(col_text(st, 3), -1);
 		char **tags = g_strsplit(low, ",", -1);
@@ -657,7 +657,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 	guint i;
 
 	sqlite3_bind_int64(st, 1, key);
-	*any = sqlite3_step(st) == SQLITE_ROW;
+	*any = pw_db_row(db, st);
 	if (*any) {
 		first = sqlite3_column_int64(st, 0);
 		first_date = sqlite3_column_int64(st, 1);
@@ -682,7 +682,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 	sqlite3_bind_int64(st, 1, key);
 	sqlite3_bind_int64(st, 2, o->date);
 	sqlite3_bind_int64(st, 3, o->message_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (pw_db_row(db, st)) {
 		struct mem m = { sqlite3_column_int64(st, 0),
 				 sqlite3_column_int64(st, 1), false };
 
@@ -739,7 +739,7 @@ static enum pw_status set_subject(struct pw_db *db, const struct grp *g,
 	enum pw_status s;
 
 	sqlite3_bind_int64(st, 1, o->message_id);
-	subject = g_strdup(sqlite3_step(st) == SQLITE_ROW ? col_text(st, 0) : "");
+	subject = g_strdup(pw_db_row(db, st) ? col_text(st, 0) : "");
 	sqlite3_reset(st);
 	if (!*subject && o->subject) {
 		g_free(subject);
@@ -1026,7 +1026,7 @@ bool pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
 	bool found;
 
 	sqlite3_bind_int64(st, 1, message_id);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	found = pw_db_row(db, st);
 	if (found && flood_id)
 		*flood_id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -1120,7 +1120,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message m ON m.id = fm.message WHERE fm.grp = ?1"
 		" ORDER BY fm.date, fm.message LIMIT 1");
 	sqlite3_bind_int64(st, 1, flood_id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (pw_db_row(db, st)) {
 		f->first_message = sqlite3_column_int64(st, 0);
 		f->first_msgid = g_strdup(col_text(st, 1));
 		f->first_refs = split_refs((const char *)sqlite3_column_text(st, 2));
@@ -1136,7 +1136,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message_list ml ON ml.message = fm.message"
 		" JOIN list l ON l.id = ml.list WHERE fm.grp = ?1 ORDER BY l.name");
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while (pw_db_row(db, st))
 		g_ptr_array_add(lists, g_strdup(col_text(st, 0)));
 	sqlite3_reset(st);
 	g_ptr_array_add(lists, NULL);
@@ -1148,7 +1148,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message m ON m.id = fm.message"
 		" WHERE fm.grp = ?1 AND m.recipients IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (pw_db_row(db, st)) {
 		char **v = g_strsplit(col_text(st, 0), "\n", -1);
 		char **a;
 
@@ -1179,7 +1179,7 @@ bool pw_db_flood_kind(struct pw_db *db, int64_t flood_id, const char **rule,
 	bool found;
 
 	sqlite3_bind_int64(st, 1, flood_id);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	found = pw_db_row(db, st);
 	if (found) {
 		int rank = sqlite3_column_int(st, 0);
 
@@ -1206,7 +1206,7 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
 	st = pw_db_stmt(db, "SELECT reported_at IS NOT NULL FROM flood_group"
 			" WHERE id = ?1 AND detected_at IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
-	exists = sqlite3_step(st) == SQLITE_ROW;
+	exists = pw_db_row(db, st);
 	if (exists && already)
 		*already = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
@@ -1230,7 +1230,7 @@ GArray *pw_db_flood_members(struct pw_db *db, int64_t flood_id)
 		" ORDER BY fm.date, fm.message");
 
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (pw_db_row(db, st)) {
 		int64_t id = sqlite3_column_int64(st, 0);
 
 		g_array_append_val(a, id);
@@ -1247,7 +1247,7 @@ GArray *pw_db_flood_list(struct pw_db *db, int64_t since)
 		" AND last_seen >= ?1 ORDER BY first_seen, id");
 
 	sqlite3_bind_int64(st, 1, since);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (pw_db_row(db, st)) {
 		int64_t id = sqlite3_column_int64(st, 0);
 
 		g_array_append_val(a, id);

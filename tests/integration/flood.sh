@@ -269,6 +269,19 @@ is "floods --since after the flood" "$($PW query --db "$db" floods --since 2016-
 is "floods --since before it" "$(lines $PW query --db "$db" floods --since 2016-08-01)" 2
 is "floods --since with a negative UTC offset" \
 	"$(lines $PW query --db "$db" floods --since 2016-08-01T00:00:00-05:00)" 2
+# A read that fails is an error, not a flood with no lists and no
+# recipients: here the first page of the members' index is garbage.
+cp "$db" "$T/broken.db"
+[ -e "$db-raw" ] && cp "$db-raw" "$T/broken.db-raw"
+sqlite3 "$T/broken.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+root=$(sqlite3 "$T/broken.db" "SELECT rootpage FROM sqlite_schema WHERE name = 'flood_member_grp'")
+psize=$(sqlite3 "$T/broken.db" "PRAGMA page_size")
+head -c "$psize" /dev/urandom | dd of="$T/broken.db" bs="$psize" seek=$((root - 1)) \
+	conv=notrunc status=none
+out=$($PW query --db "$T/broken.db" floods --format json 2>"$T/err"); rc=$?
+is "floods: a failed read exits 2" "$rc" 2
+is "floods: a failed read prints no JSON" "$out" ""
+contains "floods: a failed read says why" "$(cat "$T/err")" "malformed"
 fmsg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["flood"]["message_ids"][42])' "$T/a/expected.json")
 nmsg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["normal"]["maintainer"]["message_ids"][0])' "$T/a/expected.json")
 got=$($PW query --db "$db" floods --message "<$fmsg>" --format json | $py -c 'import json,sys; print(" ".join("%s/%s" % (f["rule"], f["size"]) for f in json.load(sys.stdin)))')
