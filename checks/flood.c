@@ -861,7 +861,7 @@ static void one_sided(struct shape *sh, GArray *lines, bool removed)
 {
 	GString *e = sh->e;
 	size_t i, k, start, len;
-	bool gap = false, word = false;
+	unsigned gap = 0, word = 0;
 	char *w;
 
 	g_string_truncate(e, 0);
@@ -874,21 +874,24 @@ static void one_sided(struct shape *sh, GArray *lines, bool removed)
 	for (i = 0; i < lines->len; i++) {
 		const struct span *x = &g_array_index(lines, struct span, i);
 
+		/* Without branches (blanks and words alternate every few
+		 * bytes): each byte is written, and kept unless blank; a
+		 * space is written first and kept when an identifier byte
+		 * follows a word across a gap.  The room counted above holds
+		 * the one byte written past the text. */
 		for (k = 0; k < x->len; k++) {
 			unsigned char c = (unsigned char)x->s[k];
-			guint8 cl = byte_class[c];
+			unsigned cl = byte_class[c];
+			unsigned blank = !!(cl & C_BLANK), ident = cl & C_IDENT;
 
-			if (cl & C_BLANK) {
-				gap = true;
-				continue;
-			}
-			if (gap && word && (cl & C_IDENT))
-				*w++ = ' ';
-			*w++ = (char)c;
-			word = cl & C_IDENT;
-			gap = false;
+			*w = ' ';
+			w += gap & word & ident;
+			*w = (char)c;
+			w += blank ^ 1;
+			word = blank ? word : ident;
+			gap = blank;
 		}
-		gap = true;	/* a line end parts words too */
+		gap = 1;	/* a line end parts words too */
 	}
 	len = (size_t)(w - (e->str + start));
 	if (len == 0)
