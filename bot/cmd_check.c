@@ -3,7 +3,8 @@
  * files, mails and mboxes (every patch in them) or, with --file, whole
  * source files, runs the rules of checks/ on them and prints the
  * findings as text (checkpatch.pl --terse compatible), JSON or SARIF
- * 2.1.0.  --fix writes the corrected patch (or file).
+ * 2.1.0.  --fix writes a corrected copy of its one input: the patch,
+ * the source file, or the mail or mbox whole with each diff corrected.
  *
  * Exit status: 0 clean, 1 findings at or above --fail-on (default
  * warning), 2 usage or input error.
@@ -39,6 +40,9 @@ struct unit {
 	char *text;		/* --file: the file's bytes */
 	size_t len;
 	GPtrArray *findings;
+	bool in_mail;		/* the patch is the diff of a mail */
+	gssize at;		/* --fix: where that diff lies in the input's
+				 * bytes, -1 when not there verbatim */
 };
 
 struct run {
@@ -50,6 +54,10 @@ struct run {
 	enum pw_severity fail_on;
 	GPtrArray *units;
 	bool input_error;
+	/* --fix of mail: the input's bytes, written back with each
+	 * message's diff corrected in place. */
+	char *mail_bytes;
+	size_t mail_len;
 };
 
 static void unit_free(gpointer p)
@@ -140,9 +148,11 @@ static void check_patch_text(struct run *r, const char *input, const char *diff,
 	struct unit *u = unit_new(r, input);
 
 	u->patch = pw_diff_parse(diff, len);
+	u->at = -1;
 	if (m) {
 		u->subject = g_strdup(m->subject);
 		u->msgid = g_strdup(m->msgid);
+		u->in_mail = true;
 	}
 	pw_check_patch(u->patch, &r->opts, u->findings);
 }
@@ -234,6 +244,10 @@ static void check_input(struct run *r, const char *path)
 		n = fread(head, 1, sizeof(head), fp);
 		fclose(fp);
 		if (!bare_diff(head, n)) {
+			if (r->fix && !read_all(path, &r->mail_bytes, &r->mail_len)) {
+				r->input_error = true;
+				return;
+			}
 			check_mails(r, path, shown);
 			return;
 		}
@@ -268,6 +282,11 @@ static void check_input(struct run *r, const char *path)
 			close(fd);
 			if (g_file_set_contents(tmp, data, (gssize)len, &err)) {
 				check_mails(r, tmp, shown);
+				if (r->fix) {
+					r->mail_bytes = data;
+					r->mail_len = len;
+					data = NULL;
+				}
 			} else {
 				fprintf(stderr, "patchwarden: check: %s\n", err->message);
 				g_error_free(err);
@@ -570,6 +589,51 @@ static void write_fixed(const struct unit *u, FILE *out)
 	g_hash_table_destroy(by_line);
 }
 
+/*
+ * --fix of mail: the input as it came, with each message's diff
+ * replaced by its corrected copy.  A diff is found by its bytes, in
+ * message order; one that is not in the input verbatim (a body in
+ * base64 or quoted-printable, or in another charset) is left as it is,
+ * and said so when it had fixes.
+ */
+static void write_fixed_mail(struct run *r, FILE *out)
+{
+	size_t pos = 0, cursor = 0;
+	guint i, j;
+
+	for (i = 0; i < r->units->len; i++) {
+		struct unit *u = r->units->pdata[i];
+		const char *hit;
+
+		if (!u->in_mail || !u->patch || u->patch->len == 0)
+			continue;
+		hit = memmem(r->mail_bytes + cursor, r->mail_len - cursor,
+			     u->patch->text, u->patch->len);
+		if (hit) {
+			u->at = hit - r->mail_bytes;
+			cursor = (size_t)u->at + u->patch->len;
+			continue;
+		}
+		for (j = 0; j < u->findings->len; j++)
+			if (((struct pw_finding *)u->findings->pdata[j])->replacement)
+				break;
+		if (j < u->findings->len)
+			fprintf(stderr, "patchwarden: check: %s: the diff is encoded in"
+				" the mail (base64, quoted-printable or another"
+				" charset): written unchanged\n", u->input);
+	}
+	for (i = 0; i < r->units->len; i++) {
+		struct unit *u = r->units->pdata[i];
+
+		if (u->at < 0)
+			continue;
+		fwrite(r->mail_bytes + pos, 1, (size_t)u->at - pos, out);
+		write_fixed(u, out);
+		pos = (size_t)u->at + u->patch->len;
+	}
+	fwrite(r->mail_bytes + pos, 1, r->mail_len - pos, out);
+}
+
 static void list_rules(enum format fmt)
 {
 	const struct pw_rule *rules;
@@ -650,9 +714,9 @@ int pw_cmd_check(int argc, char **argv)
 		{ "file", 'f', 0, G_OPTION_ARG_NONE, &whole,
 		  "check whole source files, as checkpatch.pl -f does", NULL },
 		{ "fix", 0, 0, G_OPTION_ARG_NONE, &fix,
-		  "write the corrected patch (or file); findings then go to stderr", NULL },
+		  "write a corrected copy of the input (patch, mail, mbox or file); findings then go to stderr", NULL },
 		{ "fix-output", 0, 0, G_OPTION_ARG_FILENAME, &fix_output,
-		  "write the corrected patch to FILE instead of stdout", "FILE" },
+		  "write the corrected copy to FILE instead of stdout", "FILE" },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
@@ -713,6 +777,16 @@ int pw_cmd_check(int argc, char **argv)
 	r.whole_files = whole;
 	r.fix = fix || fix_output;
 	r.fix_output = fix_output;
+	if (r.fix && files[1]) {
+		fprintf(stderr, "patchwarden: check: --fix writes the corrected copy of"
+			" one input: name one file (or -)\n");
+		goto out;
+	}
+	if (r.fix && strcmp(files[0], "-") && g_file_test(files[0], G_FILE_TEST_IS_DIR)) {
+		fprintf(stderr, "patchwarden: check: --fix writes the corrected copy of"
+			" a file, not of a Maildir\n");
+		goto out;
+	}
 	r.units = g_ptr_array_new_with_free_func(unit_free);
 	for (i = 0; files[i]; i++)
 		check_input(&r, files[i]);
@@ -727,8 +801,11 @@ int pw_cmd_check(int argc, char **argv)
 				goto out;
 			}
 		}
-		for (i = 0; i < r.units->len; i++)
-			write_fixed(r.units->pdata[i], fixout ? fixout : stdout);
+		if (r.mail_bytes)
+			write_fixed_mail(&r, fixout ? fixout : stdout);
+		else
+			for (i = 0; i < r.units->len; i++)
+				write_fixed(r.units->pdata[i], fixout ? fixout : stdout);
 		if (fixout && fclose(fixout)) {
 			fprintf(stderr, "patchwarden: check: cannot write %s: %s\n",
 				fix_output, g_strerror(errno));
@@ -754,6 +831,7 @@ int pw_cmd_check(int argc, char **argv)
 out:
 	if (r.units)
 		g_ptr_array_free(r.units, TRUE);
+	g_free(r.mail_bytes);
 	g_ptr_array_free(dis, TRUE);
 	g_ptr_array_free(ena, TRUE);
 	g_option_context_free(ctx);

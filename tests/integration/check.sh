@@ -140,6 +140,45 @@ is "only the world-writable mode (no clear fix) is left" "$out" \
 	"$(grep PERM_WORLD_WRITABLE <<<"$("$PW" check "$T/bare.diff")")"
 "$PW" check --fix-output "$T/fixed2.diff" "$T/bare.diff" >/dev/null 2>&1
 check "--fix-output writes the file" cmp -s "$T/fixed.diff" "$T/fixed2.diff"
+# --fix of a mail (what git format-patch writes) writes the mail whole:
+# headers and commit message kept, the diff corrected; git am takes it.
+"$PW" check --fix "$mail" >"$T/fixed.eml" 2>"$T/fix.err"
+is "--fix mail: keeps the exit status" $? 1
+is "--fix mail: only the diff line changed" \
+	"$(diff "$mail" "$T/fixed.eml" | grep -c '^[<>]')" 2
+contains "--fix mail: the corrected line" "$(cat "$T/fixed.eml")" "+module_param(debug, int, 0644);"
+git -C "$repo" checkout -q -b fixmail HEAD~1
+check "--fix mail: git am applies it" git -C "$repo" am -q "$T/fixed.eml"
+is "--fix mail: the commit message came through" \
+	"$(git -C "$repo" log -1 --format=%s)" "foo: add parameters"
+check "--fix mail: the fix came through" grep -q "module_param(debug, int, 0644);" \
+	"$repo/drivers/misc/foo.c"
+git -C "$repo" checkout -q - && git -C "$repo" branch -q -D fixmail
+"$PW" check --fix - <"$mail" >"$T/fixed-stdin.eml" 2>/dev/null
+check "--fix mail on standard input: the same" cmp -s "$T/fixed.eml" "$T/fixed-stdin.eml"
+# An mbox of two: each message's diff corrected in its place.
+cat "$mail" "$mail" >"$T/two-same.mbox"
+"$PW" check --fix "$T/two-same.mbox" >"$T/two-fixed.mbox" 2>/dev/null
+is "--fix mbox: both messages corrected" \
+	"$(grep -c '^+module_param(debug, int, 0644);' "$T/two-fixed.mbox")" 2
+is "--fix mbox: nothing else changed" \
+	"$(diff "$T/two-same.mbox" "$T/two-fixed.mbox" | grep -c '^[<>]')" 4
+# A body in quoted-printable is not there verbatim: left as it is, said so.
+/usr/bin/python3 - "$mail" "$T/qp.eml" <<'PY'
+import sys, quopri
+raw = open(sys.argv[1], "rb").read()
+head, body = raw.split(b"\n\n", 1)
+head += (b"\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8"
+         b"\nContent-Transfer-Encoding: quoted-printable")
+open(sys.argv[2], "wb").write(head + b"\n\n" + quopri.encodestring(body, quotetabs=True))
+PY
+"$PW" check --fix "$T/qp.eml" >"$T/qp-fixed.eml" 2>"$T/qp.err"
+check "--fix quoted-printable: written unchanged" cmp -s "$T/qp.eml" "$T/qp-fixed.eml"
+contains "--fix quoted-printable: says so" "$(cat "$T/qp.err")" "written unchanged"
+"$PW" check --fix "$mail" "$T/bare.diff" >/dev/null 2>"$T/err"; rc=$?
+is "--fix of two inputs: usage error" "$rc" 2
+contains "--fix of two inputs: says why" "$(cat "$T/err")" "one input"
+
 printf 'static DEVICE_ATTR(foo, S_IRUGO, foo_show, NULL);\nint x = S_IRUGO;\n' >"$T/src.c"
 "$PW" check --file --fix "$T/src.c" >"$T/src-fixed.c" 2>/dev/null
 is "--file --fix writes the corrected source" "$(cat "$T/src-fixed.c")" \
