@@ -697,9 +697,10 @@ static enum pw_status send_one(struct pw_db *db, struct pw_smtp *smtp, FILE *mbo
 			id, r->rcpt_to, res.error);
 		break;
 	case PW_ERR_USAGE:
-		/* Nothing can go out until the configuration is fixed. */
-		s = pw_db_outbox_mark_retry(db, id, now() + backoff(r->attempts),
-					    res.code, res.error);
+		/* Nothing can go out until the configuration is fixed; the
+		 * reply is not to blame, so the attempt is given back. */
+		s = pw_db_outbox_unclaim(db, id, now() + BACKOFF_BASE,
+					 res.code, res.error);
 		st->deferred++;
 		*err = g_strdup_printf("SMTP configuration: %s", res.error);
 		if (!s)

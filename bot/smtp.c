@@ -2,8 +2,8 @@
  * patchwarden: SMTP through libcurl.  The one place CURLcode is seen and
  * translated (c-apis.md section 3.2): 4xx answers and network trouble are
  * transient, 5xx answers about the message are permanent, and a refused
- * login or an untrusted certificate is a configuration error that no
- * retry of this one message would fix.
+ * login, an untrusted certificate or a refused sender (5xx to MAIL FROM)
+ * is a configuration error that no retry of this one message would fix.
  *
  * The data handed to libcurl is CRLF text; libcurl dot-stuffs it, so
  * nothing here stuffs again, and CURLOPT_CRLF stays off (it would turn
@@ -37,6 +37,8 @@ struct rcpt_trace {
 	char *current;		/* the address of the RCPT awaiting its answer */
 	GString *refused;	/* "addr: 550 text; " for each refusal */
 	int accepted;
+	bool mail_pending;	/* MAIL FROM sent, its answer not yet read */
+	char *mail_refused;	/* a 5xx answer to MAIL FROM, as the server said it */
 };
 
 static size_t read_cb(char *buf, size_t size, size_t nmemb, void *userp)
@@ -74,7 +76,17 @@ static int debug_cb(CURL *c, curl_infotype type, char *data, size_t size,
 	struct rcpt_trace *t = userp;
 	char *line;
 
-	if (type == CURLINFO_HEADER_OUT && size > 8 &&
+	if (type == CURLINFO_HEADER_OUT && size > 10 &&
+	    !g_ascii_strncasecmp(data, "MAIL FROM:", 10)) {
+		t->mail_pending = true;
+	} else if (type == CURLINFO_HEADER_IN && t->mail_pending && size >= 4 &&
+		   g_ascii_isdigit(data[0]) && data[3] != '-') {
+		t->mail_pending = false;
+		if (data[0] == '5') {
+			g_free(t->mail_refused);
+			t->mail_refused = line_dup(data, size);
+		}
+	} else if (type == CURLINFO_HEADER_OUT && size > 8 &&
 	    !g_ascii_strncasecmp(data, "RCPT TO:", 8)) {
 		g_free(t->current);
 		t->current = line_dup(data + 8, size - 8);
@@ -178,7 +190,7 @@ enum pw_status pw_smtp_send(struct pw_smtp *s, const char *from,
 			    size_t len, struct pw_smtp_result *res)
 {
 	struct upload up = { data, len, 0 };
-	struct rcpt_trace trace = { NULL, g_string_new(NULL), 0 };
+	struct rcpt_trace trace = { .refused = g_string_new(NULL) };
 	struct curl_slist *list = NULL;
 	char *mail_from = g_strdup_printf("<%s>", from);
 	enum pw_status st;
@@ -249,7 +261,14 @@ enum pw_status pw_smtp_send(struct pw_smtp *s, const char *from,
 	snprintf(res->error, sizeof(res->error), "%s%s%s",
 		 s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc),
 		 trace.refused->len ? "; " : "", trace.refused->str);
-	if (config_error(rc, code))
+	/* A sender the server refuses is refused for every reply alike,
+	 * except for 552, a message too large for its SIZE. */
+	if (trace.mail_refused && strncmp(trace.mail_refused, "552", 3)) {
+		snprintf(res->error, sizeof(res->error),
+			 "the server refuses the sender <%s>: %s", from,
+			 trace.mail_refused);
+		st = PW_ERR_USAGE;
+	} else if (config_error(rc, code))
 		st = PW_ERR_USAGE;
 	else if (code >= 400 && code < 500)
 		st = PW_ERR_TRANSIENT;
@@ -276,6 +295,7 @@ out:
 	curl_slist_free_all(list);
 	g_free(mail_from);
 	g_free(trace.current);
+	g_free(trace.mail_refused);
 	g_string_free(trace.refused, TRUE);
 	return st;
 }

@@ -44,8 +44,8 @@ void pw_smtp_free(struct pw_smtp *s);
  * PW_ERR_TRANSIENT for network trouble and 4xx answers (try again later);
  * PW_ERR_PERMANENT for a 5xx answer about this message (never retry);
  * PW_ERR_USAGE when the configuration is wrong (login refused, TLS not
- * offered or certificate not trusted): no message can go out, so the
- * caller should keep it and stop the batch.
+ * offered, certificate not trusted, sender refused): no message can go
+ * out, so the caller should keep it and stop the batch.
  */
 enum pw_status pw_smtp_send(struct pw_smtp *s, const char *from,
 			    const char *const *rcpt, const void *data,

@@ -129,6 +129,14 @@ enum pw_status pw_db_outbox_mark_sent(struct pw_db *db, int64_t id,
 				      int64_t now, const char *transport,
 				      int code, const char *note);
 
+/*
+ * Puts a claimed row back to pending without counting the attempt (the
+ * configuration failed, not the reply), next tried at next, with the
+ * error.
+ */
+enum pw_status pw_db_outbox_unclaim(struct pw_db *db, int64_t id,
+				    int64_t next, int code, const char *error);
+
 /* Puts a row back to pending, next tried at next, with the error. */
 enum pw_status pw_db_outbox_mark_retry(struct pw_db *db, int64_t id,
 				       int64_t next, int code,

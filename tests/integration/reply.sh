@@ -260,6 +260,35 @@ rm -f "$T/s1.ctl"
 is "554 to DATA: failed for good" \
 	"$(state_of "$DB" "$ID"),$(q "$DB" "SELECT smtp_code FROM outbox WHERE id = $ID")" "failed,1,554"
 
+# A sender the server refuses (5xx to MAIL FROM) is the configuration's
+# fault: every reply would fail alike.  None is failed, the batch stops,
+# and the attempt is not counted against the reply.
+mkmail "$T/m550.mbox" 43 2 prefix=m550 "from=Mo Sender <mo@example.com>"
+$PW ingest -q --list linux-foo --reply --db "$DB" --config "$C" "$T/m550.mbox" >/dev/null 2>"$T/err"
+ID=$(q "$DB" "SELECT id FROM outbox WHERE in_reply_to = 'm55043@example.com'")
+echo '{"mail": 550}' >"$T/s1.ctl"
+before=$(received s1)
+out=$($PW outbox --db "$DB" --config "$C" send 2>"$T/err"); rc=$?
+is "550 to MAIL FROM: a configuration error, exit status 2" "$rc" 2
+is "550 to MAIL FROM: the batch stops at the first" "$out" \
+	"attempted=1 sent=0 deferred=1 failed=0 recovered=0"
+contains "550 to MAIL FROM: says the sender is refused" "$(cat "$T/err")" "refuses the sender"
+is "550 to MAIL FROM: pending, the attempt not counted" "$(state_of "$DB" "$ID")" "pending,0"
+is "550 to MAIL FROM: nothing failed" "$(q "$DB" "SELECT count(*) FROM outbox WHERE state = 'failed' AND in_reply_to LIKE 'm550%'")" 0
+rm -f "$T/s1.ctl"
+$PW outbox --db "$DB" --config "$C" send --all >/dev/null 2>"$T/err"
+is "550 to MAIL FROM: both sent once the server takes the sender" \
+	"$(q "$DB" "SELECT group_concat(state || ',' || attempts) FROM outbox WHERE in_reply_to LIKE 'm550%'")" "sent,1,sent,1"
+is "550 to MAIL FROM: two delivered" "$(($(received s1) - before))" 2
+mkmail "$T/m552.mbox" 45 1 prefix=m552 "from=Big Sender <big@example.com>"
+$PW ingest -q --list linux-foo --reply --db "$DB" --config "$C" "$T/m552.mbox" >/dev/null 2>"$T/err"
+ID=$(q "$DB" "SELECT id FROM outbox WHERE in_reply_to = 'm55245@example.com'")
+echo '{"mail": 552}' >"$T/s1.ctl"
+$PW outbox --db "$DB" --config "$C" send >/dev/null 2>"$T/err"
+rm -f "$T/s1.ctl"
+is "552 to MAIL FROM (too large): that reply fails for good" \
+	"$(state_of "$DB" "$ID"),$(q "$DB" "SELECT smtp_code FROM outbox WHERE id = $ID")" "failed,1,552"
+
 echo '{"rcpt": {"linux-foo@vger.example.org": 550}}' >"$T/s1.ctl"
 mkmail "$T/cc550.mbox" 41 1 prefix=cc550
 $PW ingest -q --list linux-foo --reply --db "$DB" --config "$C" "$T/cc550.mbox" >/dev/null 2>"$T/err"
@@ -403,8 +432,8 @@ config "$TC" "smtp://127.0.0.1:$P2" "starttls = required" "user = bot" \
 mkmail "$T/tls2.mbox" 3 1 prefix=tls
 $PW ingest -q --list linux-foo --reply --db "$TDB" --config "$C" "$T/tls2.mbox" >/dev/null 2>"$T/err"
 $PW outbox --db "$TDB" --config "$TC" send >/dev/null 2>"$T/err"; rc=$?
-is "a wrong password: exit status 2, reply kept pending" \
-	"$rc,$(q "$TDB" "SELECT state FROM outbox WHERE in_reply_to = 'tls3@example.com'")" "2,pending"
+is "a wrong password: exit status 2, reply kept pending, attempt not counted" \
+	"$rc,$(q "$TDB" "SELECT state || ',' || attempts FROM outbox WHERE in_reply_to = 'tls3@example.com'")" "2,pending,0"
 stop_server tls
 
 P3=$(free_port)
