@@ -287,6 +287,25 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	return pw_outbox_queue_message(db, cfg, id);
 }
 
+/*
+ * Puts the counts of stored things back to *was: a batch that is rolled
+ * back stored nothing, and the summary says what the store holds.  The
+ * progress marks stay, since their lines are printed.
+ */
+static void counts_undo(struct pw_ingest_counts *c,
+			const struct pw_ingest_counts *was)
+{
+	c->messages = was->messages;
+	c->patches = was->patches;
+	c->covers = was->covers;
+	c->comments = was->comments;
+	c->pulls = was->pulls;
+	c->others = was->others;
+	c->duplicates = was->duplicates;
+	c->errors = was->errors;
+	c->findings = was->findings;
+}
+
 /* ---- progress ---- */
 
 /* CPU of every thread, or with self of the calling thread only. */
@@ -514,6 +533,7 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	GHashTable *pending;
 	enum pw_status s = PW_OK;
 	int64_t next = 0, in_batch = 0;
+	struct pw_ingest_counts batch_start = *c;
 	int ended = 0, i;
 
 	*err = NULL;
@@ -557,8 +577,10 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 			g_hash_table_remove(pending, &next);
 			next++;
 			for (n = 0; !s && n < k->jobs->len; n++) {
-				if (in_batch == 0)
+				if (in_batch == 0) {
 					s = pw_db_begin(db);
+					batch_start = *c;
+				}
 				if (!s)
 					s = store(db, cfg, k->jobs->pdata[n], path, o, c);
 				if (!s)
@@ -582,8 +604,12 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	}
 	if (!s && in_batch > 0)
 		s = pw_db_commit(db);
-	else if (s)
+	if (s) {
+		/* Nothing of the batch is stored (a commit that fails
+		 * has rolled back already). */
 		pw_db_rollback(db);
+		counts_undo(c, &batch_start);
+	}
 	g_thread_join(rt);
 	drain(&p);
 	for (i = 0; i < p.nworkers; i++)
@@ -652,12 +678,17 @@ enum pw_status pw_ingest_raw(struct pw_db *db, const struct pw_config *cfg,
 	j->git_blob = git_blob;
 	process(j, cfg, o);
 	s = pw_db_begin(db);
-	if (!s)
+	if (!s) {
+		struct pw_ingest_counts was = *c;
+
 		s = store(db, cfg, j, where, o, c);
-	if (!s)
-		s = pw_db_commit(db);
-	else
-		pw_db_rollback(db);
+		if (!s)
+			s = pw_db_commit(db);
+		if (s) {
+			pw_db_rollback(db);
+			counts_undo(c, &was);
+		}
+	}
 	job_free(j);
 	return s;
 }

@@ -178,3 +178,16 @@ is "progress: the counts add up" "$(sed -n 's/^progress: messages=\([0-9]*\) .*/
 check "progress: seconds, cpu, writer cpu, writer idle and rate given" grep -qE '^progress: messages=20 total=40 seconds=[0-9.]+ cpu=[0-9.]+ writer=[0-9.]+ idle=[0-9.]+ rate=[0-9]+$' "$T/err"
 $PW ingest --progress -1 --db "$T/progress.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1; rc=$?
 is "progress: a negative count is a usage error" "$rc" 2
+
+# A batch the store refuses part way is rolled back whole, and the counts
+# say so: nothing of it was stored.  (A trigger refuses the 30th message.)
+rm -f "$T/boom.db"*
+$PW ingest -q --db "$T/boom.db" /dev/null >/dev/null 2>&1
+mid=$(grep -i -m 30 '^message-id:' "$TOP/tests/data/sample.mbox" | tail -n 1 | sed 's/^[^<]*<//; s/>.*//')
+q "$T/boom.db" "CREATE TRIGGER boom BEFORE INSERT ON message WHEN NEW.msgid = '$mid'
+BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;"
+out=$($PW ingest --db "$T/boom.db" "$TOP/tests/data/sample.mbox" 2>"$T/err"); rc=$?
+is "refused batch: exit status 1" "$rc" 1
+contains "refused batch: the reason is given" "$(cat "$T/err")" "refused by a test trigger"
+is "refused batch: nothing stored" "$(q "$T/boom.db" "SELECT count(*) FROM message")" 0
+is "refused batch: the counts say nothing was stored" "$(kv messages "$out"),$(kv patches "$out"),$(kv errors "$out")" "0,0,1"
