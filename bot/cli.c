@@ -23,6 +23,18 @@ bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 		*cfg = NULL;
 		return false;
 	}
+	if (!readonly) {
+		int n = 0;
+
+		/* Not fatal: the bytes only take room, and a busy store
+		 * is tidied by the next writer. */
+		if (pw_db_raw_orphans_remove(*db, &n))
+			pw_debug("%s", pw_db_errmsg(*db));
+		else if (n)
+			pw_warn("%s: removed the bytes of %d messages that an"
+				" interrupted writer stored without their rows",
+				(*db)->raw_path, n);
+	}
 	return true;
 }
 

@@ -182,15 +182,19 @@ static char *raw_path_of(const char *path)
 	return g_strconcat(path, "-raw", NULL);
 }
 
+/* Keeps the raw store's last error as the message of db. */
+static void raw_err(struct pw_db *db)
+{
+	g_free(db->err);
+	db->err = g_strdup_printf("%s: %s", db->raw_path, sqlite3_errmsg(db->raw));
+}
+
 static int raw_exec(struct pw_db *db, const char *sql)
 {
 	int rc = sqlite3_exec(db->raw, sql, NULL, NULL, NULL);
 
-	if (rc != SQLITE_OK) {
-		g_free(db->err);
-		db->err = g_strdup_printf("%s: %s", db->raw_path,
-					  sqlite3_errmsg(db->raw));
-	}
+	if (rc != SQLITE_OK)
+		raw_err(db);
 	return rc;
 }
 
@@ -236,6 +240,51 @@ static bool raw_open(struct pw_db *db)
 	return true;
 }
 
+enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed)
+{
+	sqlite3_stmt *st;
+	int64_t last = 0;
+	enum pw_status s;
+	int rc;
+
+	*removed = 0;
+	if (db->readonly || !db->raw || db->depth)
+		return PW_OK;
+	s = pw_db_exec(db, "BEGIN IMMEDIATE");
+	if (s)
+		return s;
+	/* Raw ids grow with message ids: the newest message that has
+	 * raw bytes holds the largest id in use. */
+	st = pw_db_stmt(db, "SELECT raw_id FROM message WHERE raw_id IS NOT NULL"
+			" ORDER BY id DESC LIMIT 1");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		last = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		s = pw_db_status(db, rc);
+		pw_db_exec(db, "ROLLBACK");
+		return s;
+	}
+	if (sqlite3_prepare_v2(db->raw, "DELETE FROM raw WHERE id > ?1", -1,
+			       &st, NULL) != SQLITE_OK) {
+		raw_err(db);
+		pw_db_exec(db, "ROLLBACK");
+		return PW_ERR_DB;
+	}
+	sqlite3_bind_int64(st, 1, last);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		raw_err(db);
+		s = PW_ERR_DB;
+	} else {
+		*removed = sqlite3_changes(db->raw);
+	}
+	pw_db_exec(db, "ROLLBACK");	/* nothing was written here */
+	return s;
+}
+
 static void raw_close(struct pw_db *db)
 {
 	sqlite3_finalize(db->raw_put);
@@ -268,9 +317,7 @@ static enum pw_status raw_put(struct pw_db *db, const void *data, size_t len,
 	sqlite3_reset(db->raw_put);
 	sqlite3_clear_bindings(db->raw_put);
 	if (rc != SQLITE_DONE) {
-		g_free(db->err);
-		db->err = g_strdup_printf("%s: %s", db->raw_path,
-					  sqlite3_errmsg(db->raw));
+		raw_err(db);
 		return rc == SQLITE_FULL || (rc & 0xff) == SQLITE_IOERR ?
 			PW_ERR_IO : PW_ERR_DB;
 	}

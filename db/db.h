@@ -45,6 +45,17 @@ struct pw_db {
 };
 
 /*
+ * Removes raw bytes no message refers to and says how many rows went:
+ * a writer that stopped between the raw store's commit and the main
+ * one's (bytes are committed first) leaves its batch's bytes behind.
+ * They are always the newest raw rows, and are removed under the main
+ * database's write lock, which a writer holds from before it writes raw
+ * rows until its messages are committed, so no writer's batch in flight
+ * is touched.  Read-write stores only.
+ */
+enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed);
+
+/*
  * Moves WAL checkpoints of a read-write database off the committing
  * thread, onto a thread of its own with its own connection, for the
  * length of a bulk load.  Commits stay as durable as before; the WAL

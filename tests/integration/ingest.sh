@@ -191,3 +191,18 @@ is "refused batch: exit status 1" "$rc" 1
 contains "refused batch: the reason is given" "$(cat "$T/err")" "refused by a test trigger"
 is "refused batch: nothing stored" "$(q "$T/boom.db" "SELECT count(*) FROM message")" 0
 is "refused batch: the counts say nothing was stored" "$(kv messages "$out"),$(kv patches "$out"),$(kv errors "$out")" "0,0,1"
+
+# A writer stopped between the raw store's commit and the main one's
+# leaves bytes no message refers to; the next writer removes them, and
+# only them.
+rm -f "$T/orph.db"*
+$PW ingest -q --db "$T/orph.db" "$TOP/tests/data/sample.mbox" >/dev/null
+n=$(q "$T/orph.db-raw" "SELECT count(*) FROM raw")
+q "$T/orph.db-raw" "INSERT INTO raw(raw) VALUES (x'41'), (x'42'), (x'43')"
+$PW ingest -q --db "$T/orph.db" /dev/null >/dev/null 2>"$T/err"
+contains "orphan bytes: the next writer says it removed them" "$(cat "$T/err")" "removed the bytes of 3 messages"
+is "orphan bytes: the raw store is as the messages need it" "$(q "$T/orph.db-raw" "SELECT count(*) FROM raw")" "$n"
+out=$($PW db recheck --db "$T/orph.db")
+contains "orphan bytes: every message still reads back" "$out" "rechecked=16"
+$PW ingest -q --db "$T/orph.db" /dev/null >/dev/null 2>"$T/err"
+is "orphan bytes: nothing said when there are none" "$(cat "$T/err")" ""
