@@ -1167,7 +1167,10 @@ out:
 		pw_db_flood_info_release(f);
 		return s;
 	}
-	return pw_db_commit(db);
+	s = pw_db_commit(db);	/* fails when a read above failed */
+	if (s)
+		pw_db_flood_info_release(f);
+	return s;
 }
 
 bool pw_db_flood_kind(struct pw_db *db, int64_t flood_id, const char **rule,
