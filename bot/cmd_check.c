@@ -41,6 +41,7 @@ struct unit {
 	size_t len;
 	GPtrArray *findings;
 	bool in_mail;		/* the patch is the diff of a mail */
+	int64_t msg_start;	/* where that mail starts in its input, -1 */
 	gssize at;		/* --fix: where that diff lies in the input's
 				 * bytes, -1 when not there verbatim */
 };
@@ -55,9 +56,11 @@ struct run {
 	GPtrArray *units;
 	bool input_error;
 	/* --fix of mail: the input's bytes, written back with each
-	 * message's diff corrected in place. */
+	 * message's diff corrected in place, and where every message of
+	 * it starts (patch or not), in order. */
 	char *mail_bytes;
 	size_t mail_len;
+	GArray *starts;		/* int64_t */
 };
 
 static void unit_free(gpointer p)
@@ -149,6 +152,7 @@ static void check_patch_text(struct run *r, const char *input, const char *diff,
 
 	u->patch = pw_diff_parse(diff, len);
 	u->at = -1;
+	u->msg_start = -1;
 	if (m) {
 		u->subject = g_strdup(m->subject);
 		u->msgid = g_strdup(m->msgid);
@@ -205,9 +209,13 @@ static void check_mails(struct run *r, const char *path, const char *shown)
 			r->input_error = true;
 			continue;
 		}
+		if (r->starts)
+			g_array_append_val(r->starts, raw.offset);
 		if (m->diff) {
 			where = g_strdup_printf("%s: message %d", shown, raw.index);
 			check_patch_text(r, where, m->diff, strlen(m->diff), m);
+			((struct unit *)r->units->pdata[r->units->len - 1])->msg_start =
+				raw.offset;
 			g_free(where);
 			patches++;
 		}
@@ -248,6 +256,8 @@ static void check_input(struct run *r, const char *path)
 				r->input_error = true;
 				return;
 			}
+			if (r->fix)
+				r->starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
 			check_mails(r, path, shown);
 			return;
 		}
@@ -280,6 +290,8 @@ static void check_input(struct run *r, const char *path)
 			r->input_error = true;
 		} else {
 			close(fd);
+			if (r->fix)
+				r->starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
 			if (g_file_set_contents(tmp, data, (gssize)len, &err)) {
 				check_mails(r, tmp, shown);
 				if (r->fix) {
@@ -589,39 +601,58 @@ static void write_fixed(const struct unit *u, FILE *out)
 	g_hash_table_destroy(by_line);
 }
 
+/* Where the message after the one starting at start begins, or len. */
+static size_t message_end(const struct run *r, int64_t start)
+{
+	guint i;
+
+	for (i = 0; i < r->starts->len; i++)
+		if (g_array_index(r->starts, int64_t, i) > start)
+			return (size_t)g_array_index(r->starts, int64_t, i);
+	return r->mail_len;
+}
+
 /*
  * --fix of mail: the input as it came, with each message's diff
- * replaced by its corrected copy.  A diff is found by its bytes, in
- * message order; one that is not in the input verbatim (a body in
- * base64 or quoted-printable, or in another charset) is left as it is,
- * and said so when it had fixes.
+ * replaced by its corrected copy.  A diff is looked for by its bytes
+ * within its own message; one that is not there verbatim (a body in
+ * base64 or quoted-printable, in another charset, with CRLF line ends,
+ * or in attachments) is left as it is, and said so when it had fixes.
  */
 static void write_fixed_mail(struct run *r, FILE *out)
 {
-	size_t pos = 0, cursor = 0;
+	size_t pos = 0;
 	guint i, j;
 
 	for (i = 0; i < r->units->len; i++) {
 		struct unit *u = r->units->pdata[i];
-		const char *hit;
+		size_t from, end;
+		const char *hit = NULL;
 
 		if (!u->in_mail || !u->patch || u->patch->len == 0)
 			continue;
-		hit = memmem(r->mail_bytes + cursor, r->mail_len - cursor,
-			     u->patch->text, u->patch->len);
+		from = u->msg_start > 0 ? (size_t)u->msg_start : 0;
+		end = u->msg_start >= 0 ? message_end(r, u->msg_start) : r->mail_len;
+		if (from < pos)
+			from = pos;
+		if (from < end && end <= r->mail_len)
+			hit = memmem(r->mail_bytes + from, end - from,
+				     u->patch->text, u->patch->len);
 		if (hit) {
 			u->at = hit - r->mail_bytes;
-			cursor = (size_t)u->at + u->patch->len;
+			pos = (size_t)u->at + u->patch->len;
 			continue;
 		}
 		for (j = 0; j < u->findings->len; j++)
 			if (((struct pw_finding *)u->findings->pdata[j])->replacement)
 				break;
 		if (j < u->findings->len)
-			fprintf(stderr, "patchwarden: check: %s: the diff is encoded in"
-				" the mail (base64, quoted-printable or another"
-				" charset): written unchanged\n", u->input);
+			fprintf(stderr, "patchwarden: check: %s: the diff is not in"
+				" the mail as sent (base64, quoted-printable, another"
+				" charset, CRLF line ends or attachments): written"
+				" unchanged\n", u->input);
 	}
+	pos = 0;
 	for (i = 0; i < r->units->len; i++) {
 		struct unit *u = r->units->pdata[i];
 
@@ -832,6 +863,8 @@ out:
 	if (r.units)
 		g_ptr_array_free(r.units, TRUE);
 	g_free(r.mail_bytes);
+	if (r.starts)
+		g_array_free(r.starts, TRUE);
 	g_ptr_array_free(dis, TRUE);
 	g_ptr_array_free(ena, TRUE);
 	g_option_context_free(ctx);

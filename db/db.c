@@ -250,19 +250,36 @@ enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed)
 	*removed = 0;
 	if (db->readonly || !db->raw || db->depth)
 		return PW_OK;
+	/* Tidying is no reason to wait: a store busy with a writer is
+	 * tidied by a later open. */
+	sqlite3_busy_timeout(db->h, 0);
 	s = pw_db_exec(db, "BEGIN IMMEDIATE");
+	sqlite3_busy_timeout(db->h, 10000);
 	if (s)
 		return s;
 	/* Raw ids grow with message ids: the newest message that has
-	 * raw bytes holds the largest id in use. */
-	st = pw_db_stmt(db, "SELECT raw_id FROM message WHERE raw_id IS NOT NULL"
-			" ORDER BY id DESC LIMIT 1");
+	 * raw bytes holds the largest id in use.  Looked for among the
+	 * newest 10,000 messages only (those from git archives have no
+	 * raw bytes); none there, nothing is removed. */
+	st = pw_db_stmt(db, "SELECT raw_id FROM (SELECT raw_id FROM message"
+			" ORDER BY id DESC LIMIT 10000) WHERE raw_id IS NOT NULL"
+			" LIMIT 1");
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		last = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		s = pw_db_status(db, rc);
+	if (rc == SQLITE_DONE) {
+		/* No raw bytes in use among them: when they are all the
+		 * messages there are, none is in use at all. */
+		st = pw_db_stmt(db, "SELECT count(*) < 10000 FROM (SELECT 1"
+				" FROM message LIMIT 10000)");
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW && !sqlite3_column_int(st, 0))
+			rc = SQLITE_DONE;	/* too many to tell: leave it */
+		sqlite3_reset(st);
+	}
+	if (rc != SQLITE_ROW) {
+		s = rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
 		pw_db_exec(db, "ROLLBACK");
 		return s;
 	}
@@ -688,7 +705,7 @@ bool pw_db_message_find(struct pw_db *db, const char *msgid, int64_t *id)
 	bool found;
 
 	pw_db_bind_text(st, 1, msgid);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	found = pw_db_row(db, st);
 	if (found && id)
 		*id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);

@@ -51,7 +51,10 @@ struct pw_db {
  * They are always the newest raw rows, and are removed under the main
  * database's write lock, which a writer holds from before it writes raw
  * rows until its messages are committed, so no writer's batch in flight
- * is touched.  Read-write stores only.
+ * is touched.  Nothing is done when another writer holds that lock (no
+ * waiting), or when none of the newest 10,000 messages has raw bytes
+ * (a long run of messages from git archives: too far to look cheaply).
+ * Read-write stores only.
  */
 enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed);
 

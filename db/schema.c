@@ -115,7 +115,7 @@ static const char *const migrations[] = {
 	pw_db_migration_raw,
 	/* message_from_date served no query; it cost every insert a
 	 * descent into an index that grows as randomly as the senders. */
-	"DROP INDEX message_from_date;",
+	"DROP INDEX IF EXISTS message_from_date;",
 };
 
 const char *const *pw_db_migrations(size_t *n)

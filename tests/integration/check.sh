@@ -163,6 +163,33 @@ is "--fix mbox: both messages corrected" \
 	"$(grep -c '^+module_param(debug, int, 0644);' "$T/two-fixed.mbox")" 2
 is "--fix mbox: nothing else changed" \
 	"$(diff "$T/two-same.mbox" "$T/two-fixed.mbox" | grep -c '^[<>]')" 4
+# A diff is looked for within its own message only: here message 1
+# carries two diffs as attachments (so its diff is not there as one
+# piece), the second being the diff of message 2; message 2 is corrected
+# and message 1 left as it was.
+/usr/bin/python3 - "$mail" "$T/split.mbox" <<'PY'
+import sys
+raw = open(sys.argv[1], "rb").read()
+diff = raw[raw.index(b"\ndiff --git ") + 1:raw.index(b"\n-- \n") + 1]
+other = (b"diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n"
+         b"-int a;\n+int b;\n")
+msg1 = (b"From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+        b"From: A Developer <dev@example.org>\nSubject: [PATCH] two attachments\n"
+        b"Message-ID: <att@example.org>\nMIME-Version: 1.0\n"
+        b"Content-Type: multipart/mixed; boundary=\"b\"\n\n--b\n"
+        b"Content-Type: text/plain\n\nSee the attachments.\n--b\n"
+        b"Content-Type: text/x-patch; name=x.patch\n\n" + other + b"--b\n"
+        b"Content-Type: text/x-patch; name=foo.patch\n\n" + diff + b"--b--\n\n")
+open(sys.argv[2], "wb").write(msg1 + raw)
+PY
+"$PW" check --fix "$T/split.mbox" >"$T/split-fixed.mbox" 2>"$T/split.err"
+is "--fix mbox: only the inline message's diff corrected" \
+	"$(diff "$T/split.mbox" "$T/split-fixed.mbox" | grep -c '^[<>]')" 2
+is "--fix mbox: the correction lands in message 2" \
+	"$(grep -n '^+module_param(debug, int, 0644);' "$T/split-fixed.mbox" | cut -d: -f1)" \
+	"$(($(grep -n '^+module_param(debug, int, S_IRUGO' "$T/split.mbox" | tail -n 1 | cut -d: -f1)))"
+contains "--fix mbox: message 1 said to be left as it was" "$(cat "$T/split.err")" "message 1: the diff is not in the mail as sent"
+
 # A body in quoted-printable is not there verbatim: left as it is, said so.
 /usr/bin/python3 - "$mail" "$T/qp.eml" <<'PY'
 import sys, quopri

@@ -206,3 +206,10 @@ out=$($PW db recheck --db "$T/orph.db")
 contains "orphan bytes: every message still reads back" "$out" "rechecked=16"
 $PW ingest -q --db "$T/orph.db" /dev/null >/dev/null 2>"$T/err"
 is "orphan bytes: nothing said when there are none" "$(cat "$T/err")" ""
+# Stopped in its very first batch: no message at all, and its bytes.
+rm -f "$T/orph0.db"*
+$PW ingest -q --db "$T/orph0.db" /dev/null >/dev/null 2>&1
+q "$T/orph0.db-raw" "INSERT INTO raw(raw) VALUES (x'41'), (x'42')"
+$PW ingest -q --db "$T/orph0.db" /dev/null >/dev/null 2>"$T/err"
+contains "orphan bytes of a first batch: removed" "$(cat "$T/err")" "removed the bytes of 2 messages"
+is "orphan bytes of a first batch: none left" "$(q "$T/orph0.db-raw" "SELECT count(*) FROM raw")" 0
