@@ -171,3 +171,15 @@ awk -v per="$per" '
 		printf "  rate over the last tenth / over the first, detection on: %.2f wall, %.2f CPU (target >= 0.80)\n", won[first] / won[last], con[first] / con[last]
 		printf "  the same without detection: %.2f wall, %.2f CPU\n", woff[first] / woff[last], coff[first] / coff[last]
 	}' "$cache/on.med" "$cache/off.med"
+# The spread: each run's whole ingest with detection against the one
+# without that ran beside it.  This machine's speed drifts by tens of
+# percent within minutes; a figure near a target needs several benches.
+awk '
+	FNR == NR { on[$1] += $3; next }
+	{ off[$1] += $3 }
+	END {
+		line = "  per run, detection adds:"
+		for (r = 1; r in on; r++)
+			line = line sprintf(" %.1f%%", (on[r] / off[r] - 1) * 100)
+		print line
+	}' "$cache/on.times" "$cache/off.times"
