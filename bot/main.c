@@ -29,7 +29,9 @@ static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "usage: patchwarden <command> [options] [args]\n\ncommands:\n");
+	fprintf(out, "usage: patchwarden [-v] <command> [options] [args]\n\n"
+		"  -v, --verbose  also log what happens in detail (SMTP answers, ...)\n\n"
+		"commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].fn)
 			fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
@@ -40,6 +42,12 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	while (argc > 1 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--verbose"))) {
+		pw_log_set_level(PW_LOG_DEBUG);
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

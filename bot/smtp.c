@@ -21,6 +21,7 @@
 struct pw_smtp {
 	CURL *c;
 	char *url;
+	char *shown;		/* url without user information, for logs */
 	struct pw_smtp_opts o;
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -131,6 +132,30 @@ static bool helo_ok(const char *s)
 	return true;
 }
 
+/*
+ * The URL as logs may show it: "smtp://user:secret@host" names a
+ * password, so the user information is dropped (libcurl's URL parser
+ * cuts it); a URL it cannot parse is not shown at all.
+ */
+static char *shown_url(const char *url)
+{
+	CURLU *u = curl_url();
+	char *out = NULL, *res;
+
+	if (u && curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    curl_url_set(u, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
+	    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
+	    curl_url_set(u, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_URL, &out, 0) == CURLUE_OK) {
+		res = g_strdup(out);
+		curl_free(out);
+	} else {
+		res = g_strdup("(the configured [smtp] url)");
+	}
+	curl_url_cleanup(u);
+	return res;
+}
+
 struct pw_smtp *pw_smtp_new(const struct pw_smtp_opts *o)
 {
 	struct pw_smtp *s;
@@ -152,6 +177,7 @@ struct pw_smtp *pw_smtp_new(const struct pw_smtp_opts *o)
 		s->url = g_strdup_printf("%s/%s", o->url, o->helo);
 	else
 		s->url = g_strdup(o->url);
+	s->shown = shown_url(s->url);
 	return s;
 }
 
@@ -161,6 +187,7 @@ void pw_smtp_free(struct pw_smtp *s)
 		return;
 	curl_easy_cleanup(s->c);
 	g_free(s->url);
+	g_free(s->shown);
 	g_free(s);
 }
 
@@ -278,7 +305,7 @@ enum pw_status pw_smtp_send(struct pw_smtp *s, const char *from,
 		/* Network trouble, timeouts, and anything unforeseen: keeping
 		 * the reply and trying later is the safe side. */
 		st = PW_ERR_TRANSIENT;
-	pw_debug("smtp %s: curl %d, reply %ld: %s", s->url, (int)rc, code,
+	pw_debug("smtp %s: curl %d, reply %ld: %s", s->shown, (int)rc, code,
 		 res->error);
 	/* A failed transaction may leave the connection in any state. */
 	if (st != PW_OK) {

@@ -289,6 +289,16 @@ rm -f "$T/s1.ctl"
 is "552 to MAIL FROM (too large): that reply fails for good" \
 	"$(state_of "$DB" "$ID"),$(q "$DB" "SELECT smtp_code FROM outbox WHERE id = $ID")" "failed,1,552"
 
+# -v logs each failed SMTP transaction; a password in the URL is not shown.
+mkmail "$T/verb.mbox" 47 1 prefix=verb "from=Vee Verbose <vee@example.com>"
+$PW ingest -q --list linux-foo --reply --db "$DB" --config "$C" "$T/verb.mbox" >/dev/null 2>"$T/err"
+config "$T/verb.conf" "smtp://someone:hunter2@127.0.0.1:$P1" "starttls = no"
+echo '{"data": 451}' >"$T/s1.ctl"
+$PW -v outbox --db "$DB" --config "$T/verb.conf" send >/dev/null 2>"$T/err"
+rm -f "$T/s1.ctl"
+contains "-v: the failed transaction is logged" "$(cat "$T/err")" "smtp smtp://127.0.0.1:$P1"
+is "-v: the URL's password is not" "$(grep -c hunter2 "$T/err")" 0
+
 echo '{"rcpt": {"linux-foo@vger.example.org": 550}}' >"$T/s1.ctl"
 mkmail "$T/cc550.mbox" 41 1 prefix=cc550
 $PW ingest -q --list linux-foo --reply --db "$DB" --config "$C" "$T/cc550.mbox" >/dev/null 2>"$T/err"
