@@ -110,16 +110,25 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 		/* The flood one message belongs to, if any. */
 		int64_t mid, fid;
 
+		bool found;
+
 		ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
 		if (*msgid == '<' && msgid[1] && msgid[strlen(msgid) - 1] == '>') {
 			char *bare = g_strndup(msgid + 1, strlen(msgid) - 2);
-			bool found = pw_db_message_find(db, bare, &mid);
 
+			found = pw_db_message_find(db, bare, &mid);
 			g_free(bare);
-			if (found && pw_db_flood_of_message(db, mid, &fid))
-				g_array_append_val(ids, fid);
-		} else if (pw_db_message_find(db, msgid, &mid) &&
-			   pw_db_flood_of_message(db, mid, &fid)) {
+		} else {
+			found = pw_db_message_find(db, msgid, &mid);
+		}
+		if (!found) {
+			/* Not "in no flood": the store does not know it. */
+			char *shown = g_utf8_make_valid(msgid, -1);
+
+			pw_error("no stored message has the Message-ID %s", shown);
+			g_free(shown);
+			rc = 2;
+		} else if (pw_db_flood_of_message(db, mid, &fid)) {
 			g_array_append_val(ids, fid);
 		}
 	} else {

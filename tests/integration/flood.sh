@@ -286,6 +286,9 @@ fmsg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["flood"]["mes
 nmsg=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["normal"]["maintainer"]["message_ids"][0])' "$T/a/expected.json")
 got=$($PW query --db "$db" floods --message "<$fmsg>" --format json | $py -c 'import json,sys; print(" ".join("%s/%s" % (f["rule"], f["size"]) for f in json.load(sys.stdin)))')
 is "floods --message: the flood a patch belongs to" "$got" "FLOOD/$SIZE"
+out=$($PW query --db "$db" floods --message "<nobody@nowhere.example>" --format json 2>"$T/err"); rc=$?
+is "floods --message of a message not stored: exit 2, no output" "$rc,$out" "2,"
+contains "floods --message of a message not stored: says so" "$(cat "$T/err")" "no stored message has the Message-ID <nobody@nowhere.example>"
 is "floods --message: a maintainer's patch belongs to none" \
 	"$($PW query --db "$db" floods --message "$nmsg" --format json | tr -d ' \n')" "[]"
 got=$($PW query --db "$db" series --from gus.gray@example.com --format json | $py -c '
