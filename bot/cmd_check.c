@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib.h>
@@ -822,25 +823,40 @@ int pw_cmd_check(int argc, char **argv)
 	for (i = 0; files[i]; i++)
 		check_input(&r, files[i]);
 
-	if (r.fix) {
+	if (r.fix && r.input_error && !r.mail_bytes) {
+		/* Nothing whole to correct: writing would truncate. */
+		fprintf(stderr, "patchwarden: check: the input could not be read"
+			" whole: no corrected copy written\n");
 		out = stderr;
-		if (fix_output) {
-			fixout = fopen(fix_output, "wb");
-			if (!fixout) {
-				fprintf(stderr, "patchwarden: check: cannot write %s: %s\n",
-					fix_output, g_strerror(errno));
-				goto out;
-			}
+	} else if (r.fix) {
+		char *buf = NULL;
+		size_t len = 0;
+		GError *gerr = NULL;
+
+		out = stderr;
+		/* --fix-output replaces the file in one step (it may be the
+		 * input itself): the copy is made in memory first. */
+		fixout = fix_output ? open_memstream(&buf, &len) : stdout;
+		if (!fixout) {
+			fprintf(stderr, "patchwarden: check: %s\n", g_strerror(errno));
+			goto out;
 		}
 		if (r.mail_bytes)
-			write_fixed_mail(&r, fixout ? fixout : stdout);
+			write_fixed_mail(&r, fixout);
 		else
 			for (i = 0; i < r.units->len; i++)
-				write_fixed(r.units->pdata[i], fixout ? fixout : stdout);
-		if (fixout && fclose(fixout)) {
-			fprintf(stderr, "patchwarden: check: cannot write %s: %s\n",
-				fix_output, g_strerror(errno));
-			goto out;
+				write_fixed(r.units->pdata[i], fixout);
+		if (fix_output) {
+			bool ok = fclose(fixout) == 0 &&
+				g_file_set_contents(fix_output, buf, (gssize)len, &gerr);
+
+			free(buf);
+			if (!ok) {
+				fprintf(stderr, "patchwarden: check: cannot write %s: %s\n",
+					fix_output, gerr ? gerr->message : g_strerror(errno));
+				g_clear_error(&gerr);
+				goto out;
+			}
 		}
 	}
 	switch (r.format) {

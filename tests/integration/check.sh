@@ -202,6 +202,17 @@ PY
 "$PW" check --fix "$T/qp.eml" >"$T/qp-fixed.eml" 2>"$T/qp.err"
 check "--fix quoted-printable: written unchanged" cmp -s "$T/qp.eml" "$T/qp-fixed.eml"
 contains "--fix quoted-printable: says so" "$(cat "$T/qp.err")" "written unchanged"
+# --fix-output replaces its file whole, so it may name the input itself.
+cp "$mail" "$T/inplace.eml"
+"$PW" check --fix-output "$T/inplace.eml" "$T/inplace.eml" >/dev/null 2>&1
+check "--fix-output onto the input: corrected in place" cmp -s "$T/fixed.eml" "$T/inplace.eml"
+echo "keep me" >"$T/keep.patch"
+"$PW" check --fix-output "$T/keep.patch" "$T/no-such-input.patch" >/dev/null 2>"$T/err"; rc=$?
+is "--fix-output of an unreadable input: exit 2" "$rc" 2
+is "--fix-output of an unreadable input: the file is not touched" "$(cat "$T/keep.patch")" "keep me"
+"$PW" check --fix-output "$T/no-such-dir/x.patch" "$mail" >/dev/null 2>"$T/err"; rc=$?
+is "--fix-output into a missing directory: exit 2" "$rc" 2
+contains "--fix-output into a missing directory: says so" "$(cat "$T/err")" "cannot write"
 "$PW" check --fix "$mail" "$T/bare.diff" >/dev/null 2>"$T/err"; rc=$?
 is "--fix of two inputs: usage error" "$rc" 2
 contains "--fix of two inputs: says why" "$(cat "$T/err")" "one input"
