@@ -290,7 +290,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 /*
  * Puts the counts of stored things back to *was: a batch that is rolled
  * back stored nothing, and the summary says what the store holds.  The
- * progress marks stay, since their lines are printed.
+ * progress mark follows, so that the next line counts from there.
  */
 static void counts_undo(struct pw_ingest_counts *c,
 			const struct pw_ingest_counts *was)
@@ -304,6 +304,8 @@ static void counts_undo(struct pw_ingest_counts *c,
 	c->duplicates = was->duplicates;
 	c->errors = was->errors;
 	c->findings = was->findings;
+	if (c->mark_messages > c->messages + c->errors)
+		c->mark_messages = c->messages + c->errors;
 }
 
 /* ---- progress ---- */
