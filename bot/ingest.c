@@ -623,9 +623,14 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	g_async_queue_unref(p.trash);
 	g_mutex_clear(&p.lock);
 	g_cond_clear(&p.cond);
-	if (s)
+	if (s) {
 		*err = g_strdup_printf("%s: %s", path, pw_db_errmsg(db));
-	else if (p.read_error) {
+		/* The store failed (a full disk is PW_ERR_IO from the raw
+		 * store): the next inputs would fail alike, so the caller
+		 * stops, as for any database failure. */
+		if (s != PW_ERR_TRANSIENT)
+			s = PW_ERR_DB;
+	} else if (p.read_error) {
 		*err = p.read_error;
 		p.read_error = NULL;
 		s = PW_ERR_IO;

@@ -40,6 +40,17 @@ const char *pw_db_errmsg(const struct pw_db *db)
 	return db && db->err ? db->err : "no error";
 }
 
+/*
+ * Ends the transaction of h, if one is still open, without touching the
+ * error kept for pw_db_errmsg(): a rollback follows a failure, whose
+ * message is the one to tell, and SQLite may have rolled back already.
+ */
+static void rollback_quietly(sqlite3 *h)
+{
+	if (h && !sqlite3_get_autocommit(h))
+		sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+}
+
 enum pw_status pw_db_exec(struct pw_db *db, const char *sql)
 {
 	char *msg = NULL;
@@ -131,15 +142,15 @@ enum pw_status pw_db_commit(struct pw_db *db)
 	if (db->raw_txn) {
 		db->raw_txn = false;
 		if (raw_exec(db, "COMMIT")) {
-			raw_exec(db, "ROLLBACK");
-			pw_db_exec(db, "ROLLBACK");
+			rollback_quietly(db->raw);
+			rollback_quietly(db->h);
 			g_hash_table_remove_all(db->lists);
 			return PW_ERR_DB;
 		}
 	}
 	s = pw_db_exec(db, "COMMIT");
 	if (s) {
-		pw_db_exec(db, "ROLLBACK");
+		rollback_quietly(db->h);
 		g_hash_table_remove_all(db->lists);
 	}
 	return s;
@@ -159,9 +170,9 @@ void pw_db_rollback(struct pw_db *db)
 	db->failed = false;
 	if (db->raw_txn) {
 		db->raw_txn = false;
-		raw_exec(db, "ROLLBACK");
+		rollback_quietly(db->raw);
 	}
-	pw_db_exec(db, "ROLLBACK");
+	rollback_quietly(db->h);
 	/* Lists created in the transaction are gone again. */
 	g_hash_table_remove_all(db->lists);
 }
@@ -280,13 +291,13 @@ enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed)
 	}
 	if (rc != SQLITE_ROW) {
 		s = rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
-		pw_db_exec(db, "ROLLBACK");
+		rollback_quietly(db->h);
 		return s;
 	}
 	if (sqlite3_prepare_v2(db->raw, "DELETE FROM raw WHERE id > ?1", -1,
 			       &st, NULL) != SQLITE_OK) {
 		raw_err(db);
-		pw_db_exec(db, "ROLLBACK");
+		rollback_quietly(db->h);
 		return PW_ERR_DB;
 	}
 	sqlite3_bind_int64(st, 1, last);
@@ -298,7 +309,7 @@ enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed)
 	} else {
 		*removed = sqlite3_changes(db->raw);
 	}
-	pw_db_exec(db, "ROLLBACK");	/* nothing was written here */
+	rollback_quietly(db->h);	/* nothing was written here */
 	return s;
 }
 

@@ -213,3 +213,16 @@ q "$T/orph0.db-raw" "INSERT INTO raw(raw) VALUES (x'41'), (x'42')"
 $PW ingest -q --db "$T/orph0.db" /dev/null >/dev/null 2>"$T/err"
 contains "orphan bytes of a first batch: removed" "$(cat "$T/err")" "removed the bytes of 2 messages"
 is "orphan bytes of a first batch: none left" "$(q "$T/orph0.db-raw" "SELECT count(*) FROM raw")" 0
+
+# A store that cannot grow (here the file size limit; a full disk alike)
+# stops the run with the store's own error: the next inputs would fail
+# the same way, and nothing of the refused batch is counted.
+xz -dc "$CORPUS/lore-linux-mips/first-2000.mbox.xz" >"$T/lore.mbox"
+rm -f "$T/full.db"*
+out=$( (trap '' XFSZ; ulimit -f 4096
+	$PW ingest --db "$T/full.db" "$T/lore.mbox" "$TOP/tests/data/sample.mbox") 2>"$T/err"); rc=$?
+is "store that cannot grow: exit status 1" "$rc" 1
+is "store that cannot grow: one error, the next input not read" "$(kv errors "$out"),$(grep -c 'error:' "$T/err")" "1,1"
+contains "store that cannot grow: the store's error is told" "$(cat "$T/err")" "full.db-raw: "
+is "store that cannot grow: not a rollback's error" "$(grep -c 'cannot rollback' "$T/err")" 0
+is "store that cannot grow: nothing counted as stored" "$(kv messages "$out")" 0
