@@ -302,3 +302,27 @@ is "2,000 attributes over three lines: a finding each" \
 	"$(printf '%s\n' "$out" | grep -c DEVICE_ATTR_FORM)" 2000
 contains "2,000 attributes: the last on its line" "$(printf '%s\n' "$out" | tail -n 1)" \
 	"big.c:25999: WARNING:DEVICE_ATTR_FORM"
+
+# --fix on every mail and patch of the corpus: a copy is always written,
+# and where nothing has a fix it is the input byte for byte.
+changed=0 written=0 total=0
+while IFS= read -r -d '' f; do
+	total=$((total + 1))
+	rm -f "$T/corpus-fix.out"
+	# With --fix the report goes to stderr, after any message about
+	# the input.
+	"$PW" check --fix-output "$T/corpus-fix.out" --format json "$f" \
+		>/dev/null 2>"$T/corpus-fix.json"
+	[ -f "$T/corpus-fix.out" ] && written=$((written + 1))
+	fixes=$(/usr/bin/python3 -c 'import json, sys
+t = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+d = json.loads(t[0 if t.startswith("{") else t.index("\n{") + 1:])
+print(sum(1 for f in d["findings"] if f.get("fix")))' "$T/corpus-fix.json")
+	if [ "$fixes" = 0 ] && ! cmp -s "$f" "$T/corpus-fix.out"; then
+		changed=$((changed + 1))
+		echo "# changed without a fix: $f"
+	fi
+done < <(find "$CORPUS" \( -name '*.mbox' -o -name '*.eml' -o -name '*.patch' \) -type f -print0)
+check "--fix over the corpus: files found ($total)" test "$total" -ge 300
+is "--fix over the corpus: a copy written for each" "$written" "$total"
+is "--fix over the corpus: none changed without a fix" "$changed" 0
