@@ -10,10 +10,12 @@
  * warning), 2 usage or input error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -666,6 +668,45 @@ static void write_fixed_mail(struct run *r, FILE *out)
 	fwrite(r->mail_bytes + pos, 1, r->mail_len - pos, out);
 }
 
+/*
+ * Writes the corrected copy to path.  A regular file (the input itself,
+ * maybe) is replaced in one step, keeping its permissions, and through a
+ * symbolic link the file it names is replaced; anything else (a pipe,
+ * /dev/stdout) is written into as it is.
+ */
+static bool write_whole(const char *path, const char *buf, size_t len,
+			GError **err)
+{
+	char *real = realpath(path, NULL);
+	const char *target = real ? real : path;
+	struct stat st;
+	bool ok, exists = stat(target, &st) == 0;
+
+	if (exists && !S_ISREG(st.st_mode)) {
+		FILE *fp = fopen(target, "wb");
+
+		ok = fp && fwrite(buf, 1, len, fp) == len;
+		if (fp && fclose(fp))
+			ok = false;
+		if (!ok)
+			g_set_error_literal(err, G_FILE_ERROR,
+					    g_file_error_from_errno(errno),
+					    g_strerror(errno));
+		free(real);
+		return ok;
+	}
+	ok = g_file_set_contents_full(target, buf, (gssize)len,
+				      G_FILE_SET_CONTENTS_CONSISTENT,
+				      exists ? (int)(st.st_mode & 07777) : 0666, err);
+	if (ok && exists && chmod(target, st.st_mode & 07777)) {
+		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "cannot keep the permissions: %s", g_strerror(errno));
+		ok = false;
+	}
+	free(real);
+	return ok;
+}
+
 static void list_rules(enum format fmt)
 {
 	const struct pw_rule *rules;
@@ -848,7 +889,7 @@ int pw_cmd_check(int argc, char **argv)
 				write_fixed(r.units->pdata[i], fixout);
 		if (fix_output) {
 			bool ok = fclose(fixout) == 0 &&
-				g_file_set_contents(fix_output, buf, (gssize)len, &gerr);
+				  write_whole(fix_output, buf, len, &gerr);
 
 			free(buf);
 			if (!ok) {
@@ -857,6 +898,10 @@ int pw_cmd_check(int argc, char **argv)
 				g_clear_error(&gerr);
 				goto out;
 			}
+		} else if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "patchwarden: check: cannot write the corrected"
+				" copy: %s\n", g_strerror(errno));
+			goto out;
 		}
 	}
 	switch (r.format) {

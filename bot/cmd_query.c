@@ -121,7 +121,10 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 		} else {
 			found = pw_db_message_find(db, msgid, &mid);
 		}
-		if (!found) {
+		if (!found && db->failed) {
+			pw_error("%s", pw_db_errmsg(db));
+			rc = 2;
+		} else if (!found) {
 			/* Not "in no flood": the store does not know it. */
 			char *shown = g_utf8_make_valid(msgid, -1);
 

@@ -140,18 +140,27 @@ static bool helo_ok(const char *s)
 static char *shown_url(const char *url)
 {
 	CURLU *u = curl_url();
-	char *out = NULL, *res;
+	char *out = NULL, *user = NULL, *res;
+	const char *auth = strstr(url, "://");
+	bool userinfo = auth && strchr(auth + 3, '@');
 
+	/* An '@' that curl does not read as the end of user information
+	 * (a password with an unescaped '#', '/' or '?' ends the host
+	 * early) would show the password as host, path or fragment. */
 	if (u && curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    (!userinfo || curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK) &&
 	    curl_url_set(u, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
 	    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
 	    curl_url_set(u, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
+	    curl_url_set(u, CURLUPART_QUERY, NULL, 0) == CURLUE_OK &&
+	    curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0) == CURLUE_OK &&
 	    curl_url_get(u, CURLUPART_URL, &out, 0) == CURLUE_OK) {
 		res = g_strdup(out);
 		curl_free(out);
 	} else {
 		res = g_strdup("(the configured [smtp] url)");
 	}
+	curl_free(user);
 	curl_url_cleanup(u);
 	return res;
 }

@@ -298,6 +298,11 @@ $PW -v outbox --db "$DB" --config "$T/verb.conf" send >/dev/null 2>"$T/err"
 rm -f "$T/s1.ctl"
 contains "-v: the failed transaction is logged" "$(cat "$T/err")" "smtp smtp://127.0.0.1:$P1"
 is "-v: the URL's password is not" "$(grep -c hunter2 "$T/err")" 0
+# A password with an unescaped '#' ends the host early: nothing shown.
+config "$T/verb.conf" "smtp://bot:#hunter2@127.0.0.1:$P1" "starttls = no"
+$PW -v outbox --db "$DB" --config "$T/verb.conf" send --all >/dev/null 2>"$T/err"
+contains "-v, a URL curl misreads: the failure is logged" "$(cat "$T/err")" "the configured [smtp] url"
+is "-v, a URL curl misreads: the password is not" "$(grep -c hunter2 "$T/err")" 0
 
 echo '{"rcpt": {"linux-foo@vger.example.org": 550}}' >"$T/s1.ctl"
 mkmail "$T/cc550.mbox" 41 1 prefix=cc550
