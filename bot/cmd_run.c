@@ -6,11 +6,15 @@
  * as just arrived: stored, checked, filed into its series and flood, and
  * answered under the reply policy; then every reply that is due is sent
  * (to the dry-run mbox while no SMTP server is configured).  Exit status:
- * 0 every message stored, 1 some could not be, 2 usage; replies that
- * could not be sent stay queued and are reported, not failed.
+ * 0 every message stored, 1 some could not be read (each is recorded as
+ * an ingest error with its bytes), 75 (EX_TEMPFAIL) the store failed
+ * (busy, disk full: an MTA keeps the mail and tries again), 2 usage;
+ * replies that could not be sent stay queued and are reported, not
+ * failed.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
@@ -34,6 +38,7 @@ int pw_cmd_run(int argc, char **argv)
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
 	char *err = NULL;
+	bool stored;
 	int rc = 2;
 
 	if (!pw_cli_parse("run", "SOURCE...", entries, &argc, &argv))
@@ -48,7 +53,7 @@ int pw_cmd_run(int argc, char **argv)
 	o.reply = true;
 	o.quiet = false;
 	rc = 0;
-	pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);
+	stored = pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);
 	pw_ingest_counts_print(&counts, false);
 	/*
 	 * Replies that cannot go now wait in the outbox for the next send:
@@ -67,6 +72,9 @@ int pw_cmd_run(int argc, char **argv)
 	putchar('\n');
 	if (counts.errors)
 		rc = 1;
+	/* The store failed, not the mail: it is to be delivered again. */
+	if (!stored)
+		rc = EX_TEMPFAIL;
 out:
 	pw_db_close(db);
 	pw_config_free(cfg);

@@ -65,6 +65,22 @@ is "outbox busy: run exits 0 (an MTA would bounce on 1)" "$rc" 0
 is "outbox busy: the message stored" "$(kv messages "$out")" 1
 contains "outbox busy: said" "$(cat "$T/err")" "another process is sending the outbox"
 
+# The store failing (here a trigger refuses the message; a full disk or
+# a store busy for too long alike) is a temporary failure for an MTA
+# (EX_TEMPFAIL, 75): it keeps the mail and delivers it again.
+mkdir -p "$T/tf"
+$PW ingest -q --db "$T/tf/pw.db" /dev/null >/dev/null 2>&1
+sqlite3 "$T/tf/pw.db" "CREATE TRIGGER refuse BEFORE INSERT ON message
+BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;"
+$PW run --config "$TOP/tests/data/run.conf" --db "$T/tf/pw.db" - \
+	<"$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
+is "store failing: run exits 75 (EX_TEMPFAIL), the MTA tries again" "$rc" 75
+contains "store failing: says why" "$(cat "$T/err")" "refused by a test trigger"
+sqlite3 "$T/tf/pw.db" "DROP TRIGGER refuse"
+out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/tf/pw.db" - \
+	<"$TOP/tests/data/sample.mbox" 2>"$T/err"); rc=$?
+is "store back: the delivery again succeeds" "$rc,$(kv messages "$out")" "0,1"
+
 # A sender that is not one address, and a max_age past any date, are
 # refused when the configuration is read, not found out reply by reply.
 printf '[smtp]\nfrom = Bot without an address\n' >"$T/badfrom.conf"
