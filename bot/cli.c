@@ -19,8 +19,6 @@ bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 	if (pw_db_open((*cfg)->db_path, readonly, db, &err)) {
 		pw_error("%s", err);
 		g_free(err);
-		pw_config_free(*cfg);
-		*cfg = NULL;
 		return false;
 	}
 	if (!readonly) {

@@ -13,7 +13,9 @@
 /*
  * Loads the configuration (config may be NULL) and opens the database
  * (db_path overrides [core] db).  Prints the reason on stderr and returns
- * false on failure; on success the caller frees both.
+ * false on failure; on success the caller frees both.  *cfg is NULL
+ * after a failure when the configuration was at fault, set (and to be
+ * freed) when the database was.
  */
 bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 		 struct pw_config **cfg, struct pw_db **db);

@@ -7,8 +7,9 @@
  * answered under the reply policy; then every reply that is due is sent
  * (to the dry-run mbox while no SMTP server is configured).  Exit status:
  * 0 every message stored, 1 some could not be read (each is recorded as
- * an ingest error with its bytes), 75 (EX_TEMPFAIL) the store failed
- * (busy, disk full: an MTA keeps the mail and tries again), 2 usage;
+ * an ingest error with its bytes), 75 (EX_TEMPFAIL) the store could not
+ * be opened or failed (busy, disk full: an MTA keeps the mail and tries
+ * again), 2 usage or configuration;
  * replies that could not be sent stay queued and are reported, not
  * failed.
  */
@@ -47,8 +48,12 @@ int pw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "patchwarden run: name at least one SOURCE (mbox, Maildir, .eml, or - for stdin)\n");
 		goto out;
 	}
-	if (!pw_cli_open(config, db_path, false, &cfg, &db))
+	if (!pw_cli_open(config, db_path, false, &cfg, &db)) {
+		/* A store that cannot be opened is not the mail's fault. */
+		if (cfg)
+			rc = EX_TEMPFAIL;
 		goto out;
+	}
 	o.list = list;
 	o.reply = true;
 	o.quiet = false;

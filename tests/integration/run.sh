@@ -81,6 +81,13 @@ out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/tf/pw.db" - \
 	<"$TOP/tests/data/sample.mbox" 2>"$T/err"); rc=$?
 is "store back: the delivery again succeeds" "$rc,$(kv messages "$out")" "0,1"
 
+$PW run --config "$TOP/tests/data/run.conf" --db "$T/no-such-dir/pw.db" - \
+	<"$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
+is "a store that cannot be opened: exit 75, the MTA keeps the mail" "$rc" 75
+$PW run --config "$T/no-such.conf" --db "$T/tf/pw.db" - \
+	<"$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
+is "a configuration that cannot be read: exit 2" "$rc" 2
+
 # A sender that is not one address, and a max_age past any date, are
 # refused when the configuration is read, not found out reply by reply.
 printf '[smtp]\nfrom = Bot without an address\n' >"$T/badfrom.conf"
