@@ -148,8 +148,9 @@ static bool read_all(const char *path, char **out, size_t *len)
 	return true;
 }
 
-static void check_patch_text(struct run *r, const char *input, const char *diff,
-			     size_t len, const struct pw_mail *m)
+static struct unit *check_patch_text(struct run *r, const char *input,
+				     const char *diff, size_t len,
+				     const struct pw_mail *m)
 {
 	struct unit *u = unit_new(r, input);
 
@@ -162,6 +163,7 @@ static void check_patch_text(struct run *r, const char *input, const char *diff,
 		u->in_mail = true;
 	}
 	pw_check_patch(u->patch, &r->opts, u->findings);
+	return u;
 }
 
 /* Every message of a mail file, mbox or Maildir. */
@@ -216,8 +218,7 @@ static void check_mails(struct run *r, const char *path, const char *shown)
 			g_array_append_val(r->starts, raw.offset);
 		if (m->diff) {
 			where = g_strdup_printf("%s: message %d", shown, raw.index);
-			check_patch_text(r, where, m->diff, strlen(m->diff), m);
-			((struct unit *)r->units->pdata[r->units->len - 1])->msg_start =
+			check_patch_text(r, where, m->diff, strlen(m->diff), m)->msg_start =
 				raw.offset;
 			g_free(where);
 			patches++;
@@ -604,15 +605,22 @@ static void write_fixed(const struct unit *u, FILE *out)
 	g_hash_table_destroy(by_line);
 }
 
-/* Where the message after the one starting at start begins, or len. */
+/* Where the message after the one starting at start begins, or len
+ * (starts ascend: the messages are read in file order). */
 static size_t message_end(const struct run *r, int64_t start)
 {
-	guint i;
+	guint lo = 0, hi = r->starts->len;
 
-	for (i = 0; i < r->starts->len; i++)
-		if (g_array_index(r->starts, int64_t, i) > start)
-			return (size_t)g_array_index(r->starts, int64_t, i);
-	return r->mail_len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(r->starts, int64_t, mid) > start)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo < r->starts->len ?
+		(size_t)g_array_index(r->starts, int64_t, lo) : r->mail_len;
 }
 
 /*

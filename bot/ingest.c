@@ -32,7 +32,6 @@ struct job {
 	char *data;
 	size_t len;
 	char *where;
-	const char *git_blob;
 	struct pw_mail *mail;
 	GPtrArray *findings;
 	struct pw_fingerprint fp;
@@ -110,9 +109,8 @@ static void fill_row(struct pw_msg_row *r, const struct job *j,
 	r->has_counter = m->tags.has_counter;
 	r->rfc = m->tags.rfc;
 	r->prefixes = m->tags.prefixes;
-	r->raw = j->git_blob ? NULL : j->data;
+	r->raw = j->data;
 	r->raw_len = j->len;
-	r->git_blob = j->git_blob;
 	r->source = source;
 	r->backfill = !o->reply;
 }
@@ -295,17 +293,12 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 static void counts_undo(struct pw_ingest_counts *c,
 			const struct pw_ingest_counts *was)
 {
-	c->messages = was->messages;
-	c->patches = was->patches;
-	c->covers = was->covers;
-	c->comments = was->comments;
-	c->pulls = was->pulls;
-	c->others = was->others;
-	c->duplicates = was->duplicates;
-	c->errors = was->errors;
-	c->findings = was->findings;
-	if (c->mark_messages > c->messages + c->errors)
-		c->mark_messages = c->messages + c->errors;
+	struct pw_ingest_timing t = c->t;
+
+	*c = *was;
+	c->t = t;
+	if (c->t.mark_messages > c->messages + c->errors)
+		c->t.mark_messages = c->messages + c->errors;
 }
 
 /* ---- progress ---- */
@@ -332,7 +325,7 @@ static int64_t cpu_usec(bool self)
 static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 		     bool last)
 {
-	int64_t done = c->messages + c->errors, n = done - c->mark_messages;
+	int64_t done = c->messages + c->errors, n = done - c->t.mark_messages;
 	int64_t now, cpu, writer;
 	double secs;
 
@@ -341,19 +334,19 @@ static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 	now = g_get_monotonic_time();
 	cpu = cpu_usec(false);
 	writer = cpu_usec(true);
-	secs = (double)(now - c->mark_usec) / 1e6;
+	secs = (double)(now - c->t.mark_usec) / 1e6;
 	fprintf(stderr, "progress: messages=%" G_GINT64_FORMAT " total=%"
 		G_GINT64_FORMAT " seconds=%.3f cpu=%.3f writer=%.3f idle=%.3f"
 		" rate=%.0f\n",
-		n, done, secs, (double)(cpu - c->mark_cpu_usec) / 1e6,
-		(double)(writer - c->mark_writer_usec) / 1e6,
-		(double)(c->idle_usec - c->mark_idle_usec) / 1e6,
+		n, done, secs, (double)(cpu - c->t.mark_cpu_usec) / 1e6,
+		(double)(writer - c->t.mark_writer_usec) / 1e6,
+		(double)(c->t.idle_usec - c->t.mark_idle_usec) / 1e6,
 		secs > 0 ? (double)n / secs : 0.0);
-	c->mark_messages = done;
-	c->mark_usec = now;
-	c->mark_cpu_usec = cpu;
-	c->mark_writer_usec = writer;
-	c->mark_idle_usec = c->idle_usec;
+	c->t.mark_messages = done;
+	c->t.mark_usec = now;
+	c->t.mark_cpu_usec = cpu;
+	c->t.mark_writer_usec = writer;
+	c->t.mark_idle_usec = c->t.idle_usec;
 }
 
 /* ---- the threaded pipeline ---- */
@@ -565,7 +558,7 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 		int64_t t0 = g_get_monotonic_time();
 		struct chunk *k = g_async_queue_pop(p.done);
 
-		c->idle_usec += g_get_monotonic_time() - t0;
+		c->t.idle_usec += g_get_monotonic_time() - t0;
 
 		if (k->seq < 0) {
 			ended++;
@@ -647,11 +640,11 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 {
 	int i;
 
-	counts->mark_messages = counts->messages + counts->errors;
-	counts->mark_usec = g_get_monotonic_time();
-	counts->mark_cpu_usec = cpu_usec(false);
-	counts->mark_writer_usec = cpu_usec(true);
-	counts->mark_idle_usec = counts->idle_usec;
+	counts->t.mark_messages = counts->messages + counts->errors;
+	counts->t.mark_usec = g_get_monotonic_time();
+	counts->t.mark_cpu_usec = cpu_usec(false);
+	counts->t.mark_writer_usec = cpu_usec(true);
+	counts->t.mark_idle_usec = counts->t.idle_usec;
 	for (i = 0; i < n; i++) {
 		char *err = NULL;
 		enum pw_status s = pw_ingest_path(db, cfg, paths[i], o, counts, &err);
@@ -668,36 +661,6 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 	}
 	progress(o, counts, true);
 	return true;
-}
-
-enum pw_status pw_ingest_raw(struct pw_db *db, const struct pw_config *cfg,
-			     const char *data, size_t len, const char *where,
-			     const char *git_blob, const struct pw_ingest_opts *o,
-			     struct pw_ingest_counts *c)
-{
-	struct job *j = g_new0(struct job, 1);
-	enum pw_status s;
-
-	pw_mail_init();
-	j->data = g_memdup2(data, len);
-	j->len = len;
-	j->where = g_strdup(where);
-	j->git_blob = git_blob;
-	process(j, cfg, o);
-	s = pw_db_begin(db);
-	if (!s) {
-		struct pw_ingest_counts was = *c;
-
-		s = store(db, cfg, j, where, o, c);
-		if (!s)
-			s = pw_db_commit(db);
-		if (s) {
-			pw_db_rollback(db);
-			counts_undo(c, &was);
-		}
-	}
-	job_free(j);
-	return s;
 }
 
 void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json)

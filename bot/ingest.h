@@ -21,19 +21,24 @@ struct pw_ingest_opts {
 	int64_t progress;	/* a progress line every this many messages, 0: none */
 };
 
+/* Timing for the progress lines (pw_ingest_opts.progress). */
+struct pw_ingest_timing {
+	int64_t idle_usec;	/* the storing thread waiting for parsed mail */
+	/* Where the last progress line left off. */
+	int64_t mark_messages;
+	int64_t mark_usec;	/* monotonic clock */
+	int64_t mark_cpu_usec;	/* CPU of the whole process, every thread */
+	int64_t mark_writer_usec;	/* CPU of the thread storing messages */
+	int64_t mark_idle_usec;
+};
+
 struct pw_ingest_counts {
 	int64_t messages;	/* read and understood (new or already stored) */
 	int64_t patches, covers, comments, pulls, others;	/* newly stored */
 	int64_t duplicates;	/* already stored (seen again, maybe on another list) */
 	int64_t errors;		/* could not be read or stored */
 	int64_t findings;	/* findings stored for the new patches */
-	/* Where the last progress line left off (pw_ingest_opts.progress). */
-	int64_t mark_messages;
-	int64_t mark_usec;	/* monotonic clock */
-	int64_t mark_cpu_usec;	/* CPU of the whole process, every thread */
-	int64_t mark_writer_usec;	/* CPU of the thread storing messages */
-	int64_t idle_usec;	/* that thread waiting for parsed messages */
-	int64_t mark_idle_usec;
+	struct pw_ingest_timing t;
 };
 
 /*
@@ -54,16 +59,6 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 		     char **paths, int n, const struct pw_ingest_opts *o,
 		     struct pw_ingest_counts *counts);
-
-/*
- * Ingests one raw message (an IMAP fetch, a git blob) the same way.
- * where names it in messages; git_blob, when not NULL, is stored instead
- * of the bytes.
- */
-enum pw_status pw_ingest_raw(struct pw_db *db, const struct pw_config *cfg,
-			     const char *data, size_t len, const char *where,
-			     const char *git_blob, const struct pw_ingest_opts *o,
-			     struct pw_ingest_counts *counts);
 
 /* Prints counts as one key=value line, or as a JSON object. */
 void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json);
