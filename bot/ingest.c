@@ -77,10 +77,10 @@ static void process(struct job *j, const struct pw_config *cfg,
 	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
 	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
 	pw_check_patch(p, &co, j->findings);
-	pw_patch_free(p);
 	if (!o->no_floods)
-		pw_fingerprint_compute(j->mail->subject, j->mail->commit_msg,
-				       j->mail->diff, strlen(j->mail->diff), &j->fp);
+		pw_fingerprint_compute(j->mail->subject, j->mail->commit_msg, p,
+				       j->mail->diff, p->len, &j->fp);
+	pw_patch_free(p);
 }
 
 static void fill_row(struct pw_msg_row *r, const struct job *j,

@@ -15,6 +15,7 @@
 #include <nettle/sha1.h>
 
 #include "checks/flood.h"
+#include "checks/patch.h"
 
 #define SHA1_LEN 20
 /* Largest token-LCS table for one changed statement. */
@@ -167,10 +168,11 @@ static bool scan_hunk_header(const char *line, size_t len, int *before,
  * updates rather than one per word.  Nettle's SHA-1 uses the CPU's SHA
  * instructions where there are some: patch ids hash every diff byte.
  */
+#define HBUF 8192
 struct hbuf {
 	struct sha1_ctx ctx;
 	size_t n;
-	uint8_t b[8192];
+	uint8_t b[HBUF + 16];	/* HBUF bytes, room for a 16-byte store past */
 };
 
 static void hbuf_flush(struct hbuf *h)
@@ -207,27 +209,123 @@ static const uint8_t git_space[256] = {
 	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
 };
 
-/* Hashes line without white space (git's remove_space); returns bytes. */
-static size_t hash_nospace(struct hbuf *h, const char *line, size_t len)
+/*
+ * Copies [in, in + n) to out without white space, returns the bytes
+ * written: one byte at a time, without a branch to mispredict.
+ */
+static size_t strip_bytes(uint8_t *out, const char *in, size_t n)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		out[o] = c;
+		o += 1 - git_space[c];
+	}
+	return o;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define STRIP_WIDE 1
+
+/* For each byte mask of white space, the positions of the other bytes
+ * (0x80, which selects a zero, after them). */
+static uint8_t strip_shuffle[256][8];
+static bool strip_wide_ok;
+
+static gpointer strip_init(gpointer unused)
+{
+	int m, b, k;
+
+	for (m = 0; m < 256; m++) {
+		for (b = 0, k = 0; b < 8; b++)
+			if (!(m >> b & 1))
+				strip_shuffle[m][k++] = (uint8_t)b;
+		while (k < 8)
+			strip_shuffle[m][k++] = 0x80;
+	}
+	__builtin_cpu_init();
+	strip_wide_ok = __builtin_cpu_supports("ssse3") &&
+			__builtin_cpu_supports("popcnt");
+	return unused;
+}
+
+/*
+ * strip_bytes() sixteen bytes at a time, on CPUs with SSSE3: each half
+ * of a block is packed by one byte shuffle chosen by its white-space
+ * mask.  Reads whole blocks, avail bytes being readable at in: when a
+ * block reaches past n, the bytes past n count as white space.  *done
+ * receives the bytes of [in, in + n) taken (all but a tail too close to
+ * avail); out must have room for them and 16 bytes more.
+ */
+__attribute__((target("ssse3,popcnt")))
+static size_t strip_wide(uint8_t *out, const char *in, size_t n,
+			 size_t avail, size_t *done)
+{
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+	const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+	const __m128i high = _mm_set_epi64x(0x0808080808080808ll, 0);
+	size_t i, o = 0;
+
+	for (i = 0; i < n && i + 16 <= avail; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
+		__m128i ws = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)),
+			_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+		unsigned m = (unsigned)_mm_movemask_epi8(ws);
+		int64_t lo, hi;
+		__m128i packed;
+
+		if (n - i < 16)
+			m |= 0xffffu << (n - i) & 0xffff;
+
+		memcpy(&lo, strip_shuffle[m & 0xff], 8);
+		memcpy(&hi, strip_shuffle[m >> 8], 8);
+		/* The high half's positions count from byte 8. */
+		packed = _mm_shuffle_epi8(v, _mm_add_epi8(_mm_set_epi64x(hi, lo), high));
+		_mm_storel_epi64((__m128i *)(void *)(out + o), packed);
+		o += 8 - (size_t)__builtin_popcount(m & 0xff);
+		_mm_storel_epi64((__m128i *)(void *)(out + o),
+				 _mm_srli_si128(packed, 8));
+		o += 8 - (size_t)__builtin_popcount(m >> 8);
+	}
+	*done = MIN(i, n);
+	return o;
+}
+#endif
+
+/*
+ * Hashes line without white space (git's remove_space); returns bytes.
+ * avail bytes from line on are readable (len of them are the line).
+ */
+static size_t hash_nospace(struct hbuf *h, const char *line, size_t len,
+			   size_t avail)
 {
 	size_t i = 0, total = 0;
+#ifdef STRIP_WIDE
+	static GOnce once = G_ONCE_INIT;
 
+	g_once(&once, strip_init, NULL);
+#endif
 	while (i < len) {
-		/* Each byte adds at most one: room bytes cannot overflow.
-		 * n in a local: stores to b[] could alias h->n. */
-		size_t stop = MIN(len, i + (sizeof(h->b) - h->n));
-		size_t n = h->n, start = n;
-		uint8_t *b = h->b;
+		/* Each byte read adds at most one: room bytes cannot overflow. */
+		size_t stop = MIN(len, i + (HBUF - h->n)), n = h->n;
 
-		for (; i < stop; i++) {
-			unsigned char c = (unsigned char)line[i];
+#ifdef STRIP_WIDE
+		if (strip_wide_ok) {
+			size_t done;
 
-			b[n] = c;
-			n += 1 - git_space[c];	/* no branch to mispredict */
+			h->n += strip_wide(h->b + h->n, line + i, stop - i,
+					   avail - i, &done);
+			i += done;
 		}
-		h->n = n;
-		total += n - start;
-		if (n == sizeof(h->b))
+#endif
+		h->n += strip_bytes(h->b + h->n, line + i, stop - i);
+		i = stop;
+		total += h->n - n;
+		if (h->n == HBUF)
 			hbuf_flush(h);
 	}
 	return total;
@@ -342,7 +440,7 @@ static size_t one_patch_id(const char **cur, const char *end, bool nul,
 			before--;
 		if (len > 0 && (line[0] == '+' || line[0] == ' '))
 			after--;
-		patchlen += hash_nospace(h, line, len);
+		patchlen += hash_nospace(h, line, len, (size_t)(end - line));
 	}
 	flush_one(result, h);
 	return patchlen;
@@ -589,7 +687,9 @@ char *pw_flood_body_normalise(const char *commit_msg)
 {
 	const char *p = commit_msg ? commit_msg : "";
 	const char *end = p + strlen(p);
-	GString *out = g_string_new(NULL);
+	/* Never longer than the input: each byte is kept, or a run of
+	 * white space becomes one space. */
+	char *out = g_malloc((size_t)(end - p) + 1), *w = out;
 	bool at_start = true;
 
 	while (p < end) {
@@ -611,33 +711,26 @@ char *pw_flood_body_normalise(const char *commit_msg)
 		if (trailer_line(line, t))
 			continue;
 		/* Copy the words of the line, one space after each. */
-		i = 0;
-		while (i < t) {
-			size_t j = i;
+		for (i = 0; i < t; i++) {
+			unsigned char c = (unsigned char)line[i];
 
-			while (j < t && !blank((unsigned char)line[j]))
-				j++;
-			if (j > i) {
-				g_string_append_len(out, line + i,
-						    (gssize)(j - i));
-				g_string_append_c(out, ' ');
-			}
-			i = j + 1;
+			if (!blank(c))
+				*w++ = (char)c;
+			else if (w > out && w[-1] != ' ')
+				*w++ = ' ';
 		}
+		if (w > out && w[-1] != ' ')
+			*w++ = ' ';
 	}
-	while (out->len > 0 && out->str[out->len - 1] == ' ')
-		g_string_truncate(out, out->len - 1);
-	return g_string_free(out, FALSE);
+	while (w > out && w[-1] == ' ')
+		w--;
+	*w = '\0';
+	return out;
 }
 
 /* ---- change shape -------------------------------------------------------- */
 
 struct tok {
-	const char *s;
-	size_t len;
-};
-
-struct span {
 	const char *s;
 	size_t len;
 };
@@ -764,11 +857,37 @@ struct shape {
 	GHashTable *set;	/* distinct edits, owned strings, or NULL */
 	GArray *digests;	/* guint64 per edit, repeats included */
 	GString *e;		/* the edit being written */
-	GArray *rm, *ad;	/* removed and added lines of one block */
+	/* One block: a run of removed lines and the run of added lines
+	 * after it, each consecutive in its file's lines. */
+	const struct pw_dline *rm, *ad;
+	size_t nrm, nad;
+	const char *end;	/* of the patch text */
+	bool nul;		/* it holds a NUL byte */
 	GArray *ta, *tb;	/* their tokens */
 };
 
-/* Files the edit e[0, n) with the others. */
+/*
+ * The text of line d as the shape reads it: whole (the parser cuts
+ * lines at PW_DIFF_MAX_LINE for the rules) and up to a NUL byte, if any
+ * (an edit is a string).
+ */
+static size_t line_len(const struct shape *sh, const struct pw_dline *d)
+{
+	size_t n = d->len;
+	const char *z;
+
+	if (n == PW_DIFF_MAX_LINE) {
+		z = memchr(d->text + n, '\n', (size_t)(sh->end - (d->text + n)));
+		n = (size_t)((z ? z : sh->end) - d->text);
+		if (n > d->len && d->text[n - 1] == '\r')
+			n--;
+	}
+	if (sh->nul && (z = memchr(d->text, '\0', n)))
+		n = (size_t)(z - d->text);
+	return n;
+}
+
+/* Files the edit e[0, n), NUL-terminated, with the others. */
 static void shape_add(struct shape *sh, const char *e, size_t n)
 {
 	guint64 d;
@@ -852,111 +971,90 @@ static void diff_tokens(struct shape *sh, const struct tok *a, size_t na,
 
 /*
  * Lines only added (or only removed): nothing to diff them against, so
- * the edit is their text with white space kept only where it parts two
- * words ("int a;int b;"), the tokens without the cost of cutting them,
- * or a digest of it when longer than LONG_SIDE.  Most changed lines are
- * of this kind (new code).
+ * the edit is their text, each line without the white space around it
+ * (its indentation depends on where it went) and the lines parted by
+ * one space, or a digest of that when longer than LONG_SIDE.  Most
+ * changed lines are of this kind (new code), so their bytes are only
+ * copied, never looked at one by one.
  */
-static void one_sided(struct shape *sh, GArray *lines, bool removed)
+static void one_sided(struct shape *sh, const struct pw_dline *lines,
+		      size_t n, bool removed)
 {
 	GString *e = sh->e;
-	size_t i, k, start, len;
-	unsigned gap = 0, word = 0;
+	size_t i, len = 0;
 	char *w;
 
-	g_string_truncate(e, 0);
-	g_string_append_c(e, ' ');
-	start = e->len;
-	for (i = 0, len = 0; i < lines->len; i++)
-		len += g_array_index(lines, struct span, i).len + 1;
-	g_string_set_size(e, start + len);
-	w = e->str + start;
-	for (i = 0; i < lines->len; i++) {
-		const struct span *x = &g_array_index(lines, struct span, i);
+	for (i = 0; i < n; i++)
+		len += line_len(sh, &lines[i]) + 1;
+	/* " ->", the lines, "{N bytes HASH}" or " ->" after them. */
+	g_string_set_size(e, len + 64);
+	w = e->str + 3;
+	for (i = 0; i < n; i++) {
+		const char *a = lines[i].text, *z = a + line_len(sh, &lines[i]);
 
-		/* Without branches (blanks and words alternate every few
-		 * bytes): each byte is written, and kept unless blank; a
-		 * space is written first and kept when an identifier byte
-		 * follows a word across a gap.  The room counted above holds
-		 * the one byte written past the text. */
-		for (k = 0; k < x->len; k++) {
-			unsigned char c = (unsigned char)x->s[k];
-			unsigned cl = byte_class[c];
-			unsigned blank = !!(cl & C_BLANK), ident = cl & C_IDENT;
-
-			*w = ' ';
-			w += gap & word & ident;
-			*w = (char)c;
-			w += blank ^ 1;
-			word = blank ? word : ident;
-			gap = blank;
-		}
-		gap = 1;	/* a line end parts words too */
+		while (a < z && blank((unsigned char)*a))
+			a++;
+		while (z > a && blank((unsigned char)z[-1]))
+			z--;
+		if (a == z)
+			continue;
+		if (w > e->str + 3)
+			*w++ = ' ';
+		memcpy(w, a, (size_t)(z - a));
+		w += z - a;
 	}
-	len = (size_t)(w - (e->str + start));
+	len = (size_t)(w - (e->str + 3));
 	if (len == 0)
 		return;
-	g_string_truncate(e, start + len);
-	if (len > LONG_SIDE) {
-		guint64 h = digest64(e->str + start, len);
-
-		g_string_truncate(e, start);
-		g_string_append_printf(e, "{%zu bytes %016" G_GINT64_MODIFIER
-				       "x}", len, h);
+	if (len > LONG_SIDE)
+		len = (size_t)g_snprintf(e->str + 3, 64, "{%zu bytes %016"
+					 G_GINT64_MODIFIER "x}", len,
+					 digest64(e->str + 3, len));
+	/* "-> int a;", "old_call(x); ->", NUL-terminated for shape_add() */
+	if (removed) {
+		memcpy(e->str + 3 + len, " ->", 4);
+		shape_add(sh, e->str + 3, len + 3);
+	} else {
+		memcpy(e->str, "-> ", 3);
+		e->str[3 + len] = '\0';
+		shape_add(sh, e->str, len + 3);
 	}
-	if (removed)
-		g_string_append(e, " ->");
-	else
-		g_string_insert(e, 0, " ->");
-	/* Drop the leading space: "-> int a;", "old_call(x); ->". */
-	shape_add(sh, e->str + 1, e->len - 1);
 }
 
 /* One run of removed lines and the added lines that follow them. */
 static void shape_block(struct shape *sh)
 {
-	GArray *rm = sh->rm, *ad = sh->ad, *ta = sh->ta, *tb = sh->tb;
-	size_t i;
+	const struct pw_dline *rm = sh->rm, *ad = sh->ad;
+	size_t i, nrm = sh->nrm, nad = sh->nad;
+	GArray *ta = sh->ta, *tb = sh->tb;
 
-	if (rm->len == 0 && ad->len == 0)
+	if (nrm == 0 && nad == 0)
 		return;
-	if (rm->len == 0 || ad->len == 0) {
-		one_sided(sh, rm->len ? rm : ad, rm->len != 0);
-		g_array_set_size(rm, 0);
-		g_array_set_size(ad, 0);
+	sh->nrm = sh->nad = 0;
+	if (nrm == 0 || nad == 0) {
+		one_sided(sh, nrm ? rm : ad, nrm ? nrm : nad, nrm != 0);
 		return;
 	}
 	g_array_set_size(ta, 0);
 	g_array_set_size(tb, 0);
-	if (rm->len == ad->len) {
-		for (i = 0; i < rm->len; i++) {
-			struct span *x = &g_array_index(rm, struct span, i);
-			struct span *y = &g_array_index(ad, struct span, i);
-
+	if (nrm == nad) {
+		for (i = 0; i < nrm; i++) {
 			g_array_set_size(ta, 0);
 			g_array_set_size(tb, 0);
-			tokenize(x->s, x->len, ta);
-			tokenize(y->s, y->len, tb);
+			tokenize(rm[i].text, line_len(sh, &rm[i]), ta);
+			tokenize(ad[i].text, line_len(sh, &ad[i]), tb);
 			diff_tokens(sh, (struct tok *)(void *)ta->data,
 				    ta->len, (struct tok *)(void *)tb->data,
 				    tb->len);
 		}
 	} else {
-		for (i = 0; i < rm->len; i++) {
-			struct span *x = &g_array_index(rm, struct span, i);
-
-			tokenize(x->s, x->len, ta);
-		}
-		for (i = 0; i < ad->len; i++) {
-			struct span *y = &g_array_index(ad, struct span, i);
-
-			tokenize(y->s, y->len, tb);
-		}
+		for (i = 0; i < nrm; i++)
+			tokenize(rm[i].text, line_len(sh, &rm[i]), ta);
+		for (i = 0; i < nad; i++)
+			tokenize(ad[i].text, line_len(sh, &ad[i]), tb);
 		diff_tokens(sh, (struct tok *)(void *)ta->data, ta->len,
 			    (struct tok *)(void *)tb->data, tb->len);
 	}
-	g_array_set_size(rm, 0);
-	g_array_set_size(ad, 0);
 }
 
 static gint cmp_str(gconstpointer a, gconstpointer b)
@@ -964,71 +1062,43 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Walks the hunks of diff, filing every edit with sh. */
-static void shape_walk(struct shape *sh, const char *diff, size_t len)
+/* Walks the hunks of patch p, filing every edit with sh. */
+static void shape_walk(struct shape *sh, const struct pw_patch *p)
 {
 	static GOnce once = G_ONCE_INIT;
-	const char *p = diff, *end = diff ? diff + len : NULL;
-	int old_left = 0, new_left = 0;
-	bool in_hunk = false, nul = diff && memchr(diff, '\0', len);
+	size_t i, k, l;
 
 	g_once(&once, byte_class_init, NULL);
 	sh->e = g_string_sized_new(256);
-	sh->rm = g_array_new(FALSE, FALSE, sizeof(struct span));
-	sh->ad = g_array_new(FALSE, FALSE, sizeof(struct span));
 	sh->ta = g_array_new(FALSE, FALSE, sizeof(struct tok));
 	sh->tb = g_array_new(FALSE, FALSE, sizeof(struct tok));
-	while (p && p < end) {
-		const char *line = p, *next;
-		size_t n = next_line(p, end, &next, nul);
-		struct span sp;
+	sh->end = p ? p->text + p->len : NULL;
+	sh->nul = p && memchr(p->text, '\0', p->len);
+	for (i = 0; p && i < p->nfiles; i++) {
+		const struct pw_file *f = &p->files[i];
 
-		p = next;
-		/* The line without its end: an empty line is context. */
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			n--;
-		if (!in_hunk) {
-			int b = 1, a = 1;
+		for (k = 0; k < f->nhunks; k++) {
+			const struct pw_hunk *h = &f->hunks[k];
 
-			if (starts(line, n, "@@ -") &&
-			    scan_hunk_header(line, n, &b, &a) && (b || a)) {
-				old_left = b;
-				new_left = a;
-				in_hunk = true;
+			for (l = h->first; l < h->first + h->n; l++) {
+				const struct pw_dline *d = &f->lines[l];
+
+				if (d->kind == ' ') {
+					if (sh->nrm || sh->nad)
+						shape_block(sh);
+				} else if (d->kind == '-') {
+					if (sh->nad)
+						shape_block(sh);
+					if (!sh->nrm++)
+						sh->rm = d;
+				} else if (!sh->nad++) {
+					sh->ad = d;
+				}
 			}
-			continue;
-		}
-		sp.s = line + 1;
-		sp.len = n ? n - 1 : 0;
-		if (n == 0 || line[0] == ' ') {
 			shape_block(sh);
-			old_left--;
-			new_left--;
-		} else if (line[0] == '-') {
-			if (sh->ad->len)
-				shape_block(sh);
-			g_array_append_val(sh->rm, sp);
-			old_left--;
-		} else if (line[0] == '+') {
-			g_array_append_val(sh->ad, sp);
-			new_left--;
-		} else if (line[0] != '\\') {
-			/* Not a hunk line: the hunk was cut short. */
-			shape_block(sh);
-			in_hunk = false;
-			if (starts(line, n, "@@ -"))
-				p = line;
-			continue;
-		}
-		if (old_left <= 0 && new_left <= 0) {
-			shape_block(sh);
-			in_hunk = false;
 		}
 	}
-	shape_block(sh);
 	g_string_free(sh->e, TRUE);
-	g_array_free(sh->rm, TRUE);
-	g_array_free(sh->ad, TRUE);
 	g_array_free(sh->ta, TRUE);
 	g_array_free(sh->tb, TRUE);
 }
@@ -1038,11 +1108,13 @@ char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 	struct shape sh = {
 		.set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
 	};
+	struct pw_patch *p = pw_diff_parse(diff ? diff : "", diff ? len : 0);
 	GPtrArray *v;
 	GHashTableIter it;
 	gpointer key;
 
-	shape_walk(&sh, diff, len);
+	shape_walk(&sh, p);
+	pw_patch_free(p);
 	v = g_ptr_array_sized_new(g_hash_table_size(sh.set) + 1);
 	g_hash_table_iter_init(&it, sh.set);
 	while (g_hash_table_iter_next(&it, &key, NULL)) {
@@ -1069,7 +1141,7 @@ static gint cmp_u64(gconstpointer a, gconstpointer b)
  * digests, sorted, as little-endian bytes; "" when there is no edit.
  * *count receives the number of distinct edits.
  */
-static void shape_digest(const char *diff, size_t len, char out[PW_FP_HEX],
+static void shape_digest(const struct pw_patch *p, char out[PW_FP_HEX],
 			 int *count)
 {
 	struct shape sh = {
@@ -1078,7 +1150,7 @@ static void shape_digest(const char *diff, size_t len, char out[PW_FP_HEX],
 	guint64 *d;
 	guint i, n = 0;
 
-	shape_walk(&sh, diff, len);
+	shape_walk(&sh, p);
 	g_array_sort(sh.digests, cmp_u64);
 	d = (guint64 *)(void *)sh.digests->data;
 	for (i = 0; i < sh.digests->len; i++)
@@ -1094,17 +1166,21 @@ static void shape_digest(const char *diff, size_t len, char out[PW_FP_HEX],
 /* ---- everything at once -------------------------------------------------- */
 
 void pw_fingerprint_compute(const char *subject, const char *commit_msg,
-			    const char *diff, size_t diff_len,
-			    struct pw_fingerprint *out)
+			    const struct pw_patch *patch, const char *diff,
+			    size_t diff_len, struct pw_fingerprint *out)
 {
 	char *subj = pw_flood_subject_normalise(subject);
 	char *nosys = pw_flood_subject_strip_subsystem(subj);
 	char *body = pw_flood_body_normalise(commit_msg);
+	struct pw_patch *own = NULL;
 
 	hex_of(subj, strlen(subj), out->subject);
 	hex_of(nosys, strlen(nosys), out->subject_nosys);
 	hex_of(body, strlen(body), out->body);
-	shape_digest(diff, diff ? diff_len : 0, out->shape, &out->nedits);
+	if (!patch)
+		patch = own = pw_diff_parse(diff ? diff : "", diff ? diff_len : 0);
+	shape_digest(patch, out->shape, &out->nedits);
+	pw_patch_free(own);
 	pw_flood_patch_id(diff, diff ? diff_len : 0, out->patch_id);
 
 	g_free(body);

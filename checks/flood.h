@@ -31,19 +31,22 @@ struct pw_fingerprint {
 	int nedits;			/* distinct edits in the shape */
 };
 
+struct pw_patch;
+
 /*
  * Fills *out with every fingerprint of one patch.  subject is the decoded
  * Subject, commit_msg the text before the diff, diff the diff text of
- * diff_len bytes (it need not be NUL-terminated and may hold any bytes).
- * Any of the three may be NULL, which counts as empty.  subject,
- * subject_nosys and body are the SHA-1 of the normalised strings below;
- * shape is the SHA-1 of the distinct shape edits' 64-bit digests in
- * ascending order (8 little-endian bytes each), nedits their number.  The
- * caller owns every argument; nothing is kept.
+ * diff_len bytes (it need not be NUL-terminated and may hold any bytes),
+ * patch what pw_diff_parse() made of it, or NULL to have it parsed here.
+ * Any of subject, commit_msg and diff may be NULL, which counts as
+ * empty.  subject, subject_nosys and body are the SHA-1 of the
+ * normalised strings below; shape is the SHA-1 of the distinct shape
+ * edits' 64-bit digests in ascending order (8 little-endian bytes each),
+ * nedits their number.  The caller owns every argument; nothing is kept.
  */
 void pw_fingerprint_compute(const char *subject, const char *commit_msg,
-			    const char *diff, size_t diff_len,
-			    struct pw_fingerprint *out);
+			    const struct pw_patch *patch, const char *diff,
+			    size_t diff_len, struct pw_fingerprint *out);
 
 /*
  * Returns the subject with everything that differs between copies of one
@@ -80,19 +83,20 @@ char *pw_flood_body_normalise(const char *commit_msg);
  * Returns the change shape of a diff: the sorted, distinct edits it
  * makes, each written "REMOVED -> ADDED" with the changed C-like tokens
  * separated by single spaces (for example "0444 -> S_IRUGO" or
- * "0644 -> S_IRUGO | S_IWUSR").  Within each hunk, runs of removed lines
- * are paired with the added lines that follow them (line by line when the
- * counts match, as one joined statement otherwise), their tokens are
- * diffed, and only the tokens that changed are kept; file names, line
- * numbers and the unchanged identifiers around the edit are dropped.
- * Pure additions and removals are edits with an empty side, the other
- * side their text without white space ("-> return-EINVAL;").  A side
- * longer than 512 bytes (a whole new function or file) is written as
- * "{N tokens HASH}" or "{N bytes HASH}" with a 64-bit digest of its
- * tokens or text.  Returns a
- * newly allocated NULL-terminated vector (g_strfreev), empty when the
- * diff changes nothing but white space.  *count, when not NULL, receives
- * the number of edits.
+ * "0644 -> S_IRUGO | S_IWUSR").  Within each hunk (the hunks of each
+ * file as pw_diff_parse() reads them), runs of removed lines are paired
+ * with the added lines that follow them (line by line when the counts
+ * match, as one joined statement otherwise), their tokens are diffed,
+ * and only the tokens that changed are kept; file names, line numbers
+ * and the unchanged identifiers around the edit are dropped.  Pure
+ * additions and removals are edits with an empty side, the other side
+ * their lines without the white space around each, parted by one space
+ * ("-> return -EINVAL;").  A side longer than 512 bytes (a whole new
+ * function or file) is written as "{N tokens HASH}" or "{N bytes HASH}"
+ * with a 64-bit digest of its tokens or text.  Returns a newly
+ * allocated NULL-terminated vector (g_strfreev), empty when the diff
+ * changes nothing but white space.  *count, when not NULL, receives the
+ * number of edits.
  */
 char **pw_flood_shape_edits(const char *diff, size_t len, int *count);
 

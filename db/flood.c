@@ -457,6 +457,206 @@ static int64_t bucket_of(int64_t date)
 }
 
 /*
+ * Most keys a new patch looks up belong to no earlier patch, and each
+ * such lookup costs SQLite a B-tree descent for every week it spans.
+ * Once a connection has filed FILTER_AFTER patches (a bulk load, not
+ * one mail handed over by an MTA), it keeps the set of keys filed in
+ * each week it looks into, up to FILTER_WEEKS weeks, and asks SQLite
+ * only about keys in that set.  The set may hold keys the table does
+ * not (rows of a transaction rolled back since): SQLite then finds
+ * nothing, as it would have without the filter.  It never lacks a key
+ * the table holds: a week is read whole before it answers for it, this
+ * connection's own inserts are added as they are made, and everything
+ * is forgotten when another connection has committed (PRAGMA
+ * data_version); the count of patches then starts again, so that a
+ * store another process writes to all the time is not read week by
+ * week for every patch.  Windows longer than FILTER_SPAN weeks are
+ * looked up without it: they would evict weeks at every lookup.
+ */
+#define FILTER_AFTER 256
+#define FILTER_WEEKS 16
+#define FILTER_SPAN 4
+
+struct week {
+	int64_t bucket;
+	uint64_t *slot;		/* open addressing; 0 marks a free slot */
+	size_t mask, n;		/* slots - 1; keys held */
+	bool zero;		/* holds key 0, which no slot can */
+	uint64_t used;		/* clock of its last lookup */
+};
+
+struct pw_flood_filter {
+	unsigned observed;	/* patches filed through this connection */
+	int64_t data_version;
+	uint64_t clock;
+	int nweeks;
+	struct week weeks[FILTER_WEEKS];
+};
+
+static size_t slot_of(uint64_t key, size_t mask)
+{
+	key ^= key >> 31;
+	key *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(key >> 32) & mask;
+}
+
+static void week_insert(struct week *w, uint64_t key)
+{
+	size_t i;
+
+	for (i = slot_of(key, w->mask); w->slot[i]; i = (i + 1) & w->mask)
+		if (w->slot[i] == key)
+			return;
+	w->slot[i] = key;
+	w->n++;
+}
+
+static void week_add(struct week *w, uint64_t key)
+{
+	if (key == 0) {
+		w->zero = true;
+		return;
+	}
+	if ((w->n + 1) * 2 > w->mask + 1) {
+		uint64_t *old = w->slot;
+		size_t i, size = w->mask + 1;
+
+		w->mask = size * 2 - 1;
+		w->slot = g_new0(uint64_t, size * 2);
+		w->n = 0;
+		for (i = 0; i < size; i++)
+			if (old[i])
+				week_insert(w, old[i]);
+		g_free(old);
+	}
+	week_insert(w, key);
+}
+
+static bool week_has(const struct week *w, uint64_t key)
+{
+	size_t i;
+
+	if (key == 0)
+		return w->zero;
+	for (i = slot_of(key, w->mask); w->slot[i]; i = (i + 1) & w->mask)
+		if (w->slot[i] == key)
+			return true;
+	return false;
+}
+
+static void week_clear(struct week *w)
+{
+	g_free(w->slot);
+	memset(w, 0, sizeof(*w));
+}
+
+void pw_db_flood_filter_free(struct pw_flood_filter *f)
+{
+	int i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nweeks; i++)
+		week_clear(&f->weeks[i]);
+	g_free(f);
+}
+
+/*
+ * Counts a patch filed, and forgets every week when another connection
+ * has committed since the last patch.  Called once per observed patch,
+ * inside its transaction.
+ */
+static void filter_start(struct pw_db *db)
+{
+	struct pw_flood_filter *f = db->flood_filter;
+	sqlite3_stmt *st;
+	int64_t v;
+	int i;
+
+	if (!f)
+		f = db->flood_filter = g_new0(struct pw_flood_filter, 1);
+	if (++f->observed < FILTER_AFTER)
+		return;
+	st = pw_db_stmt(db, "PRAGMA data_version");
+	v = pw_db_row(db, st) ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_reset(st);
+	if (f->observed == FILTER_AFTER) {
+		f->data_version = v;
+	} else if (v != f->data_version || v < 0) {
+		for (i = 0; i < f->nweeks; i++)
+			week_clear(&f->weeks[i]);
+		f->nweeks = 0;
+		f->observed = 0;
+	}
+}
+
+/* The set of week bucket, read when needed; NULL when it cannot be. */
+static struct week *filter_week(struct pw_db *db, int64_t bucket)
+{
+	struct pw_flood_filter *f = db->flood_filter;
+	struct week *w = NULL;
+	sqlite3_stmt *st;
+	int i;
+
+	for (i = 0; i < f->nweeks; i++)
+		if (f->weeks[i].bucket == bucket) {
+			w = &f->weeks[i];
+			w->used = ++f->clock;
+			return w;
+		}
+	if (f->nweeks < FILTER_WEEKS) {
+		w = &f->weeks[f->nweeks++];
+		memset(w, 0, sizeof(*w));
+	} else {
+		w = &f->weeks[0];
+		for (i = 1; i < f->nweeks; i++)
+			if (f->weeks[i].used < w->used)
+				w = &f->weeks[i];
+		week_clear(w);
+	}
+	w->bucket = bucket;
+	w->used = ++f->clock;
+	w->mask = 1023;
+	w->slot = g_new0(uint64_t, w->mask + 1);
+	st = pw_db_stmt(db, "SELECT key FROM flood_key WHERE bucket = ?1");
+	sqlite3_bind_int64(st, 1, bucket);
+	while (pw_db_row(db, st))
+		week_add(w, (uint64_t)sqlite3_column_int64(st, 0));
+	sqlite3_reset(st);
+	if (!db->failed)
+		return w;
+	/* A failed read fails the transaction; forget the partial set. */
+	week_clear(w);
+	*w = f->weeks[--f->nweeks];
+	return NULL;
+}
+
+/* Whether flood_key may hold key in week bucket. */
+static bool filter_may_have(struct pw_db *db, int64_t bucket, int64_t key)
+{
+	struct pw_flood_filter *f = db->flood_filter;
+	struct week *w;
+
+	if (!f || f->observed < FILTER_AFTER)
+		return true;
+	w = filter_week(db, bucket);
+	return !w || week_has(w, (uint64_t)key);
+}
+
+/* Notes key, just filed in week bucket. */
+static void filter_note(struct pw_db *db, int64_t bucket, int64_t key)
+{
+	struct pw_flood_filter *f = db->flood_filter;
+	int i;
+
+	for (i = 0; f && i < f->nweeks; i++)
+		if (f->weeks[i].bucket == bucket) {
+			week_add(&f->weeks[i], (uint64_t)key);
+			return;
+		}
+}
+
+/*
  * The group of the latest patch with key (of kind k) dated within
  * [lo, hi], and that patch's date.  Returns false when there is none.
  */
@@ -465,7 +665,7 @@ static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
 {
 	sqlite3_stmt *st;
 	int64_t b;
-	bool found = false;
+	bool found = false, wide;
 
 	if (k == K_PATCH_ID) {
 		st = pw_db_stmt(db,
@@ -485,7 +685,10 @@ static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
 		return found;
 	}
 	/* The newest week first: the first match is the latest. */
+	wide = bucket_of(hi) - bucket_of(lo) >= FILTER_SPAN;
 	for (b = bucket_of(hi); !found && b >= bucket_of(lo); b--) {
+		if (!wide && !filter_may_have(db, b, key))
+			continue;
 		st = pw_db_stmt(db,
 			"SELECT m.grp, k.date FROM flood_key k"
 			" JOIN flood_member m ON m.message = k.message"
@@ -879,6 +1082,7 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	}
 	if (nkeys == 0)
 		return PW_OK;
+	filter_start(db);
 	if (have[K_PATCH_ID]) {
 		s = resend(db, o, keys[K_PATCH_ID], &any_copy);
 		if (s)
@@ -919,6 +1123,9 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	sqlite3_bind_int64(st, 4, o->date);
 	sqlite3_bind_int(st, 5, o->threaded);
 	s = pw_db_done(db, st);
+	for (k = 0; k < K_PATCH_ID; k++)
+		if (have[k])
+			filter_note(db, bucket_of(o->date), keys[k]);
 	if (!s && have[K_SUBJECT] && have[K_BODY] && have[K_SHAPE]) {
 		/* The usual case, in one statement. */
 		int64_t bk = bucket_of(o->date);

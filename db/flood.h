@@ -18,7 +18,7 @@
 #include "db/db.h"
 
 struct pw_flood_params {
-	int count;		/* patches that make a flood */
+	int count;		/* patches that make a flood, at least 2 */
 	int window;		/* seconds */
 };
 

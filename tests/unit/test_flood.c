@@ -330,6 +330,9 @@ static const char other_c[] =
 	"+\t\tfallthrough;\n"
 	" MODULE_PARM_DESC(model, \"Use the given board model.\");\n";
 
+/* The file header the shape needs before a hunk. */
+#define HDR "--- a/x.c\n+++ b/x.c\n"
+
 static void expect_edits(const char *diff, const char *const *want)
 {
 	int n = -1, i;
@@ -360,7 +363,7 @@ static void test_shape_edits(void **state)
 	static const char *const fall[] = {
 		"/ * fall through * / -> fallthrough ;", NULL,
 	};
-	static const char *const add[] = { "-> int a;int b;", NULL };
+	static const char *const add[] = { "-> int a; int b;", NULL };
 
 	(void)state;
 	expect_edits(flood_a, flood);
@@ -371,41 +374,78 @@ static void test_shape_edits(void **state)
 		     "+static DEVICE_ATTR(cmd, S_IRUGO | S_IWUSR, show_cmd,"
 		     " store_cmd);\n", attr);
 	/* Two edits on one line, identifiers between them dropped. */
-	expect_edits("@@ -1 +1 @@\n"
+	expect_edits(HDR "@@ -1 +1 @@\n"
 		     "-\tfoo(0444, some_object, 0200);\n"
 		     "+\tfoo(S_IRUGO, some_object, S_IWUSR);\n", two);
 	/* An empty context line (its space lost in the mail) is context. */
-	expect_edits("@@ -1,3 +1,3 @@\n a\n\n-x = 0644;\n+x = 0444;\n", perm);
+	expect_edits(HDR "@@ -1,3 +1,3 @@\n a\n\n-x = 0644;\n+x = 0444;\n", perm);
 	/* White space only: no edit. */
-	expect_edits("@@ -1 +1 @@\n-\tint  a;\n+int a;\n", none);
+	expect_edits(HDR "@@ -1 +1 @@\n-\tint  a;\n+int a;\n", none);
 	expect_edits(diff_newfile, add);
 	expect_edits("", none);
 }
 
-/* A long added block is one short edit, equal for equal code. */
+/*
+ * A line longer than the parser keeps for the rules is read whole, and
+ * a line with a NUL byte up to it, in the edit list and the digest
+ * alike.
+ */
+static void test_shape_line_ends(void **state)
+{
+	GString *d = g_string_new(HDR "@@ -1 +1 @@\n-x = ");
+	struct pw_fingerprint fp;
+	char **e;
+	int n = -1, i;
+
+	(void)state;
+	for (i = 0; i < 70000; i++)
+		g_string_append_c(d, 'A');
+	g_string_append(d, " + 1;\n+x = ");
+	for (i = 0; i < 70000; i++)
+		g_string_append_c(d, 'A');
+	g_string_append(d, " + 2;\n");
+	e = pw_flood_shape_edits(d->str, d->len, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(e[0], "1 -> 2");
+	g_strfreev(e);
+
+	g_string_assign(d, HDR "@@ -1,3 +1,5 @@\n ctx\n+foo");
+	g_string_append_len(d, "\0bar\n ctx\n+foo\0baz\n ctx\n", 24);
+	e = pw_flood_shape_edits(d->str, d->len, &n);
+	pw_fingerprint_compute("s", "b", NULL, d->str, d->len, &fp);
+	assert_int_equal(n, 1);
+	assert_string_equal(e[0], "-> foo");
+	assert_int_equal(fp.nedits, n);
+	g_strfreev(e);
+	g_string_free(d, TRUE);
+}
+
+/* A long added block is one short edit, equal for equal code indented
+ * otherwise. */
 static void test_shape_long(void **state)
 {
-	GString *a = g_string_new("@@ -1,0 +1,40 @@\n");
-	GString *b = g_string_new("@@ -100,0 +100,40 @@ other\n");
+	GString *a = g_string_new(HDR "@@ -1,0 +1,40 @@\n");
+	GString *b = g_string_new(HDR "@@ -100,0 +100,40 @@ other\n");
 	char **ea, **eb;
 	int i, n = 0;
 
 	(void)state;
 	for (i = 0; i < 40; i++) {
 		g_string_append_printf(a, "+\tvalue_%d = compute(%d);\n", i, i);
-		g_string_append_printf(b, "+  value_%d   = compute( %d );\n",
+		g_string_append_printf(b, "+\t\t  value_%d = compute(%d); \n",
 				       i, i);
 	}
 	ea = pw_flood_shape_edits(a->str, a->len, &n);
 	eb = pw_flood_shape_edits(b->str, b->len, NULL);
 	assert_int_equal(n, 1);
-	/* 40 x "value_N=compute(N);": 19 bytes for N < 10, 21 after */
-	assert_true(g_str_has_prefix(ea[0], "-> {820 bytes "));
+	/* 40 x "value_N = compute(N);", 21 bytes for N < 10, 23 after,
+	 * and 39 spaces between them */
+	assert_true(g_str_has_prefix(ea[0], "-> {939 bytes "));
 	assert_true(strlen(ea[0]) < 64);
 	assert_string_equal(ea[0], eb[0]);
 	g_strfreev(eb);
 	g_string_append(b, "+\textra();\n");
-	g_string_overwrite(b, 0, "@@ -100,0 +100,41 @@");
+	g_string_overwrite(b, strlen(HDR), "@@ -100,0 +100,41 @@");
 	eb = pw_flood_shape_edits(b->str, b->len, NULL);
 	assert_string_not_equal(ea[0], eb[0]);
 	g_strfreev(ea);
@@ -426,10 +466,10 @@ static void test_fingerprint_flood(void **state)
 
 	(void)state;
 	pw_fingerprint_compute("[PATCH 0014/1285] Replace numeric parameter "
-			       "like 0444 with macro", msg, flood_a,
+			       "like 0444 with macro", msg, NULL, flood_a,
 			       strlen(flood_a), &a);
 	pw_fingerprint_compute("[PATCH 0957/1285] Replace numeric parameter "
-			       "like 0444 with macro", msg, flood_b,
+			       "like 0444 with macro", msg, NULL, flood_b,
 			       strlen(flood_b), &b);
 	assert_int_equal(strlen(a.subject), 40);
 	assert_string_equal(a.subject, b.subject);
@@ -443,7 +483,7 @@ static void test_fingerprint_flood(void **state)
 	/* A subsystem prefix changes the subject, not subject_nosys. */
 	pw_fingerprint_compute("[PATCH] media: foo: Replace numeric parameter "
 			       "like 0444 with macro", "Something else.",
-			       other_c, strlen(other_c), &c);
+			       NULL, other_c, strlen(other_c), &c);
 	assert_string_not_equal(c.subject, a.subject);
 	assert_string_equal(c.subject_nosys, a.subject_nosys);
 	assert_string_not_equal(c.body, a.body);
@@ -451,7 +491,7 @@ static void test_fingerprint_flood(void **state)
 	assert_int_equal(c.nedits, 1);
 
 	/* Empty inputs never match: no digest at all. */
-	pw_fingerprint_compute(NULL, "Signed-off-by: x\n", NULL, 0, &d);
+	pw_fingerprint_compute(NULL, "Signed-off-by: x\n", NULL, NULL, 0, &d);
 	assert_string_equal(d.subject, "");
 	assert_string_equal(d.subject_nosys, "");
 	assert_string_equal(d.body, "");
@@ -464,21 +504,21 @@ static void test_fingerprint_flood(void **state)
 static void test_fingerprint_shape_set(void **state)
 {
 	static const char ab[] =
-		"@@ -1 +1 @@\n-x = 0444;\n+x = S_IRUGO;\n"
+		HDR "@@ -1 +1 @@\n-x = 0444;\n+x = S_IRUGO;\n"
 		"@@ -9 +9 @@\n-y = 0200;\n+y = S_IWUSR;\n";
 	static const char ba[] =
-		"@@ -3 +3 @@\n-q = 0200;\n+q = S_IWUSR;\n"
+		HDR "@@ -3 +3 @@\n-q = 0200;\n+q = S_IWUSR;\n"
 		"@@ -7 +7 @@\n-r = 0444;\n+r = S_IRUGO;\n"
 		"@@ -12 +12 @@\n-s = 0444;\n+s = S_IRUGO;\n";
 	static const char ac[] =
-		"@@ -1 +1 @@\n-x = 0444;\n+x = S_IRUGO;\n"
+		HDR "@@ -1 +1 @@\n-x = 0444;\n+x = S_IRUGO;\n"
 		"@@ -9 +9 @@\n-y = 0200;\n+y = S_IWUGO;\n";
 	struct pw_fingerprint x, y, z;
 
 	(void)state;
-	pw_fingerprint_compute("a", "b", ab, strlen(ab), &x);
-	pw_fingerprint_compute("a", "b", ba, strlen(ba), &y);
-	pw_fingerprint_compute("a", "b", ac, strlen(ac), &z);
+	pw_fingerprint_compute("a", "b", NULL, ab, strlen(ab), &x);
+	pw_fingerprint_compute("a", "b", NULL, ba, strlen(ba), &y);
+	pw_fingerprint_compute("a", "b", NULL, ac, strlen(ac), &z);
 	assert_int_equal(strlen(x.shape), 40);
 	assert_string_equal(x.shape, y.shape);
 	assert_int_equal(x.nedits, 2);
@@ -592,7 +632,7 @@ static void test_flood_dir(void **state)
 		subject = read_part(dir, f[0], "subject", NULL);
 		msg = read_part(dir, f[0], "msg", NULL);
 		diff = read_part(dir, f[0], "diff", &dlen);
-		pw_fingerprint_compute(subject, msg, diff, dlen, &fp);
+		pw_fingerprint_compute(subject, msg, NULL, diff, dlen, &fp);
 		g_hash_table_insert(ids, g_strdup(f[2]),
 				    g_strdup(fp.patch_id));
 		{
@@ -701,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_body),
 		cmocka_unit_test(test_shape_edits),
 		cmocka_unit_test(test_shape_long),
+		cmocka_unit_test(test_shape_line_ends),
 		cmocka_unit_test(test_fingerprint_flood),
 		cmocka_unit_test(test_fingerprint_shape_set),
 	};

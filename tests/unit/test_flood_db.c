@@ -1,0 +1,226 @@
+/*
+ * Unit tests for db/flood.c's key filter: once a connection has filed a
+ * few hundred patches it answers most key lookups from memory, and must
+ * still find every key the table holds: keys another connection filed,
+ * its own keys in a week it read before, weeks it dropped, and none of
+ * a transaction rolled back.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "db/db.h"
+#include "db/flood.h"
+
+#define WEEK PW_FLOOD_BUCKET
+#define BASE ((int64_t)1700000000 / WEEK * WEEK)	/* the start of a week */
+
+static struct pw_flood_params params = { 2, 3 * 24 * 3600 };
+static int serial;
+
+/*
+ * Stores a patch of sender a@example.org dated date whose subject,
+ * body and shape digests are subject, body and shape (each unique when
+ * NULL) and files it; returns the flood it joined, 0 for none.  With
+ * rollback, the whole is rolled back instead of committed.
+ */
+static int64_t file(struct pw_db *db, int64_t date, const char *subject,
+		    const char *body, const char *shape, bool rollback)
+{
+	struct pw_fingerprint fp;
+	struct pw_msg_row r;
+	struct pw_flood_obs o;
+	char msgid[64];
+	int64_t id, patch, flood = 0;
+	bool is_new;
+
+	memset(&fp, 0, sizeof(fp));
+	serial++;
+	snprintf(fp.subject_nosys, sizeof(fp.subject_nosys), "%s%d",
+		 subject ? subject : "subject-", subject ? 0 : serial);
+	snprintf(fp.body, sizeof(fp.body), "%s%d", body ? body : "body-",
+		 body ? 0 : serial);
+	snprintf(fp.shape, sizeof(fp.shape), "%s%d", shape ? shape : "shape-",
+		 shape ? 0 : serial);
+	snprintf(fp.patch_id, sizeof(fp.patch_id), "pid-%d", serial);
+	snprintf(msgid, sizeof(msgid), "m%d@example.org", serial);
+	memset(&r, 0, sizeof(r));
+	r.msgid = msgid;
+	r.kind = "patch";
+	r.from_addr = "a@example.org";
+	r.subject = r.subject_clean = "a patch";
+	r.date = date;
+	r.raw = "x";
+	r.raw_len = 1;
+	memset(&o, 0, sizeof(o));
+	o.msgid = msgid;
+	o.from_addr = r.from_addr;
+	o.subject = r.subject;
+	o.date = date;
+	o.fp = &fp;
+	assert_int_equal(pw_db_begin(db), PW_OK);
+	assert_int_equal(pw_db_message_add(db, &r, NULL, &id, &is_new), PW_OK);
+	assert_true(is_new);
+	assert_int_equal(pw_db_patch_add(db, id, 0, NULL, &patch), PW_OK);
+	o.message_id = id;
+	o.patch_id = patch;
+	assert_int_equal(pw_db_flood_observe(db, &o, &params, &flood), PW_OK);
+	if (rollback) {
+		pw_db_rollback(db);
+		return flood;
+	}
+	assert_int_equal(pw_db_commit(db), PW_OK);
+	return flood;
+}
+
+/* Files enough unrelated patches, in week 0, for the filter to start. */
+static void warm(struct pw_db *db)
+{
+	int i;
+
+	for (i = 0; i < 300; i++)
+		assert_int_equal(file(db, BASE + 3600 + i, NULL, NULL, NULL,
+				      false), 0);
+}
+
+static char *tmp_db(void)
+{
+	char *dir = g_dir_make_tmp("pw-flood-db.XXXXXX", NULL);
+
+	assert_non_null(dir);
+	return dir;
+}
+
+static void remove_tree(char *dir)
+{
+	char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+
+	assert_int_equal(system(cmd), 0);
+	g_free(cmd);
+	g_free(dir);
+}
+
+/* A key another connection filed in a week this one has read. */
+static void other_writer(void **state)
+{
+	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
+	struct pw_db *a = NULL, *b = NULL;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(pw_db_open(path, false, &a, &err), PW_OK);
+	assert_int_equal(pw_db_open(path, false, &b, &err), PW_OK);
+	warm(a);
+	assert_int_equal(file(b, BASE + 7200, "shared", NULL, NULL, false), 0);
+	assert_int_not_equal(file(a, BASE + 7300, "shared", NULL, NULL, false), 0);
+	/* And the other way round, body and shape keys too. */
+	assert_int_equal(file(a, BASE + 8000, NULL, "b-shared", NULL, false), 0);
+	assert_int_not_equal(file(b, BASE + 8100, NULL, "b-shared", NULL, false), 0);
+	assert_int_equal(file(b, BASE + 9000, NULL, NULL, "s-shared", false), 0);
+	assert_int_not_equal(file(a, BASE + 9100, NULL, NULL, "s-shared", false), 0);
+	/* The filter starts again after enough patches of this one. */
+	warm(a);
+	assert_int_equal(file(b, BASE + 9500, "again", NULL, NULL, false), 0);
+	warm(a);
+	assert_int_not_equal(file(a, BASE + 9600, "again", NULL, NULL, false), 0);
+	pw_db_close(a);
+	pw_db_close(b);
+	g_free(path);
+	remove_tree(dir);
+}
+
+/* Keys of this connection, in a week read before and in new weeks. */
+static void own_keys(void **state)
+{
+	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
+	struct pw_db *a = NULL;
+	char *err = NULL;
+	char subject[32];
+	int w;
+
+	(void)state;
+	assert_int_equal(pw_db_open(path, false, &a, &err), PW_OK);
+	warm(a);
+	assert_int_equal(file(a, BASE + 7200, "own", NULL, NULL, false), 0);
+	assert_int_not_equal(file(a, BASE + 7300, "own", NULL, NULL, false), 0);
+	/* One patch in each of 40 later weeks, more than the filter keeps,
+	 * then a second patch in each: every week is read again. */
+	for (w = 1; w <= 40; w++) {
+		snprintf(subject, sizeof(subject), "week-%d", w);
+		assert_int_equal(file(a, BASE + w * WEEK + 3 * 24 * 3600,
+				      subject, NULL, NULL, false), 0);
+	}
+	for (w = 1; w <= 40; w++) {
+		snprintf(subject, sizeof(subject), "week-%d", w);
+		assert_int_not_equal(file(a, BASE + w * WEEK + 3 * 24 * 3600 + 60,
+					  subject, NULL, NULL, false), 0);
+	}
+	/* Across the edge of a week: the lookup spans both. */
+	assert_int_equal(file(a, BASE + 50 * WEEK - 60, "edge", NULL, NULL,
+			      false), 0);
+	assert_int_not_equal(file(a, BASE + 50 * WEEK + 60, "edge", NULL, NULL,
+				  false), 0);
+	pw_db_close(a);
+	g_free(path);
+	remove_tree(dir);
+}
+
+/* A window of many weeks: keys far back are found. */
+static void long_window(void **state)
+{
+	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
+	struct pw_db *a = NULL;
+	char *err = NULL;
+	int w;
+
+	(void)state;
+	params.window = 200 * 24 * 3600;
+	assert_int_equal(pw_db_open(path, false, &a, &err), PW_OK);
+	warm(a);
+	assert_int_equal(file(a, BASE + 7200, "far", NULL, NULL, false), 0);
+	for (w = 1; w <= 25; w++)
+		assert_int_equal(file(a, BASE + w * WEEK, NULL, NULL, NULL,
+				      false), 0);
+	assert_int_not_equal(file(a, BASE + 26 * WEEK, "far", NULL, NULL,
+				  false), 0);
+	params.window = 3 * 24 * 3600;
+	pw_db_close(a);
+	g_free(path);
+	remove_tree(dir);
+}
+
+/* A key of a rolled-back transaction is not there to be found. */
+static void rolled_back(void **state)
+{
+	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
+	struct pw_db *a = NULL;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(pw_db_open(path, false, &a, &err), PW_OK);
+	warm(a);
+	assert_int_equal(file(a, BASE + 7200, "gone", NULL, NULL, true), 0);
+	assert_int_equal(file(a, BASE + 7300, "gone", NULL, NULL, false), 0);
+	assert_int_not_equal(file(a, BASE + 7400, "gone", NULL, NULL, false), 0);
+	pw_db_close(a);
+	g_free(path);
+	remove_tree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(other_writer),
+		cmocka_unit_test(own_keys),
+		cmocka_unit_test(rolled_back),
+		cmocka_unit_test(long_window),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
