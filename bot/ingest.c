@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@ struct job {
 	struct pw_mail *mail;
 	GPtrArray *findings;
 	struct pw_fingerprint fp;
+	int64_t fp_usec;	/* CPU the fingerprints took, with progress lines */
 	char *error;
 };
 
@@ -59,6 +61,16 @@ static const char *list_of(const struct pw_ingest_opts *o, const struct pw_mail 
 	return m && m->list_id && *m->list_id ? m->list_id : NULL;
 }
 
+/* CPU of the calling thread, in microseconds. */
+static int64_t thread_cpu_usec(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* Parses and checks one message; thread-safe, no database. */
 static void process(struct job *j, const struct pw_config *cfg,
 		    const struct pw_ingest_opts *o)
@@ -77,9 +89,14 @@ static void process(struct job *j, const struct pw_config *cfg,
 	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
 	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
 	pw_check_patch(p, &co, j->findings);
-	if (!o->no_floods)
+	if (!o->no_floods) {
+		int64_t t0 = o->progress > 0 ? thread_cpu_usec() : 0;
+
 		pw_fingerprint_compute(j->mail->subject, j->mail->commit_msg, p,
 				       j->mail->diff, p->len, &j->fp);
+		if (o->progress > 0)
+			j->fp_usec = thread_cpu_usec() - t0;
+	}
 	pw_patch_free(p);
 }
 
@@ -214,6 +231,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	enum pw_status s;
 	bool is_new;
 
+	c->t.fingerprint_usec += j->fp_usec;
 	if (j->error) {
 		if (!o->quiet)
 			pw_error("%s: %s", j->where, j->error);
@@ -269,8 +287,13 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	s = pw_db_series_assign(db, id, patch_id, &si, &series_id);
 	if (s || m->kind != PW_MAIL_PATCH)
 		return s;
-	if (!o->no_floods)
+	if (!o->no_floods) {
+		int64_t t0 = o->progress > 0 ? thread_cpu_usec() : 0;
+
 		s = observe(db, cfg, j, id, patch_id, series_id, &flood_id);
+		if (o->progress > 0)
+			c->t.flood_usec += thread_cpu_usec() - t0;
+	}
 	if (s || !o->reply)
 		return s;
 	/* In the same transaction: a stored patch always has its reply
@@ -314,13 +337,28 @@ static int64_t cpu_usec(bool self)
 	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
 }
 
+/* Where the next progress line counts from: now. */
+static void progress_mark(struct pw_ingest_counts *c, int64_t now,
+			  int64_t cpu, int64_t writer)
+{
+	c->t.mark_messages = c->messages + c->errors;
+	c->t.mark_usec = now;
+	c->t.mark_cpu_usec = cpu;
+	c->t.mark_writer_usec = writer;
+	c->t.mark_idle_usec = c->t.idle_usec;
+	c->t.mark_fingerprint_usec = c->t.fingerprint_usec;
+	c->t.mark_flood_usec = c->t.flood_usec;
+}
+
 /*
  * Every o->progress messages, one line on stderr for the interval just
  * ended: how many, how long, the rate, the CPU it took, the part of that
  * CPU spent storing (the writer, which calls this, is serial; the rest
- * is reading and parsing in parallel) and how long the writer waited for
- * parsed messages (near 0: storing is what limits the rate).  A bulk
- * import shows it is moving; benchmarks read the rate as it goes.
+ * is reading and parsing in parallel), how long the writer waited for
+ * parsed messages (near 0: storing is what limits the rate) and the CPU
+ * flood detection took (fingerprints, measured on the parser threads,
+ * and filing each patch, in the writer).  A bulk import shows it is
+ * moving; benchmarks read the rate as it goes.
  */
 static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 		     bool last)
@@ -337,16 +375,14 @@ static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 	secs = (double)(now - c->t.mark_usec) / 1e6;
 	fprintf(stderr, "progress: messages=%" G_GINT64_FORMAT " total=%"
 		G_GINT64_FORMAT " seconds=%.3f cpu=%.3f writer=%.3f idle=%.3f"
-		" rate=%.0f\n",
+		" fingerprints=%.3f floods=%.3f rate=%.0f\n",
 		n, done, secs, (double)(cpu - c->t.mark_cpu_usec) / 1e6,
 		(double)(writer - c->t.mark_writer_usec) / 1e6,
 		(double)(c->t.idle_usec - c->t.mark_idle_usec) / 1e6,
+		(double)(c->t.fingerprint_usec - c->t.mark_fingerprint_usec) / 1e6,
+		(double)(c->t.flood_usec - c->t.mark_flood_usec) / 1e6,
 		secs > 0 ? (double)n / secs : 0.0);
-	c->t.mark_messages = done;
-	c->t.mark_usec = now;
-	c->t.mark_cpu_usec = cpu;
-	c->t.mark_writer_usec = writer;
-	c->t.mark_idle_usec = c->t.idle_usec;
+	progress_mark(c, now, cpu, writer);
 }
 
 /* ---- the threaded pipeline ---- */
@@ -640,11 +676,8 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 {
 	int i;
 
-	counts->t.mark_messages = counts->messages + counts->errors;
-	counts->t.mark_usec = g_get_monotonic_time();
-	counts->t.mark_cpu_usec = cpu_usec(false);
-	counts->t.mark_writer_usec = cpu_usec(true);
-	counts->t.mark_idle_usec = counts->t.idle_usec;
+	progress_mark(counts, g_get_monotonic_time(), cpu_usec(false),
+		      cpu_usec(true));
 	for (i = 0; i < n; i++) {
 		char *err = NULL;
 		enum pw_status s = pw_ingest_path(db, cfg, paths[i], o, counts, &err);

@@ -24,12 +24,16 @@ struct pw_ingest_opts {
 /* Timing for the progress lines (pw_ingest_opts.progress). */
 struct pw_ingest_timing {
 	int64_t idle_usec;	/* the storing thread waiting for parsed mail */
+	/* CPU spent on flood detection: fingerprints (parser threads) and
+	 * filing patches with the detector (the storing thread). */
+	int64_t fingerprint_usec, flood_usec;
 	/* Where the last progress line left off. */
 	int64_t mark_messages;
 	int64_t mark_usec;	/* monotonic clock */
 	int64_t mark_cpu_usec;	/* CPU of the whole process, every thread */
 	int64_t mark_writer_usec;	/* CPU of the thread storing messages */
 	int64_t mark_idle_usec;
+	int64_t mark_fingerprint_usec, mark_flood_usec;
 };
 
 struct pw_ingest_counts {

@@ -794,9 +794,19 @@ static void tokenize(const char *s, size_t len, GArray *toks)
 	g_array_set_size(toks, n);
 }
 
-static bool tok_eq(const struct tok *a, const struct tok *b)
+/* Most tokens are a few bytes: compared here rather than by a call. */
+static inline bool tok_eq(const struct tok *a, const struct tok *b)
 {
-	return a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
+	size_t i;
+
+	if (a->len != b->len)
+		return false;
+	if (a->len > 16)
+		return memcmp(a->s, b->s, a->len) == 0;
+	for (i = 0; i < a->len; i++)
+		if (a->s[i] != b->s[i])
+			return false;
+	return true;
 }
 
 /*
@@ -871,7 +881,7 @@ struct shape {
  * lines at PW_DIFF_MAX_LINE for the rules) and up to a NUL byte, if any
  * (an edit is a string).
  */
-static size_t line_len(const struct shape *sh, const struct pw_dline *d)
+static size_t line_len_slow(const struct shape *sh, const struct pw_dline *d)
 {
 	size_t n = d->len;
 	const char *z;
@@ -885,6 +895,12 @@ static size_t line_len(const struct shape *sh, const struct pw_dline *d)
 	if (sh->nul && (z = memchr(d->text, '\0', n)))
 		n = (size_t)(z - d->text);
 	return n;
+}
+
+static inline size_t line_len(const struct shape *sh, const struct pw_dline *d)
+{
+	return d->len < PW_DIFF_MAX_LINE && !sh->nul ? d->len :
+		line_len_slow(sh, d);
 }
 
 /* Files the edit e[0, n), NUL-terminated, with the others. */

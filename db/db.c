@@ -118,6 +118,7 @@ enum pw_status pw_db_begin(struct pw_db *db)
 	if (db->depth++ > 0)
 		return PW_OK;
 	db->failed = false;
+	db->txn++;
 	s = pw_db_exec(db, db->readonly ? "BEGIN" : "BEGIN IMMEDIATE");
 	if (s)
 		db->depth = 0;

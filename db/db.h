@@ -30,6 +30,7 @@ struct pw_db {
 	char *path;
 	bool readonly;
 	int depth;		/* nesting of pw_db_begin() */
+	uint64_t txn;		/* outermost transactions begun */
 	bool failed;		/* an inner part rolled back */
 	GHashTable *stmts;	/* SQL text pointer -> sqlite3_stmt* */
 	GHashTable *lists;	/* list name -> row id (gint64 *), emptied on rollback */

@@ -488,6 +488,7 @@ struct week {
 struct pw_flood_filter {
 	unsigned observed;	/* patches filed through this connection */
 	int64_t data_version;
+	uint64_t txn;		/* the transaction it was read in */
 	uint64_t clock;
 	int nweeks;
 	struct week weeks[FILTER_WEEKS];
@@ -564,7 +565,8 @@ void pw_db_flood_filter_free(struct pw_flood_filter *f)
 /*
  * Counts a patch filed, and forgets every week when another connection
  * has committed since the last patch.  Called once per observed patch,
- * inside its transaction.
+ * inside its transaction: no other connection commits during one, so
+ * data_version is read once per transaction.
  */
 static void filter_start(struct pw_db *db)
 {
@@ -575,8 +577,10 @@ static void filter_start(struct pw_db *db)
 
 	if (!f)
 		f = db->flood_filter = g_new0(struct pw_flood_filter, 1);
-	if (++f->observed < FILTER_AFTER)
+	if (++f->observed < FILTER_AFTER ||
+	    (f->observed > FILTER_AFTER && f->txn == db->txn))
 		return;
+	f->txn = db->txn;
 	st = pw_db_stmt(db, "PRAGMA data_version");
 	v = pw_db_row(db, st) ? sqlite3_column_int64(st, 0) : -1;
 	sqlite3_reset(st);

@@ -126,6 +126,14 @@ out=$($PW ingest -q --db "$db" "$T/a/arrival.mbox")
 check "ingest of the arrival mbox" test "$(kv patches "$out")" -gt $SIZE
 verify "in order" "$T/a" "$db"
 
+# --progress tells the CPU flood detection took: fingerprints on the
+# parser threads, filing patches on the storing one; none when it is off.
+$PW ingest -q --progress 100000 --db "$T/progress-on.db" "$T/a/arrival.mbox" >/dev/null 2>"$T/progress-on"
+check "progress: fingerprint CPU counted" awk -F'fingerprints=' '/^progress: /{split($2, a, " "); exit !(a[1] > 0)}' "$T/progress-on"
+check "progress: flood filing CPU counted" awk -F'floods=' '/^progress: /{split($2, a, " "); exit !(a[1] > 0)}' "$T/progress-on"
+PW_FLOOD_DISABLE=1 $PW ingest -q --progress 100000 --db "$T/progress-off.db" "$T/a/arrival.mbox" >/dev/null 2>"$T/progress-off"
+check "progress: no flood CPU when detection is off" grep -q '^progress: .* fingerprints=0.000 floods=0.000 ' "$T/progress-off"
+
 # Rechecking the rules keeps the findings about a patch's company.
 before=$(lines $PW query --db "$db" findings --rule FLOOD)
 check "db recheck runs" $PW db recheck --db "$db" >/dev/null

@@ -175,7 +175,7 @@ contains "migration: both kinds read back" "$out" "rechecked=17"
 $PW ingest -q --progress 20 --db "$T/progress.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
 is "progress: one line per 20 messages and one for the rest" "$(grep -c '^progress: ' "$T/err")" 4
 is "progress: the counts add up" "$(sed -n 's/^progress: messages=\([0-9]*\) .*/\1/p' "$T/err" | paste -sd+ | bc)" 61
-check "progress: seconds, cpu, writer cpu, writer idle and rate given" grep -qE '^progress: messages=20 total=40 seconds=[0-9.]+ cpu=[0-9.]+ writer=[0-9.]+ idle=[0-9.]+ rate=[0-9]+$' "$T/err"
+check "progress: seconds, cpu, writer cpu, writer idle, flood cpu and rate given" grep -qE '^progress: messages=20 total=40 seconds=[0-9.]+ cpu=[0-9.]+ writer=[0-9.]+ idle=[0-9.]+ fingerprints=[0-9.]+ floods=[0-9.]+ rate=[0-9]+$' "$T/err"
 $PW ingest --progress -1 --db "$T/progress.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1; rc=$?
 is "progress: a negative count is a usage error" "$rc" 2
 
