@@ -470,8 +470,9 @@ static int64_t bucket_of(int64_t date)
  * is forgotten when another connection has committed (PRAGMA
  * data_version); the count of patches then starts again, so that a
  * store another process writes to all the time is not read week by
- * week for every patch.  Windows longer than FILTER_SPAN weeks are
- * looked up without it: they would evict weeks at every lookup.
+ * week for every patch.  A lookup whose span (twice the window) covers
+ * FILTER_SPAN weeks or more goes without it: it would evict weeks at
+ * every lookup.
  */
 #define FILTER_AFTER 256
 #define FILTER_WEEKS 16
@@ -584,13 +585,16 @@ static void filter_start(struct pw_db *db)
 	st = pw_db_stmt(db, "PRAGMA data_version");
 	v = pw_db_row(db, st) ? sqlite3_column_int64(st, 0) : -1;
 	sqlite3_reset(st);
-	if (f->observed == FILTER_AFTER) {
-		f->data_version = v;
-	} else if (v != f->data_version || v < 0) {
+	if (f->observed == FILTER_AFTER || v != f->data_version || v < 0) {
 		for (i = 0; i < f->nweeks; i++)
 			week_clear(&f->weeks[i]);
 		f->nweeks = 0;
-		f->observed = 0;
+		/* Starting (again, should the count wrap): from this
+		 * version on.  Otherwise count again from none. */
+		if (f->observed == FILTER_AFTER)
+			f->data_version = v;
+		else
+			f->observed = 0;
 	}
 }
 

@@ -171,7 +171,8 @@ static void own_keys(void **state)
 	remove_tree(dir);
 }
 
-/* A window of many weeks: keys far back are found. */
+/* A window of many weeks (looked up without the filter): keys far back
+ * are found. */
 static void long_window(void **state)
 {
 	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
