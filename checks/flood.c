@@ -13,6 +13,10 @@
 #include <string.h>
 #include <glib.h>
 #include <nettle/sha1.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define STRIP_WIDE 1	/* white space stripped with SSSE3 where the CPU has it */
+#endif
 
 #include "checks/flood.h"
 #include "checks/patch.h"
@@ -226,9 +230,7 @@ static size_t strip_bytes(uint8_t *out, const char *in, size_t n)
 	return o;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define STRIP_WIDE 1
+#ifdef STRIP_WIDE
 
 /* For each byte mask of white space, the positions of the other bytes
  * (0x80, which selects a zero, after them). */
