@@ -89,33 +89,55 @@ static void warm(struct pw_db *db)
 				      false), 0);
 }
 
-static char *tmp_db(void)
-{
-	char *dir = g_dir_make_tmp("pw-flood-db.XXXXXX", NULL);
+/* Each test's store: a new directory, the database open through two
+ * connections. */
+struct store {
+	char *dir, *path;
+	struct pw_db *a, *b;
+};
 
-	assert_non_null(dir);
-	return dir;
+static int setup(void **state)
+{
+	struct store *st = g_new0(struct store, 1);
+	char *err = NULL;
+
+	st->dir = g_dir_make_tmp("pw-flood-db.XXXXXX", NULL);
+	if (!st->dir)
+		return -1;
+	st->path = g_build_filename(st->dir, "pw.db", NULL);
+	if (pw_db_open(st->path, false, &st->a, &err) ||
+	    pw_db_open(st->path, false, &st->b, &err)) {
+		fprintf(stderr, "%s\n", err ? err : "cannot open the store");
+		g_free(err);
+		return -1;
+	}
+	*state = st;
+	return 0;
 }
 
-static void remove_tree(char *dir)
+static int teardown(void **state)
 {
-	char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+	struct store *st = *state;
+	char *cmd = g_strdup_printf("rm -rf '%s'", st->dir);
+	int rc;
 
-	assert_int_equal(system(cmd), 0);
+	params.window = 3 * 24 * 3600;	/* long_window changes it */
+	pw_db_close(st->a);
+	pw_db_close(st->b);
+	rc = system(cmd);
 	g_free(cmd);
-	g_free(dir);
+	g_free(st->path);
+	g_free(st->dir);
+	g_free(st);
+	return rc;
 }
 
 /* A key another connection filed in a week this one has read. */
 static void other_writer(void **state)
 {
-	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
-	struct pw_db *a = NULL, *b = NULL;
-	char *err = NULL;
+	struct store *st = *state;
+	struct pw_db *a = st->a, *b = st->b;
 
-	(void)state;
-	assert_int_equal(pw_db_open(path, false, &a, &err), PW_OK);
-	assert_int_equal(pw_db_open(path, false, &b, &err), PW_OK);
 	warm(a);
 	assert_int_equal(file(b, BASE + 7200, "shared", NULL, NULL, false), 0);
 	assert_int_not_equal(file(a, BASE + 7300, "shared", NULL, NULL, false), 0);
@@ -129,23 +151,15 @@ static void other_writer(void **state)
 	assert_int_equal(file(b, BASE + 9500, "again", NULL, NULL, false), 0);
 	warm(a);
 	assert_int_not_equal(file(a, BASE + 9600, "again", NULL, NULL, false), 0);
-	pw_db_close(a);
-	pw_db_close(b);
-	g_free(path);
-	remove_tree(dir);
 }
 
 /* Keys of this connection, in a week read before and in new weeks. */
 static void own_keys(void **state)
 {
-	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
-	struct pw_db *a = NULL;
-	char *err = NULL;
+	struct pw_db *a = ((struct store *)*state)->a;
 	char subject[32];
 	int w;
 
-	(void)state;
-	assert_int_equal(pw_db_open(path, false, &a, &err), PW_OK);
 	warm(a);
 	assert_int_equal(file(a, BASE + 7200, "own", NULL, NULL, false), 0);
 	assert_int_not_equal(file(a, BASE + 7300, "own", NULL, NULL, false), 0);
@@ -166,23 +180,16 @@ static void own_keys(void **state)
 			      false), 0);
 	assert_int_not_equal(file(a, BASE + 50 * WEEK + 60, "edge", NULL, NULL,
 				  false), 0);
-	pw_db_close(a);
-	g_free(path);
-	remove_tree(dir);
 }
 
 /* A window of many weeks (looked up without the filter): keys far back
  * are found. */
 static void long_window(void **state)
 {
-	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
-	struct pw_db *a = NULL;
-	char *err = NULL;
+	struct pw_db *a = ((struct store *)*state)->a;
 	int w;
 
-	(void)state;
 	params.window = 200 * 24 * 3600;
-	assert_int_equal(pw_db_open(path, false, &a, &err), PW_OK);
 	warm(a);
 	assert_int_equal(file(a, BASE + 7200, "far", NULL, NULL, false), 0);
 	for (w = 1; w <= 25; w++)
@@ -190,37 +197,26 @@ static void long_window(void **state)
 				      false), 0);
 	assert_int_not_equal(file(a, BASE + 26 * WEEK, "far", NULL, NULL,
 				  false), 0);
-	params.window = 3 * 24 * 3600;
-	pw_db_close(a);
-	g_free(path);
-	remove_tree(dir);
 }
 
 /* A key of a rolled-back transaction is not there to be found. */
 static void rolled_back(void **state)
 {
-	char *dir = tmp_db(), *path = g_build_filename(dir, "pw.db", NULL);
-	struct pw_db *a = NULL;
-	char *err = NULL;
+	struct pw_db *a = ((struct store *)*state)->a;
 
-	(void)state;
-	assert_int_equal(pw_db_open(path, false, &a, &err), PW_OK);
 	warm(a);
 	assert_int_equal(file(a, BASE + 7200, "gone", NULL, NULL, true), 0);
 	assert_int_equal(file(a, BASE + 7300, "gone", NULL, NULL, false), 0);
 	assert_int_not_equal(file(a, BASE + 7400, "gone", NULL, NULL, false), 0);
-	pw_db_close(a);
-	g_free(path);
-	remove_tree(dir);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(other_writer),
-		cmocka_unit_test(own_keys),
-		cmocka_unit_test(rolled_back),
-		cmocka_unit_test(long_window),
+		cmocka_unit_test_setup_teardown(other_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(own_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(rolled_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(long_window, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
