@@ -109,7 +109,6 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 	if (msgid) {
 		/* The flood one message belongs to, if any. */
 		int64_t mid, fid;
-
 		bool found;
 
 		ids = g_array_new(FALSE, FALSE, sizeof(int64_t));

@@ -61,12 +61,13 @@ static const char *list_of(const struct pw_ingest_opts *o, const struct pw_mail 
 	return m && m->list_id && *m->list_id ? m->list_id : NULL;
 }
 
-/* CPU of the calling thread, in microseconds. */
-static int64_t thread_cpu_usec(void)
+/* CPU of every thread, or with self of the calling thread only (us). */
+static int64_t cpu_usec(bool self)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+	if (clock_gettime(self ? CLOCK_THREAD_CPUTIME_ID :
+			  CLOCK_PROCESS_CPUTIME_ID, &ts))
 		return 0;
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
@@ -90,12 +91,12 @@ static void process(struct job *j, const struct pw_config *cfg,
 	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
 	pw_check_patch(p, &co, j->findings);
 	if (!o->no_floods) {
-		int64_t t0 = o->progress > 0 ? thread_cpu_usec() : 0;
+		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;
 
 		pw_fingerprint_compute(j->mail->subject, j->mail->commit_msg, p,
 				       j->mail->diff, p->len, &j->fp);
 		if (o->progress > 0)
-			j->fp_usec = thread_cpu_usec() - t0;
+			j->fp_usec = cpu_usec(true) - t0;
 	}
 	pw_patch_free(p);
 }
@@ -288,11 +289,11 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	if (s || m->kind != PW_MAIL_PATCH)
 		return s;
 	if (!o->no_floods) {
-		int64_t t0 = o->progress > 0 ? thread_cpu_usec() : 0;
+		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;
 
 		s = observe(db, cfg, j, id, patch_id, series_id, &flood_id);
 		if (o->progress > 0)
-			c->t.flood_usec += thread_cpu_usec() - t0;
+			c->t.flood_usec += cpu_usec(true) - t0;
 	}
 	if (s || !o->reply)
 		return s;
@@ -325,17 +326,6 @@ static void counts_undo(struct pw_ingest_counts *c,
 }
 
 /* ---- progress ---- */
-
-/* CPU of every thread, or with self of the calling thread only. */
-static int64_t cpu_usec(bool self)
-{
-	struct rusage ru;
-
-	if (getrusage(self ? RUSAGE_THREAD : RUSAGE_SELF, &ru))
-		return 0;
-	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-}
 
 /* Where the next progress line counts from: now. */
 static void progress_mark(struct pw_ingest_counts *c, int64_t now,

@@ -69,7 +69,7 @@ void pw_text_release(struct pw_text *t)
  * scan from the top (rules look up offsets in any order). */
 static void build_starts(struct pw_text *t)
 {
-	const char *p = t->buf, *end = t->buf + t->len, *nl;
+	const char *p, *end = t->buf + t->len, *nl;
 	size_t n = 1;
 
 	for (p = t->buf; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)

@@ -42,9 +42,11 @@ struct pw_loc {
 	size_t idx;		/* index of the line in the text */
 };
 
-/* A whole source file; buf is borrowed and must outlive the text. */
+/*
+ * A whole source file; buf is borrowed and must outlive the text.
+ * Release with pw_text_release() (it holds the line index).
+ */
 void pw_text_init_source(struct pw_text *t, const char *buf, size_t len);
-/* Either kind of text is released with pw_text_release(). */
 
 /*
  * The context and added lines of one hunk, joined.  Returns false (and
@@ -53,6 +55,7 @@ void pw_text_init_source(struct pw_text *t, const char *buf, size_t len);
  */
 bool pw_text_init_hunk(struct pw_text *t, const struct pw_file *f,
 		       const struct pw_hunk *h);
+/* Frees what either kind of text holds. */
 void pw_text_release(struct pw_text *t);
 
 /* Fills *loc for the line that holds off (0 <= off <= len). */

@@ -470,9 +470,9 @@ static int64_t bucket_of(int64_t date)
  * is forgotten when another connection has committed (PRAGMA
  * data_version); the count of patches then starts again, so that a
  * store another process writes to all the time is not read week by
- * week for every patch.  A lookup whose span (twice the window) covers
- * FILTER_SPAN weeks or more goes without it: it would evict weeks at
- * every lookup.
+ * week for every patch.  A lookup whose span (twice the window) falls
+ * in more than FILTER_SPAN weeks goes without it: it would evict weeks
+ * at every lookup.
  */
 #define FILTER_AFTER 256
 #define FILTER_WEEKS 16
@@ -693,7 +693,7 @@ static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
 		return found;
 	}
 	/* The newest week first: the first match is the latest. */
-	wide = bucket_of(hi) - bucket_of(lo) >= FILTER_SPAN;
+	wide = bucket_of(hi) - bucket_of(lo) + 1 > FILTER_SPAN;
 	for (b = bucket_of(hi); !found && b >= bucket_of(lo); b--) {
 		if (!wide && !filter_may_have(db, b, key))
 			continue;

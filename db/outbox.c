@@ -296,25 +296,14 @@ enum pw_status pw_db_outbox_mark_sent(struct pw_db *db, int64_t id,
 	return write1(db, st, NULL);
 }
 
-enum pw_status pw_db_outbox_mark_retry(struct pw_db *db, int64_t id,
-				       int64_t next, int code,
-				       const char *error)
+/* Back to pending, the attempt counted or (claimed rows only) not. */
+static enum pw_status to_pending(struct pw_db *db, int64_t id, int64_t next,
+				 int code, const char *error, bool counted)
 {
-	sqlite3_stmt *st = pw_db_stmt(db,
+	sqlite3_stmt *st = counted ? pw_db_stmt(db,
 		"UPDATE outbox SET state = 'pending', next_attempt = ?2,"
-		" smtp_code = ?3, last_error = ?4 WHERE id = ?1");
-
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, next);
-	sqlite3_bind_int(st, 3, code);
-	bind_opt(st, 4, error);
-	return write1(db, st, NULL);
-}
-
-enum pw_status pw_db_outbox_unclaim(struct pw_db *db, int64_t id,
-				    int64_t next, int code, const char *error)
-{
-	sqlite3_stmt *st = pw_db_stmt(db,
+		" smtp_code = ?3, last_error = ?4 WHERE id = ?1") :
+		pw_db_stmt(db,
 		"UPDATE outbox SET state = 'pending', attempts = max(attempts - 1, 0),"
 		" next_attempt = ?2, smtp_code = ?3, last_error = ?4"
 		" WHERE id = ?1 AND state = 'sending'");
@@ -324,6 +313,19 @@ enum pw_status pw_db_outbox_unclaim(struct pw_db *db, int64_t id,
 	sqlite3_bind_int(st, 3, code);
 	bind_opt(st, 4, error);
 	return write1(db, st, NULL);
+}
+
+enum pw_status pw_db_outbox_mark_retry(struct pw_db *db, int64_t id,
+				       int64_t next, int code,
+				       const char *error)
+{
+	return to_pending(db, id, next, code, error, true);
+}
+
+enum pw_status pw_db_outbox_unclaim(struct pw_db *db, int64_t id,
+				    int64_t next, int code, const char *error)
+{
+	return to_pending(db, id, next, code, error, false);
 }
 
 enum pw_status pw_db_outbox_mark_failed(struct pw_db *db, int64_t id, int code,
