@@ -88,6 +88,30 @@ static size_t next_line(const char *p, const char *end, const char **next,
 	return (size_t)((z ? z : lend) - p);
 }
 
+/*
+ * Where the line at p ends: after its newline, or end.  Inline and
+ * sixteen bytes at a time: diff lines are short, and a call to memchr()
+ * per line costs more than the search.
+ */
+static inline const char *line_end(const char *p, const char *end)
+{
+	const char *nl;
+
+#ifdef STRIP_WIDE
+	const __m128i lf = _mm_set1_epi8('\n');
+
+	for (; end - p >= 16; p += 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(const void *)p), lf));
+
+		if (m)
+			return p + __builtin_ctz(m) + 1;
+	}
+#endif
+	nl = memchr(p, '\n', (size_t)(end - p));
+	return nl ? nl + 1 : end;
+}
+
 /* ---- git patch-id --stable ----------------------------------------------- */
 
 static int hexval(unsigned char c)
@@ -388,8 +412,27 @@ static size_t one_patch_id(const char **cur, const char *end, bool nul,
 	sha1_init(&h->ctx);
 	while (*cur < end) {
 		const char *line = *cur, *p = line;
-		size_t len = next_line(line, end, cur, nul), plen;
+		size_t len, plen;
 
+		if (patchlen && !nul && !binary && before != -1 &&
+		    (before || after)) {
+			/* Inside a hunk: its lines as the loop below would
+			 * read them, hashed as one block (the newlines are
+			 * white space, removed like the rest). */
+			while (*cur < end && before != -1 && (before || after) &&
+			       (**cur == '+' || **cur == '-' || **cur == ' ')) {
+				before -= **cur != '+';
+				after -= **cur != '-';
+				*cur = line_end(*cur, end);
+			}
+			if (*cur > line) {
+				patchlen += hash_nospace(h, line,
+							 (size_t)(*cur - line),
+							 (size_t)(end - line));
+				continue;
+			}
+		}
+		len = next_line(line, end, cur, nul);
 		if (starts(line, len, "commit "))
 			p = line + 7;
 		else if (starts(line, len, "From "))
@@ -448,18 +491,19 @@ static size_t one_patch_id(const char **cur, const char *end, bool nul,
 	return patchlen;
 }
 
-bool pw_flood_patch_id(const char *diff, size_t len, char out[PW_FP_HEX])
+/* pw_flood_patch_id(), nul saying whether diff holds a NUL byte. */
+static bool patch_id(const char *diff, size_t len, bool nul,
+		     char out[PW_FP_HEX])
 {
 	const char *cur = diff, *end = diff ? diff + len : NULL;
 	unsigned char result[SHA1_LEN];
 	struct hbuf *h;
-	bool found = false, nul;
+	bool found = false;
 	int i;
 
 	out[0] = '\0';
 	if (!diff || len == 0)
 		return false;
-	nul = memchr(diff, '\0', len) != NULL;
 	h = g_new(struct hbuf, 1);
 	/* git prints one id per patch that hashed something; keep the first. */
 	while (cur < end) {
@@ -479,6 +523,11 @@ bool pw_flood_patch_id(const char *diff, size_t len, char out[PW_FP_HEX])
 	}
 	out[2 * SHA1_LEN] = '\0';
 	return true;
+}
+
+bool pw_flood_patch_id(const char *diff, size_t len, char out[PW_FP_HEX])
+{
+	return patch_id(diff, len, diff && memchr(diff, '\0', len), out);
 }
 
 /* ---- subjects ------------------------------------------------------------ */
@@ -735,6 +784,7 @@ char *pw_flood_body_normalise(const char *commit_msg)
 struct tok {
 	const char *s;
 	size_t len;
+	guint64 head;		/* its first eight bytes, zeros after a shorter one */
 };
 
 /* Byte classes for tokenize(): C identifier characters, white space. */
@@ -790,25 +840,19 @@ static void tokenize(const char *s, size_t len, GArray *toks)
 		}
 		t[n].s = s + i;
 		t[n].len = j - i;
+		t[n].head = 0;
+		memcpy(&t[n].head, s + i, MIN(j - i, 8));
 		n++;
 		i = j;
 	}
 	g_array_set_size(toks, n);
 }
 
-/* Most tokens are a few bytes: compared here rather than by a call. */
+/* Most tokens are eight bytes or fewer: equal when their heads are. */
 static inline bool tok_eq(const struct tok *a, const struct tok *b)
 {
-	size_t i;
-
-	if (a->len != b->len)
-		return false;
-	if (a->len > 16)
-		return memcmp(a->s, b->s, a->len) == 0;
-	for (i = 0; i < a->len; i++)
-		if (a->s[i] != b->s[i])
-			return false;
-	return true;
+	return a->head == b->head && a->len == b->len &&
+	       (a->len <= 8 || memcmp(a->s + 8, b->s + 8, a->len - 8) == 0);
 }
 
 /*
@@ -954,14 +998,19 @@ static void diff_tokens(struct shape *sh, const struct tok *a, size_t na,
 		return;
 	}
 
-	/* L[i][j]: LCS length of a[i..] and b[j..]. */
+	/* L[i][j]: LCS length of a[i..] and b[j..]; the cell to the right
+	 * is carried in a register, not read back from the row. */
 	w = nb + 1;
 	L = g_new0(guint16, (na + 1) * w);
-	for (i = na; i-- > 0;)
-		for (j = nb; j-- > 0;)
-			L[i * w + j] = tok_eq(&a[i], &b[j]) ?
-				(guint16)(L[(i + 1) * w + j + 1] + 1) :
-				MAX(L[(i + 1) * w + j], L[i * w + j + 1]);
+	for (i = na; i-- > 0;) {
+		guint16 *row = L + i * w, *below = row + w, right = 0;
+
+		for (j = nb; j-- > 0;) {
+			right = tok_eq(&a[i], &b[j]) ? (guint16)(below[j + 1] + 1) :
+							MAX(below[j], right);
+			row[j] = right;
+		}
+	}
 
 	/* Walk the table; each run between matches is one edit. */
 	i = j = 0;
@@ -1091,7 +1140,6 @@ static void shape_walk(struct shape *sh, const struct pw_patch *p)
 	sh->ta = g_array_new(FALSE, FALSE, sizeof(struct tok));
 	sh->tb = g_array_new(FALSE, FALSE, sizeof(struct tok));
 	sh->end = p ? p->text + p->len : NULL;
-	sh->nul = p && memchr(p->text, '\0', p->len);
 	for (i = 0; p && i < p->nfiles; i++) {
 		const struct pw_file *f = &p->files[i];
 
@@ -1125,6 +1173,7 @@ char **pw_flood_shape_edits(const char *diff, size_t len, int *count)
 {
 	struct shape sh = {
 		.set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+		.nul = diff && memchr(diff, '\0', len),
 	};
 	struct pw_patch *p = pw_diff_parse(diff ? diff : "", diff ? len : 0);
 	GPtrArray *v;
@@ -1159,11 +1208,12 @@ static gint cmp_u64(gconstpointer a, gconstpointer b)
  * digests, sorted, as little-endian bytes; "" when there is no edit.
  * *count receives the number of distinct edits.
  */
-static void shape_digest(const struct pw_patch *p, char out[PW_FP_HEX],
-			 int *count)
+static void shape_digest(const struct pw_patch *p, bool nul,
+			 char out[PW_FP_HEX], int *count)
 {
 	struct shape sh = {
 		.digests = g_array_new(FALSE, FALSE, sizeof(guint64)),
+		.nul = nul,
 	};
 	guint64 *d;
 	guint i, n = 0;
@@ -1191,15 +1241,17 @@ void pw_fingerprint_compute(const char *subject, const char *commit_msg,
 	char *nosys = pw_flood_subject_strip_subsystem(subj);
 	char *body = pw_flood_body_normalise(commit_msg);
 	struct pw_patch *own = NULL;
+	/* The patch holds the diff's bytes: one search for a NUL serves both. */
+	bool nul = diff && memchr(diff, '\0', diff_len);
 
 	hex_of(subj, strlen(subj), out->subject);
 	hex_of(nosys, strlen(nosys), out->subject_nosys);
 	hex_of(body, strlen(body), out->body);
 	if (!patch)
 		patch = own = pw_diff_parse(diff ? diff : "", diff ? diff_len : 0);
-	shape_digest(patch, out->shape, &out->nedits);
+	shape_digest(patch, nul, out->shape, &out->nedits);
 	pw_patch_free(own);
-	pw_flood_patch_id(diff, diff ? diff_len : 0, out->patch_id);
+	patch_id(diff, diff ? diff_len : 0, nul, out->patch_id);
 
 	g_free(body);
 	g_free(nosys);
