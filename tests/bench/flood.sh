@@ -189,14 +189,29 @@ awk '
 		printf "  detection CPU inside the runs (median run): fingerprints %.2f s + filing %.2f s = %.1f%% over the rest of their CPU\n", f[m], g[m], v[m]
 	}' "$cache/on.times"
 # The spread: each run's whole ingest with detection against the one
-# without that ran beside it.  This machine's speed drifts by tens of
-# percent within minutes; a figure near a target needs several benches.
+# without that ran beside it, and their mean with a 95% interval (mean
+# +- t * s / sqrt(n)).  This machine's speed drifts by tens of percent
+# within minutes: the interval says how far the mean may be off, and
+# means of several benches can be pooled from these lines.
 awk '
 	FNR == NR { on[$1] += $3; next }
 	{ off[$1] += $3 }
 	END {
+		# Student t, two-sided 95%, for n - 1 degrees of freedom.
+		split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09", t, " ")
 		line = "  per run, detection adds:"
-		for (r = 1; r in on; r++)
-			line = line sprintf(" %.1f%%", (on[r] / off[r] - 1) * 100)
+		for (r = 1; r in on; r++) {
+			d[r] = (on[r] / off[r] - 1) * 100
+			line = line sprintf(" %.1f%%", d[r])
+			sum += d[r]
+		}
+		n = r - 1
 		print line
+		if (n < 2)
+			exit
+		mean = sum / n
+		for (r = 1; r <= n; r++)
+			ss += (d[r] - mean) ^ 2
+		half = (n - 1 in t ? t[n - 1] : 2.0) * sqrt(ss / (n - 1)) / sqrt(n)
+		printf "  mean over the runs: %.1f%% (95%% interval %.1f%% to %.1f%%; target <= 10%%)\n", mean, mean - half, mean + half
 	}' "$cache/on.times" "$cache/off.times"
