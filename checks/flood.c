@@ -497,14 +497,13 @@ static bool patch_id(const char *diff, size_t len, bool nul,
 {
 	const char *cur = diff, *end = diff ? diff + len : NULL;
 	unsigned char result[SHA1_LEN];
-	struct hbuf *h;
+	struct hbuf hb, *h = &hb;	/* 8 KiB: on the stack, not the heap */
 	bool found = false;
 	int i;
 
 	out[0] = '\0';
 	if (!diff || len == 0)
 		return false;
-	h = g_new(struct hbuf, 1);
 	/* git prints one id per patch that hashed something; keep the first. */
 	while (cur < end) {
 		if (one_patch_id(&cur, end, nul, result, h) > 0) {
@@ -512,7 +511,6 @@ static bool patch_id(const char *diff, size_t len, bool nul,
 			break;
 		}
 	}
-	g_free(h);
 	if (!found)
 		return false;
 	for (i = 0; i < SHA1_LEN; i++) {
@@ -980,7 +978,7 @@ static void diff_tokens(struct shape *sh, const struct tok *a, size_t na,
 			const struct tok *b, size_t nb)
 {
 	size_t pre = 0, suf = 0, i, j, w;
-	guint16 *L;
+	guint16 L[LCS_CELLS];	/* 8 KiB: on the stack, not the heap */
 
 	while (pre < na && pre < nb && tok_eq(&a[pre], &b[pre]))
 		pre++;
@@ -998,13 +996,14 @@ static void diff_tokens(struct shape *sh, const struct tok *a, size_t na,
 		return;
 	}
 
-	/* L[i][j]: LCS length of a[i..] and b[j..]; the cell to the right
-	 * is carried in a register, not read back from the row. */
+	/* L[i][j]: LCS length of a[i..] and b[j..], 0 past either end; the
+	 * cell to the right is carried in a register, not read back. */
 	w = nb + 1;
-	L = g_new0(guint16, (na + 1) * w);
+	memset(L + na * w, 0, w * sizeof(*L));
 	for (i = na; i-- > 0;) {
 		guint16 *row = L + i * w, *below = row + w, right = 0;
 
+		row[nb] = 0;
 		for (j = nb; j-- > 0;) {
 			right = tok_eq(&a[i], &b[j]) ? (guint16)(below[j + 1] + 1) :
 							MAX(below[j], right);
@@ -1033,7 +1032,6 @@ static void diff_tokens(struct shape *sh, const struct tok *a, size_t na,
 			j++;
 		}
 	}
-	g_free(L);
 }
 
 /*
