@@ -190,9 +190,11 @@ awk '
 	}' "$cache/on.times"
 # The spread: each run's whole ingest with detection against the one
 # without that ran beside it, and their mean with a 95% interval (mean
-# +- t * s / sqrt(n)).  This machine's speed drifts by tens of percent
-# within minutes: the interval says how far the mean may be off, and
-# means of several benches can be pooled from these lines.
+# +- t * s / sqrt(n)).  The interval takes the runs as independent; on
+# this machine they are not (its speed drifts by tens of percent over
+# minutes, so neighbouring runs are alike): two benches in a row have
+# given 2.9% (-3.1 to 9.0) and 14.5% (8.1 to 20.8).  Pool several
+# benches, and read the detection CPU timed inside the runs beside it.
 awk '
 	FNR == NR { on[$1] += $3; next }
 	{ off[$1] += $3 }
