@@ -7,9 +7,10 @@
  * answered under the reply policy; then every reply that is due is sent
  * (to the dry-run mbox while no SMTP server is configured).  Exit status:
  * 0 every message stored, 1 some could not be read (each is recorded as
- * an ingest error with its bytes), 75 (EX_TEMPFAIL) the store could not
- * be opened or failed (busy, disk full: an MTA keeps the mail and tries
- * again), 2 usage or configuration;
+ * an ingest error with its bytes), 75 (EX_TEMPFAIL) the configuration
+ * could not be read or was refused, or the store could not be opened or
+ * failed (busy, disk full): none of it is the mail's fault, so an MTA
+ * keeps the mail and tries again; 2 usage;
  * replies that could not be sent stay queued and are reported, not
  * failed.
  */
@@ -49,9 +50,13 @@ int pw_cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (!pw_cli_open(config, db_path, false, &cfg, &db)) {
-		/* A store that cannot be opened is not the mail's fault. */
-		if (cfg)
-			rc = EX_TEMPFAIL;
+		/*
+		 * Neither a configuration that cannot be read (or is
+		 * refused) nor a store that cannot be opened is the mail's
+		 * fault: an MTA that bounced it would answer the list's
+		 * sender for the bot's administrator.
+		 */
+		rc = EX_TEMPFAIL;
 		goto out;
 	}
 	o.list = list;

@@ -50,11 +50,11 @@ is "the example configuration loads" "$?" 0
 printf '[smtp]\nurl = smtp://bot:s3cret@127.0.0.1:1/\nfrom = bot@example.org\n' >"$T/leaky.conf"
 chmod 644 "$T/leaky.conf"
 $PW run --config "$T/leaky.conf" --db "$T/leaky.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
-is "a password in a readable SMTP URL: refused" "$?" 2
+is "a password in a readable SMTP URL: refused (75: the MTA keeps the mail)" "$?" 75
 contains "the refusal says why" "$(cat "$T/err")" "group or others can read it"
 printf '[smtp]\nurl = smtp://127.0.0.1:1/\n' >"$T/nofrom.conf"
 $PW run --config "$T/nofrom.conf" --db "$T/nofrom.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
-is "an SMTP url without a sender address: refused" "$?" 2
+is "an SMTP url without a sender address: refused (75)" "$?" 75
 
 # An MTA pipe while another process sends the outbox: the mail is
 # stored and the delivery succeeds; the reply waits, queued.
@@ -86,17 +86,17 @@ $PW run --config "$TOP/tests/data/run.conf" --db "$T/no-such-dir/pw.db" - \
 is "a store that cannot be opened: exit 75, the MTA keeps the mail" "$rc" 75
 $PW run --config "$T/no-such.conf" --db "$T/tf/pw.db" - \
 	<"$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
-is "a configuration that cannot be read: exit 2" "$rc" 2
+is "a configuration that cannot be read: exit 75, the MTA keeps the mail" "$rc" 75
 
 # A sender that is not one address, and a max_age past any date, are
 # refused when the configuration is read, not found out reply by reply.
 printf '[smtp]\nfrom = Bot without an address\n' >"$T/badfrom.conf"
 $PW run --config "$T/badfrom.conf" --db "$T/badfrom.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
-is "[smtp] from not an address: usage error" "$rc" 2
+is "[smtp] from not an address: refused (75)" "$rc" 75
 contains "[smtp] from not an address: said" "$(cat "$T/err")" "[smtp] from = Bot without an address: not one mail address"
 printf '[reply]\nmax_age = 99999999\n' >"$T/age.conf"
 $PW run --config "$T/age.conf" --db "$T/age.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
-is "[reply] max_age out of range: usage error" "$rc" 2
+is "[reply] max_age out of range: refused (75)" "$rc" 75
 contains "[reply] max_age out of range: said" "$(cat "$T/err")" "max_age is days, 0 to 36500"
 mkdir -p "$T/g"
 printf '[smtp]\nfrom = "Review Bot" <Bot@Example.ORG>\n[reply]\nmax_age = 0\n' >"$T/g/goodfrom.conf"
