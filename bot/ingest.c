@@ -219,6 +219,60 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 	return s;
 }
 
+/*
+ * A patch answering a thread root of its own sender that is neither a
+ * patch nor a reply: the root is a naked cover letter (b4's rule, which
+ * "patchwarden parse" applies to a root and the message after it).  It
+ * is made one before the patch joins its series, as if it had come
+ * with "0/N": its series gets it as cover and its subject as name.
+ */
+static enum pw_status naked_cover(struct pw_db *db, const struct pw_mail *m,
+				  struct pw_ingest_counts *c)
+{
+	const char *parent = m->in_reply_to;
+	struct pw_msg_head h;
+	struct pw_mail root;
+	struct pw_series_in si;
+	char *refs[2] = { NULL, NULL }, *clean;
+	int64_t series_id;
+	enum pw_status s;
+
+	if (!parent && m->references)
+		parent = m->references[0];
+	if (!parent || !pw_db_message_head(db, parent, &h))
+		return db->failed ? PW_ERR_DB : PW_OK;
+	memset(&root, 0, sizeof(root));
+	root.msgid = (char *)parent;
+	root.kind = g_strcmp0(h.kind, "other") ? PW_MAIL_COMMENT : PW_MAIL_OTHER;
+	root.from_addr = h.from_addr ? h.from_addr : (char *)"";
+	root.in_reply_to = h.in_reply_to && *h.in_reply_to ? h.in_reply_to : NULL;
+	refs[0] = h.refs && *h.refs ? h.refs : NULL;
+	root.references = refs;
+	clean = pw_subject_parse(h.subject ? h.subject : "", &root.tags);
+	s = PW_OK;
+	if (pw_mail_is_naked_cover(&root, m)) {
+		s = pw_db_message_make_cover(db, h.id);
+		memset(&si, 0, sizeof(si));
+		si.msgid = parent;
+		si.from_addr = root.from_addr;
+		si.subject_clean = clean;
+		si.version = m->tags.version;
+		si.total = m->tags.total;
+		si.date = h.date;
+		si.cover = true;
+		if (!s)
+			s = pw_db_series_assign(db, h.id, 0, &si, &series_id);
+		if (!s) {
+			c->others--;
+			c->covers++;
+		}
+	}
+	g_free(clean);
+	pw_subject_tags_release(&root.tags);
+	pw_msg_head_release(&h);
+	return s;
+}
+
 /* Stores one processed message inside the caller's transaction. */
 static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 			    struct job *j, const char *source,
@@ -267,7 +321,9 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 		return PW_OK;
 	}
 	if (m->kind == PW_MAIL_PATCH) {
-		s = pw_db_patch_add(db, id, m->tags.number, NULL, &patch_id);
+		s = naked_cover(db, m, c);
+		if (!s)
+			s = pw_db_patch_add(db, id, m->tags.number, NULL, &patch_id);
 		if (!s)
 			s = pw_db_findings_add(db, patch_id, j->findings);
 		if (s)

@@ -890,6 +890,48 @@ GBytes *pw_db_message_raw(struct pw_db *db, int64_t id)
 
 /* ---- patches and findings ---- */
 
+bool pw_db_message_head(struct pw_db *db, const char *msgid,
+			struct pw_msg_head *h)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT id, kind, from_addr, subject, in_reply_to, refs, date"
+		" FROM message WHERE msgid = ?1");
+	bool found;
+
+	memset(h, 0, sizeof(*h));
+	pw_db_bind_text(st, 1, msgid);
+	found = pw_db_row(db, st);
+	if (found) {
+		h->id = sqlite3_column_int64(st, 0);
+		h->kind = g_strdup((const char *)sqlite3_column_text(st, 1));
+		h->from_addr = g_strdup((const char *)sqlite3_column_text(st, 2));
+		h->subject = g_strdup((const char *)sqlite3_column_text(st, 3));
+		h->in_reply_to = g_strdup((const char *)sqlite3_column_text(st, 4));
+		h->refs = g_strdup((const char *)sqlite3_column_text(st, 5));
+		h->date = sqlite3_column_int64(st, 6);
+	}
+	sqlite3_reset(st);
+	return found;
+}
+
+void pw_msg_head_release(struct pw_msg_head *h)
+{
+	g_free(h->kind);
+	g_free(h->from_addr);
+	g_free(h->subject);
+	g_free(h->in_reply_to);
+	g_free(h->refs);
+}
+
+enum pw_status pw_db_message_make_cover(struct pw_db *db, int64_t id)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE message SET kind = 'cover' WHERE id = ?1");
+
+	sqlite3_bind_int64(st, 1, id);
+	return pw_db_done(db, st);
+}
+
 enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,
 			       int number, const char *pull_url,
 			       int64_t *patch_id)

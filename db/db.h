@@ -167,6 +167,20 @@ struct pw_msg_row {
 enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 				 const char *list, int64_t *id, bool *is_new);
 
+/* What pw_db_message_head() reads of a stored message; owned strings. */
+struct pw_msg_head {
+	int64_t id, date;
+	char *kind, *from_addr, *subject, *in_reply_to, *refs;
+};
+
+/* Reads the head of the message with msgid; false when there is none. */
+bool pw_db_message_head(struct pw_db *db, const char *msgid,
+			struct pw_msg_head *h);
+void pw_msg_head_release(struct pw_msg_head *h);
+
+/* Makes stored message id a cover letter (a naked one, found later). */
+enum pw_status pw_db_message_make_cover(struct pw_db *db, int64_t id);
+
 /* Finds a message by Message-ID; returns false if absent. */
 bool pw_db_message_find(struct pw_db *db, const char *msgid, int64_t *id);
 

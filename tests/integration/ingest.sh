@@ -127,6 +127,42 @@ out=$(printf 'From someone Mon Jan  1 00:00:00 2024\nFrom: a <a@b>\nSubject: hi\
 is "stdin: one message whatever its body says" "$(kv messages "$out") $(kv errors "$out")" "1 0"
 contains "stdin: the body kept whole" "$(q "$T/stdin2.db-raw" "SELECT raw FROM raw")" "From my desk, Mon 12:30"
 
+# A thread root that is neither patch nor reply, answered by a patch of
+# its sender, is a naked cover letter (b4's rule): the store makes it
+# the cover of the patch's series, also when the patch comes in a later
+# run; a report answered by someone else's patch stays what it is.
+rm -f "$T/naked.db"*
+out=$($PW ingest --db "$T/naked.db" "$CORPUS/b4/naked-cover-single.mbox")
+is "naked cover: counted as a cover" "$(kv covers "$out"),$(kv others "$out")" "1,0"
+is "naked cover: stored as one, heading the patch's series" \
+	"$(q "$T/naked.db" "SELECT m.kind, s.name, p.series = s.id FROM series s JOIN message m ON m.id = s.cover, patch p")" \
+	"cover|do a thing to the widget subsystem|1"
+rm -f "$T/naked2.db"*
+mkdir -p "$T/naked-split"
+git mailsplit -o"$T/naked-split" "$CORPUS/b4/naked-cover-single.mbox" >/dev/null
+$PW ingest -q --db "$T/naked2.db" "$T/naked-split/0001" >/dev/null
+is "naked cover alone: other until its patch comes" "$(q "$T/naked2.db" "SELECT kind FROM message")" other
+$PW ingest -q --db "$T/naked2.db" "$T/naked-split/0002" >/dev/null
+is "naked cover: made one by a patch of a later run" \
+	"$(q "$T/naked2.db" "SELECT m.kind FROM series s JOIN message m ON m.id = s.cover")" cover
+rm -f "$T/report.db"*
+out=$($PW ingest --db "$T/report.db" "$CORPUS/b4/naked-cover-bugreport.mbox")
+is "someone else's report answered by a patch: not a cover" "$(kv covers "$out"),$(kv others "$out")" "0,1"
+# The store and "patchwarden parse" file every message of the corpus
+# under the same kind.
+differ=
+while IFS= read -r f; do
+	rm -f "$T/kinds.db"*
+	$PW ingest -q --db "$T/kinds.db" "$f" >/dev/null 2>&1
+	a=$($PW parse --format json "$f" 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+for x in json.load(sys.stdin):
+    print(x["msgid"], x["kind"])' | sort -u)
+	b=$(q "$T/kinds.db" "SELECT msgid || ' ' || kind FROM message" | sort -u)
+	[ "$a" = "$b" ] || differ="$differ $(basename "$f")"
+done < <(find "$CORPUS" -name '*.mbox' | sort)
+is "every corpus mbox: the store's kinds are parse's" "${differ:-none}" none
+
 # Errors are recorded with the source and where in it.
 printf 'From x@y Thu Jan  1 00:00:00 1970\n\n' >"$T/empty.mbox"
 out=$($PW ingest --db "$T/err.db" "$T/empty.mbox" 2>"$T/err")
