@@ -888,8 +888,6 @@ GBytes *pw_db_message_raw(struct pw_db *db, int64_t id)
 	return raw_id ? raw_get(db, raw_id) : b;
 }
 
-/* ---- patches and findings ---- */
-
 bool pw_db_message_head(struct pw_db *db, const char *msgid,
 			struct pw_msg_head *h)
 {
@@ -931,6 +929,8 @@ enum pw_status pw_db_message_make_cover(struct pw_db *db, int64_t id)
 	sqlite3_bind_int64(st, 1, id);
 	return pw_db_done(db, st);
 }
+
+/* ---- patches and findings ---- */
 
 enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,
 			       int number, const char *pull_url,
