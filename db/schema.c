@@ -116,6 +116,22 @@ static const char *const migrations[] = {
 	/* message_from_date served no query; it cost every insert a
 	 * descent into an index that grows as randomly as the senders. */
 	"DROP INDEX IF EXISTS message_from_date;",
+	/*
+	 * message.kind's CHECK as comparisons: "kind IN (...)" made every
+	 * insert build a temporary index of the five kinds.  Rewritten in
+	 * place (SQLite's documented way for a constraint all rows keep
+	 * satisfying); the table created and dropped after it bumps the
+	 * schema cookie, so that every connection reads the new text.
+	 */
+	"PRAGMA writable_schema = ON;"
+	"UPDATE sqlite_schema SET sql = replace(sql,"
+	" 'CHECK (kind IN (''patch'',''cover'',''comment'',''pull'',''other''))',"
+	" 'CHECK (kind = ''patch'' OR kind = ''cover'' OR kind = ''comment''"
+	" OR kind = ''pull'' OR kind = ''other'')')"
+	" WHERE type = 'table' AND name = 'message';"
+	"PRAGMA writable_schema = OFF;"
+	"CREATE TABLE schema_cookie_bump (x);"
+	"DROP TABLE schema_cookie_bump;",
 };
 
 const char *const *pw_db_migrations(size_t *n)
