@@ -210,44 +210,6 @@ static int raw_exec(struct pw_db *db, const char *sql)
 	return rc;
 }
 
-/* Whether the raw store is (still) in WAL mode. */
-static bool raw_is_wal(struct pw_db *db)
-{
-	sqlite3_stmt *st;
-	bool wal = false;
-
-	if (sqlite3_prepare_v2(db->raw, "PRAGMA journal_mode", -1, &st,
-			       NULL) == SQLITE_OK) {
-		wal = sqlite3_step(st) == SQLITE_ROW &&
-		      !g_strcmp0((const char *)sqlite3_column_text(st, 0), "wal");
-		sqlite3_finalize(st);
-	}
-	return wal;
-}
-
-/*
- * The raw store keeps a rollback journal, not a WAL: rows are appended,
- * and SQLite journals only the few pages that existed before a
- * transaction, so the bytes of a message are written once (in WAL mode
- * they went to the WAL, were read back and written again by every
- * checkpoint).  Each commit is synced (synchronous=FULL) before the main
- * database commits, so that a committed message has its bytes even
- * after a power cut.  A store made in WAL mode is switched on the first
- * read-write open that has it to itself; while another process has it
- * open, it stays in WAL mode and works as before.
- */
-static void raw_journal(struct pw_db *db)
-{
-	/* Leaving WAL mode needs the only connection: ask, never wait. */
-	bool wal = raw_is_wal(db);
-
-	if (wal)
-		sqlite3_busy_timeout(db->raw, 0);
-	sqlite3_exec(db->raw, "PRAGMA journal_mode=TRUNCATE", NULL, NULL, NULL);
-	if (wal)
-		sqlite3_busy_timeout(db->raw, 10000);
-}
-
 /*
  * Opens the raw store.  Read-write: created when missing, with large
  * pages (rows are whole messages) and a small cache (nothing is read
@@ -276,13 +238,9 @@ static bool raw_open(struct pw_db *db)
 	if (db->readonly)
 		return raw_exec(db, "PRAGMA query_only=ON") == SQLITE_OK;
 	if (raw_exec(db, "PRAGMA page_size=65536") ||
-	    raw_exec(db, "PRAGMA cache_size=-1024")) {
-		sqlite3_close(db->raw);
-		db->raw = NULL;
-		return false;
-	}
-	raw_journal(db);
-	if (raw_exec(db, "PRAGMA synchronous=FULL") ||
+	    raw_exec(db, "PRAGMA cache_size=-1024") ||
+	    raw_exec(db, "PRAGMA journal_mode=WAL") ||
+	    raw_exec(db, "PRAGMA synchronous=NORMAL") ||
 	    raw_exec(db, "CREATE TABLE IF NOT EXISTS raw ("
 		     "  id INTEGER PRIMARY KEY,"
 		     "  raw BLOB NOT NULL"
@@ -683,7 +641,7 @@ void pw_db_checkpoint_start(struct pw_db *db)
 	if (!strcmp(db->path, ":memory:"))
 		return;
 	db->ckpt = ckpt_new(db->h, db->path, "pw-checkpoint");
-	if (db->raw && raw_is_wal(db))
+	if (db->raw)
 		db->raw_ckpt = ckpt_new(db->raw, db->raw_path, "pw-checkpt-raw");
 }
 

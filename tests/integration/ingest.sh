@@ -184,35 +184,6 @@ msgs = data.split(b"\nFrom ")
 print(msgs[0].split(b"\n", 1)[1].hex().upper())' "$TOP/tests/data/sample.mbox")
 check "the first message's raw bytes are what the mbox holds" test "${first#$want}" != "$first"
 
-# The raw store keeps a rollback journal: appended bytes are written
-# once, not to a WAL and again by its checkpoints.
-# (A rollback journal's kind is not kept in the file: another connection
-# reports its own default, "delete"; only WAL mode is kept.)
-is "the raw store keeps a rollback journal" "$(q "$T/raw.db-raw" "PRAGMA journal_mode")" delete
-# A raw store made in WAL mode (before December 2026) is switched by the
-# next writer that has it to itself; while another process holds it
-# open it stays in WAL mode, and storing works all the same.
-rm -f "$T/walraw.db"*
-$PW ingest -q --db "$T/walraw.db" "$CORPUS/patchwork/mail/0013-with-utf8-body.mbox" >/dev/null
-q "$T/walraw.db-raw" "PRAGMA journal_mode=WAL" >/dev/null
-/usr/bin/python3 -c '
-import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1])
-c.execute("BEGIN")
-c.execute("SELECT count(*) FROM raw").fetchall()
-print("open", flush=True)
-sys.stdin.read()' "$T/walraw.db-raw" >"$T/holder.out" < <(sleep 30) &
-holder=$!
-for _ in $(seq 100); do [ -s "$T/holder.out" ] && break; sleep 0.05; done
-out=$($PW ingest --db "$T/walraw.db" "$TOP/tests/data/sample.mbox" 2>"$T/err")
-is "raw store held open elsewhere: stored all the same" "$(kv messages "$out")" 61
-is "raw store held open elsewhere: stays in WAL mode" "$(q "$T/walraw.db-raw" "PRAGMA journal_mode")" wal
-kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
-$PW ingest -q --db "$T/walraw.db" /dev/null >/dev/null
-is "raw store in WAL mode: the next writer switches it" "$(q "$T/walraw.db-raw" "PRAGMA journal_mode")" delete
-is "raw store switched: every message still has its bytes" \
-	"$(q "$T/walraw.db" "ATTACH '$T/walraw.db-raw' AS r; SELECT count(*) FROM message m JOIN r.raw ON r.raw.id = m.raw_id")" 62
-
 # A store of schema version 3 kept raw bytes in the message row, had
 # no raw store and indexed messages by sender: it is migrated in place,
 # and its bytes are still read.
@@ -288,35 +259,10 @@ $PW ingest -q --db "$T/orph0.db" /dev/null >/dev/null 2>"$T/err"
 contains "orphan bytes of a first batch: removed" "$(cat "$T/err")" "removed the bytes of 2 messages"
 is "orphan bytes of a first batch: none left" "$(q "$T/orph0.db-raw" "SELECT count(*) FROM raw")" 0
 
-# A writer killed while its batch's bytes are half written leaves the raw
-# store's journal behind: the next writer rolls those bytes back, and
-# the store holds what the messages need, no more.
-xz -dc "$CORPUS/lore-linux-mips/first-2000.mbox.xz" >"$T/lore.mbox"
-killed=
-for _ in 1 2 3; do
-	rm -f "$T/kill.db"*
-	$PW ingest -q --db "$T/kill.db" "$T/lore.mbox" >/dev/null 2>&1 &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		if [ "$(stat -c %s "$T/kill.db-raw" 2>/dev/null || echo 0)" -gt 4000000 ] &&
-		   [ -s "$T/kill.db-raw-journal" ]; then
-			kill -9 "$pid" && killed=1
-			break
-		fi
-	done
-	wait "$pid" 2>/dev/null
-	[ -n "$killed" ] && break
-done
-check "killed writer: stopped with its batch half written" test -n "$killed"
-check "killed writer: its journal is left" test -s "$T/kill.db-raw-journal"
-$PW ingest -q --db "$T/kill.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
-is "killed writer: the next writer stores" "$(q "$T/kill.db" "SELECT count(*) FROM message")" 61
-is "killed writer: the half-written bytes are gone" "$(q "$T/kill.db-raw" "SELECT count(*) FROM raw")" 61
-check "killed writer: the journal is spent" test ! -s "$T/kill.db-raw-journal"
-
 # A store that cannot grow (here the file size limit; a full disk alike)
 # stops the run with the store's own error: the next inputs would fail
 # the same way, and nothing of the refused batch is counted.
+xz -dc "$CORPUS/lore-linux-mips/first-2000.mbox.xz" >"$T/lore.mbox"
 rm -f "$T/full.db"*
 out=$( (trap '' XFSZ; ulimit -f 4096
 	$PW ingest --db "$T/full.db" "$T/lore.mbox" "$TOP/tests/data/sample.mbox") 2>"$T/err"); rc=$?

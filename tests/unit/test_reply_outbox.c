@@ -42,7 +42,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	static const char *const files[] = { "t.db", "t.db-wal", "t.db-shm",
-					     "t.db-raw", "t.db-raw-journal",
+					     "t.db-raw", "t.db-raw-wal", "t.db-raw-shm",
 					     "t.db.outbox-lock", NULL };
 	struct fx *f = *state;
 	size_t i;
