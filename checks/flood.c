@@ -15,7 +15,9 @@
 #include <nettle/sha1.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define STRIP_WIDE 1	/* white space stripped with SSSE3 where the CPU has it */
+/* Line ends found with SSE2 (every x86-64 has it); white space stripped
+ * with SSSE3 where the CPU has it. */
+#define STRIP_WIDE 1
 #endif
 
 #include "checks/flood.h"
