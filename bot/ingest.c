@@ -262,7 +262,8 @@ static enum pw_status naked_cover(struct pw_db *db, const struct pw_mail *m,
 		si.cover = true;
 		if (!s)
 			s = pw_db_series_assign(db, h.id, 0, &si, &series_id);
-		if (!s) {
+		/* Counted as a cover if this run counted it as other. */
+		if (!s && c->first_id && h.id >= c->first_id && c->others > 0) {
 			c->others--;
 			c->covers++;
 		}
@@ -303,6 +304,8 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 		c->duplicates++;
 		return PW_OK;
 	}
+	if (!c->first_id)
+		c->first_id = id;
 	switch (m->kind) {
 	case PW_MAIL_PATCH:
 		c->patches++;

@@ -42,6 +42,7 @@ struct pw_ingest_counts {
 	int64_t duplicates;	/* already stored (seen again, maybe on another list) */
 	int64_t errors;		/* could not be read or stored */
 	int64_t findings;	/* findings stored for the new patches */
+	int64_t first_id;	/* the first message stored new, 0 before */
 	struct pw_ingest_timing t;
 };
 

@@ -142,7 +142,8 @@ mkdir -p "$T/naked-split"
 git mailsplit -o"$T/naked-split" "$CORPUS/b4/naked-cover-single.mbox" >/dev/null
 $PW ingest -q --db "$T/naked2.db" "$T/naked-split/0001" >/dev/null
 is "naked cover alone: other until its patch comes" "$(q "$T/naked2.db" "SELECT kind FROM message")" other
-$PW ingest -q --db "$T/naked2.db" "$T/naked-split/0002" >/dev/null
+out=$($PW ingest --db "$T/naked2.db" "$T/naked-split/0002")
+is "naked cover of an earlier run: not counted by this one" "$(kv covers "$out"),$(kv others "$out")" "0,0"
 is "naked cover: made one by a patch of a later run" \
 	"$(q "$T/naked2.db" "SELECT m.kind FROM series s JOIN message m ON m.id = s.cover")" cover
 rm -f "$T/report.db"*
