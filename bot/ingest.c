@@ -220,22 +220,22 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 }
 
 /*
- * A patch answering a thread root of its own sender that is neither a
- * patch nor a reply: the root is a naked cover letter (b4's rule, which
- * "patchwarden parse" applies to a root and the message after it).  It
- * is made one before the patch joins its series, as if it had come
- * with "0/N": its series gets it as cover and its subject as name.
+ * Naked cover letters (b4's rule): a thread root that is neither a patch
+ * nor a reply, answered by a patch of its own sender, is the cover
+ * letter of that patch's series.  Stored first, the root is "other"
+ * until the patch comes (naked_cover); stored after the patch, it is
+ * made one at once (late_naked_cover).  "patchwarden parse" applies the
+ * rule to a root and the message after it.
  */
 static enum pw_status naked_cover(struct pw_db *db, const struct pw_mail *m,
-				  struct pw_ingest_counts *c)
+				  int64_t series_id, struct pw_ingest_counts *c)
 {
 	const char *parent = m->in_reply_to;
 	struct pw_msg_head h;
 	struct pw_mail root;
-	struct pw_series_in si;
 	char *refs[2] = { NULL, NULL }, *clean;
-	int64_t series_id;
-	enum pw_status s;
+	enum pw_status s = PW_OK;
+	bool set = false;
 
 	if (!parent && m->references)
 		parent = m->references[0];
@@ -243,35 +243,43 @@ static enum pw_status naked_cover(struct pw_db *db, const struct pw_mail *m,
 		return db->failed ? PW_ERR_DB : PW_OK;
 	memset(&root, 0, sizeof(root));
 	root.msgid = (char *)parent;
+	/* The rule asks for "other"; any other kind stands for them all. */
 	root.kind = g_strcmp0(h.kind, "other") ? PW_MAIL_COMMENT : PW_MAIL_OTHER;
 	root.from_addr = h.from_addr ? h.from_addr : (char *)"";
 	root.in_reply_to = h.in_reply_to && *h.in_reply_to ? h.in_reply_to : NULL;
 	refs[0] = h.refs && *h.refs ? h.refs : NULL;
 	root.references = refs;
 	clean = pw_subject_parse(h.subject ? h.subject : "", &root.tags);
-	s = PW_OK;
-	if (pw_mail_is_naked_cover(&root, m)) {
-		s = pw_db_message_make_cover(db, h.id);
-		memset(&si, 0, sizeof(si));
-		si.msgid = parent;
-		si.from_addr = root.from_addr;
-		si.subject_clean = clean;
-		si.version = m->tags.version;
-		si.total = m->tags.total;
-		si.date = h.date;
-		si.cover = true;
-		if (!s)
-			s = pw_db_series_assign(db, h.id, 0, &si, &series_id);
-		/* Counted as a cover if this run counted it as other. */
-		if (!s && c->first_id && h.id >= c->first_id && c->others > 0) {
-			c->others--;
-			c->covers++;
-		}
+	if (pw_mail_is_naked_cover(&root, m))
+		s = pw_db_series_naked_cover(db, series_id, h.id, clean, h.date,
+					     &set);
+	/* Counted as a cover if this run counted it as other. */
+	if (set && c->first_id && h.id >= c->first_id && c->others > 0) {
+		c->others--;
+		c->covers++;
 	}
 	g_free(clean);
 	pw_subject_tags_release(&root.tags);
 	pw_msg_head_release(&h);
 	return s;
+}
+
+/* A root stored after a patch of its sender that answers it. */
+static enum pw_status late_naked_cover(struct pw_db *db,
+				       const struct pw_mail *m, int64_t id,
+				       bool *made)
+{
+	int64_t series_id;
+
+	*made = false;
+	if (m->tags.is_reply || m->in_reply_to ||
+	    (m->references && m->references[0]) || !*m->from_addr)
+		return PW_OK;
+	series_id = pw_db_series_answering(db, m->msgid, m->from_addr);
+	if (!series_id)
+		return db->failed ? PW_ERR_DB : PW_OK;
+	return pw_db_series_naked_cover(db, series_id, id, m->subject_clean,
+					m->date, made);
 }
 
 /* Stores one processed message inside the caller's transaction. */
@@ -319,14 +327,19 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	case PW_MAIL_PULL:
 		c->pulls++;
 		return pw_db_patch_add(db, id, 0, m->pull_url, &patch_id);
-	case PW_MAIL_OTHER:
-		c->others++;
-		return PW_OK;
+	case PW_MAIL_OTHER: {
+		bool made;
+
+		s = late_naked_cover(db, m, id, &made);
+		if (made)
+			c->covers++;
+		else
+			c->others++;
+		return s;
+	}
 	}
 	if (m->kind == PW_MAIL_PATCH) {
-		s = naked_cover(db, m, c);
-		if (!s)
-			s = pw_db_patch_add(db, id, m->tags.number, NULL, &patch_id);
+		s = pw_db_patch_add(db, id, m->tags.number, NULL, &patch_id);
 		if (!s)
 			s = pw_db_findings_add(db, patch_id, j->findings);
 		if (s)
@@ -346,6 +359,9 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	si.cover = m->kind == PW_MAIL_COVER;
 	s = pw_db_series_assign(db, id, patch_id, &si, &series_id);
 	if (s || m->kind != PW_MAIL_PATCH)
+		return s;
+	s = naked_cover(db, m, series_id, c);
+	if (s)
 		return s;
 	if (!o->no_floods) {
 		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;

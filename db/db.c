@@ -879,15 +879,6 @@ void pw_msg_head_release(struct pw_msg_head *h)
 	g_free(h->refs);
 }
 
-enum pw_status pw_db_message_make_cover(struct pw_db *db, int64_t id)
-{
-	sqlite3_stmt *st = pw_db_stmt(db,
-		"UPDATE message SET kind = 'cover' WHERE id = ?1");
-
-	sqlite3_bind_int64(st, 1, id);
-	return pw_db_done(db, st);
-}
-
 /* ---- patches and findings ---- */
 
 enum pw_status pw_db_patch_add(struct pw_db *db, int64_t message_id,

@@ -178,9 +178,6 @@ bool pw_db_message_head(struct pw_db *db, const char *msgid,
 			struct pw_msg_head *h);
 void pw_msg_head_release(struct pw_msg_head *h);
 
-/* Makes stored message id a cover letter (a naked one, found later). */
-enum pw_status pw_db_message_make_cover(struct pw_db *db, int64_t id);
-
 /* Finds a message by Message-ID; returns false if absent. */
 bool pw_db_message_find(struct pw_db *db, const char *msgid, int64_t *id);
 

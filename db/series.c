@@ -178,3 +178,48 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 	*series_id = id;
 	return register_refs(db, in, id);
 }
+
+enum pw_status pw_db_series_naked_cover(struct pw_db *db, int64_t series_id,
+					int64_t cover, const char *name,
+					int64_t date, bool *set)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE series SET cover = ?2, name = ?3,"
+		" first_date = min(first_date, ?4) WHERE id = ?1 AND cover IS NULL");
+	enum pw_status s;
+
+	*set = false;
+	sqlite3_bind_int64(st, 1, series_id);
+	sqlite3_bind_int64(st, 2, cover);
+	pw_db_bind_text(st, 3, name ? name : "");
+	sqlite3_bind_int64(st, 4, date);
+	s = pw_db_done(db, st);
+	if (s || sqlite3_changes(db->h) == 0)
+		return s;
+	*set = true;
+	st = pw_db_stmt(db, "UPDATE message SET kind = 'cover' WHERE id = ?1");
+	sqlite3_bind_int64(st, 1, cover);
+	return pw_db_done(db, st);
+}
+
+int64_t pw_db_series_answering(struct pw_db *db, const char *root_msgid,
+			       const char *from_addr)
+{
+	/* The series the root's Message-ID is registered for, then one of
+	 * its patches whose parent is the root. */
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT s.id FROM series_ref r JOIN series s ON s.id = r.series"
+		" WHERE r.msgid = ?1 AND s.cover IS NULL AND EXISTS ("
+		"  SELECT 1 FROM patch p JOIN message m ON m.id = p.message"
+		"  WHERE p.series = s.id AND m.from_addr = ?2"
+		"   AND coalesce(nullif(m.in_reply_to, ''),"
+		"    substr(m.refs, 1, instr(m.refs || ' ', ' ') - 1)) = ?1)");
+	int64_t id = 0;
+
+	pw_db_bind_text(st, 1, root_msgid);
+	pw_db_bind_text(st, 2, from_addr);
+	if (pw_db_row(db, st))
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return id;
+}

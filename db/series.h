@@ -39,4 +39,22 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				   const struct pw_series_in *in,
 				   int64_t *series_id);
 
+/*
+ * Makes stored message cover the cover letter of series_id, named name
+ * and dated date, unless the series has one: a naked cover letter (a
+ * thread root without "0/N" that a patch of its sender answers), found
+ * after both were stored.  *set says whether it was made one.
+ */
+enum pw_status pw_db_series_naked_cover(struct pw_db *db, int64_t series_id,
+					int64_t cover, const char *name,
+					int64_t date, bool *set);
+
+/*
+ * The series, without a cover, of a stored patch from from_addr that
+ * answers the message root_msgid (its In-Reply-To, else its first
+ * reference); 0 when there is none.
+ */
+int64_t pw_db_series_answering(struct pw_db *db, const char *root_msgid,
+			       const char *from_addr);
+
 #endif

@@ -146,11 +146,32 @@ out=$($PW ingest --db "$T/naked2.db" "$T/naked-split/0002")
 is "naked cover of an earlier run: not counted by this one" "$(kv covers "$out"),$(kv others "$out")" "0,0"
 is "naked cover: made one by a patch of a later run" \
 	"$(q "$T/naked2.db" "SELECT m.kind FROM series s JOIN message m ON m.id = s.cover")" cover
+# The patch first, its root after it (MTA deliveries cross).
+rm -f "$T/naked3.db"*
+$PW ingest -q --db "$T/naked3.db" "$T/naked-split/0002" >/dev/null
+out=$($PW ingest --db "$T/naked3.db" "$T/naked-split/0001")
+is "naked cover after its patch: counted as a cover" "$(kv covers "$out"),$(kv others "$out")" "1,0"
+is "naked cover after its patch: heads the patch's series" \
+	"$(q "$T/naked3.db" "SELECT m.kind, s.name FROM patch p JOIN series s ON s.id = p.series JOIN message m ON m.id = s.cover")" \
+	"cover|do a thing to the widget subsystem"
+# Someone else answered the root with a patch first: the root becomes
+# the cover of its own sender's series, not of that other one.
+sed -e 's/^From: .*/From: Other Person <other@example.org>/' \
+	-e 's/^Message-Id: <20221025-widget-v1-1-/Message-Id: <20221025-widget-other-1-/' \
+	-e 's/^Subject: .*/Subject: [PATCH] widget: another way/' \
+	"$T/naked-split/0002" >"$T/naked-other"
+rm -f "$T/naked4.db"*
+$PW ingest -q --db "$T/naked4.db" "$T/naked-split/0001" "$T/naked-other" "$T/naked-split/0002" >/dev/null
+is "naked cover answered by another sender first: the cover of its sender's series only" \
+	"$(q "$T/naked4.db" "SELECT m.from_addr || ':' || coalesce(c.kind, '-') FROM patch p JOIN message m ON m.id = p.message JOIN series s ON s.id = p.series LEFT JOIN message c ON c.id = s.cover ORDER BY m.id" | paste -sd' ')" \
+	"other@example.org:- author@example.org:cover"
 rm -f "$T/report.db"*
 out=$($PW ingest --db "$T/report.db" "$CORPUS/b4/naked-cover-bugreport.mbox")
 is "someone else's report answered by a patch: not a cover" "$(kv covers "$out"),$(kv others "$out")" "0,1"
 # The store and "patchwarden parse" file every message of the corpus
-# under the same kind.
+# under the same kind.  (parse, reading a stream, applies the naked
+# cover rule to a root and the message after it; the store to a root
+# and any patch answering it, so mail in between can part them.)
 differ=
 while IFS= read -r f; do
 	rm -f "$T/kinds.db"*
