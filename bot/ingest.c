@@ -241,12 +241,17 @@ static enum pw_status naked_cover(struct pw_db *db, const struct pw_mail *m,
 		parent = m->references[0];
 	if (!parent || !pw_db_message_head(db, parent, &h))
 		return db->failed ? PW_ERR_DB : PW_OK;
+	/* Most parents are covers or patches: no more to read then. */
+	if (g_strcmp0(h.kind, "other")) {
+		pw_msg_head_release(&h);
+		return PW_OK;
+	}
 	memset(&root, 0, sizeof(root));
 	root.msgid = (char *)parent;
-	/* The rule asks for "other"; any other kind stands for them all. */
-	root.kind = g_strcmp0(h.kind, "other") ? PW_MAIL_COMMENT : PW_MAIL_OTHER;
+	root.kind = PW_MAIL_OTHER;
 	root.from_addr = h.from_addr ? h.from_addr : (char *)"";
 	root.in_reply_to = h.in_reply_to && *h.in_reply_to ? h.in_reply_to : NULL;
+	/* The stored References, whole: the rule asks only whether any. */
 	refs[0] = h.refs && *h.refs ? h.refs : NULL;
 	root.references = refs;
 	clean = pw_subject_parse(h.subject ? h.subject : "", &root.tags);
@@ -272,8 +277,7 @@ static enum pw_status late_naked_cover(struct pw_db *db,
 	int64_t series_id;
 
 	*made = false;
-	if (m->tags.is_reply || m->in_reply_to ||
-	    (m->references && m->references[0]) || !*m->from_addr)
+	if (!pw_mail_is_bare_root(m))
 		return PW_OK;
 	series_id = pw_db_series_answering(db, m->msgid, m->from_addr);
 	if (!series_id)

@@ -1643,16 +1643,21 @@ out:
 	return st;
 }
 
+bool pw_mail_is_bare_root(const struct pw_mail *m)
+{
+	return m && m->kind == PW_MAIL_OTHER && !m->tags.is_reply &&
+	       !m->in_reply_to && !(m->references && m->references[0]) &&
+	       m->from_addr && *m->from_addr;
+}
+
 bool pw_mail_is_naked_cover(const struct pw_mail *root,
 			    const struct pw_mail *patch)
 {
 	const char *parent;
 
-	if (!root || !patch || root->kind != PW_MAIL_OTHER ||
-	    patch->kind != PW_MAIL_PATCH || root->tags.is_reply ||
-	    root->in_reply_to || (root->references && root->references[0]))
-		return false;
-	if (!*root->from_addr || strcmp(root->from_addr, patch->from_addr))
+	if (!pw_mail_is_bare_root(root) || !patch ||
+	    patch->kind != PW_MAIL_PATCH ||
+	    strcmp(root->from_addr, patch->from_addr))
 		return false;
 	parent = patch->in_reply_to;
 	if (!parent && patch->references && patch->references[0])

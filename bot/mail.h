@@ -83,6 +83,12 @@ char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags);
 void pw_subject_tags_release(struct pw_subject_tags *tags);
 
 /*
+ * Whether m may be a naked cover letter: a thread root (no In-Reply-To,
+ * no References) that is neither a patch nor a reply, with a sender.
+ */
+bool pw_mail_is_bare_root(const struct pw_mail *m);
+
+/*
  * b4's rule for a cover letter without "[PATCH 0/N]": whether root, a
  * thread root that is neither patch nor reply (kind PW_MAIL_OTHER), is
  * the cover of patch, a patch from the same address that replies
