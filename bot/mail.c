@@ -33,18 +33,6 @@
 #define MAX_REFERENCES 1000
 #define MAX_FIELD (64 << 10)	/* bytes of one header field's value kept */
 
-const char *pw_mail_kind_str(enum pw_mail_kind k)
-{
-	switch (k) {
-	case PW_MAIL_PATCH: return "patch";
-	case PW_MAIL_COVER: return "cover";
-	case PW_MAIL_COMMENT: return "comment";
-	case PW_MAIL_PULL: return "pull";
-	case PW_MAIL_OTHER: return "other";
-	}
-	return "other";
-}
-
 void pw_mail_init(void)
 {
 	static gsize once;
@@ -57,56 +45,6 @@ void pw_mail_init(void)
 
 /* ------------------------------------------------------------------ */
 /* Strings */
-
-/* A valid UTF-8 copy of len bytes of s, NUL bytes dropped. */
-static char *utf8_dup(const char *s, gssize len)
-{
-	const char *end;
-	char *r, *w;
-	const char *p;
-
-	if (!s)
-		return g_strdup("");
-	if (len < 0)
-		len = (gssize)strlen(s);
-	if (g_utf8_validate(s, len, &end) && !memchr(s, '\0', (size_t)len))
-		return g_strndup(s, (gsize)len);
-	r = g_malloc((gsize)len + 1);
-	for (p = s, w = r; p < s + len; p++)
-		if (*p)
-			*w++ = *p;
-	*w = '\0';
-	if (!g_utf8_validate(r, w - r, NULL)) {
-		char *v = g_utf8_make_valid(r, w - r);
-
-		g_free(r);
-		r = v;
-	}
-	return r;
-}
-
-/* A valid UTF-8 copy of s with white space runs folded into one space. */
-static char *fold_dup(const char *s)
-{
-	char *r = utf8_dup(s, -1), *w = r;
-	const char *p;
-	bool space = true;
-
-	for (p = r; *p; p++) {
-		if (g_ascii_isspace(*p)) {
-			if (!space)
-				*w++ = ' ';
-			space = true;
-		} else {
-			*w++ = *p;
-			space = false;
-		}
-	}
-	if (w > r && w[-1] == ' ')
-		w--;
-	*w = '\0';
-	return r;
-}
 
 static bool starts_ci(const char *s, size_t len, const char *prefix)
 {
@@ -136,239 +74,6 @@ static size_t next_line(const char *t, size_t n, size_t pos)
 	const char *nl = memchr(t + pos, '\n', n - pos);
 
 	return nl ? (size_t)(nl - t) + 1 : n;
-}
-
-/* ------------------------------------------------------------------ */
-/* Subjects */
-
-static bool all_digits(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || n > 9)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!g_ascii_isdigit(s[i]))
-			return false;
-	return true;
-}
-
-static int to_int(const char *s, size_t n)
-{
-	int v = 0;
-	size_t i;
-
-	for (i = 0; i < n && i < 9; i++)
-		v = v * 10 + (s[i] - '0');
-	return v;
-}
-
-/* "N/M": sets the counter. */
-static bool counter_token(const char *s, size_t n, struct pw_subject_tags *t)
-{
-	const char *slash = memchr(s, '/', n);
-
-	if (!slash || !all_digits(s, (size_t)(slash - s)) ||
-	    !all_digits(slash + 1, n - (size_t)(slash - s) - 1))
-		return false;
-	t->number = to_int(s, (size_t)(slash - s));
-	t->total = to_int(slash + 1, n - (size_t)(slash - s) - 1);
-	t->has_counter = true;
-	return true;
-}
-
-/* "vN"/"VN": sets the version. */
-static bool version_token(const char *s, size_t n, struct pw_subject_tags *t)
-{
-	if (n < 2 || (s[0] != 'v' && s[0] != 'V') || !all_digits(s + 1, n - 1))
-		return false;
-	t->version = to_int(s + 1, n - 1);
-	return true;
-}
-
-/*
- * One word of a bracket group.  Besides the plain forms (PATCH, RFC,
- * v3, 2/7) it reads the glued ones patchwork accepts: PATCHv2, PATCH1/8,
- * v2PATCH1/4.
- */
-static void tag_token(const char *s, size_t n, struct pw_subject_tags *t,
-		      GString *prefixes)
-{
-	const char *p = s;
-	size_t m = n, i;
-
-	if (counter_token(p, m, t) || version_token(p, m, t))
-		return;
-	/* a leading vN glued to PATCH */
-	if (m > 1 && (p[0] == 'v' || p[0] == 'V') && g_ascii_isdigit(p[1])) {
-		for (i = 1; i < m && g_ascii_isdigit(p[i]); i++)
-			;
-		if (starts_ci(p + i, m - i, "PATCH")) {
-			version_token(p, i, t);
-			p += i;
-			m -= i;
-		}
-	}
-	if (starts_ci(p, m, "PATCH")) {
-		t->patch_tag = true;
-		p += 5;
-		m -= 5;
-		if (m == 0 || counter_token(p, m, t) || version_token(p, m, t))
-			return;
-		if (m > 0 && g_ascii_isdigit(p[0]) && all_digits(p, m))
-			return;
-		p = s;
-		m = n;
-	}
-	if (m == 3 && !g_ascii_strncasecmp(p, "RFC", 3))
-		t->rfc = true;
-	if (m == 6 && !g_ascii_strncasecmp(p, "RESEND", 6))
-		t->resend = true;
-	if (prefixes->len)
-		g_string_append_c(prefixes, ',');
-	g_string_append_len(prefixes, p, (gssize)m);
-}
-
-/* The words of one bracket group, split on commas and white space. */
-static void tag_group(const char *s, size_t n, struct pw_subject_tags *t,
-		      GString *prefixes)
-{
-	const char *words[64];
-	size_t lens[64], nw = 0, i = 0, j;
-
-	while (i < n && nw < 64) {
-		while (i < n && (s[i] == ',' || g_ascii_isspace(s[i])))
-			i++;
-		if (i >= n)
-			break;
-		j = i;
-		while (j < n && s[j] != ',' && !g_ascii_isspace(s[j]))
-			j++;
-		words[nw] = s + i;
-		lens[nw++] = j - i;
-		i = j;
-	}
-	for (i = 0; i < nw; i++) {
-		/* Mercurial's "1 of 3" */
-		if (i + 2 < nw && all_digits(words[i], lens[i]) &&
-		    lens[i + 1] == 2 && !g_ascii_strncasecmp(words[i + 1], "of", 2) &&
-		    all_digits(words[i + 2], lens[i + 2])) {
-			t->number = to_int(words[i], lens[i]);
-			t->total = to_int(words[i + 2], lens[i + 2]);
-			t->has_counter = true;
-			i += 2;
-			continue;
-		}
-		tag_token(words[i], lens[i], t, prefixes);
-	}
-}
-
-/* Reply and forward markers: "Re:", "RE:", "Aw:", "Fwd:"... */
-static size_t reply_marker(const char *s, bool *reply)
-{
-	static const struct { const char *w; bool reply; } m[] = {
-		{ "re", true }, { "aw", true }, { "sv", true },
-		{ "antw", true }, { "fwd", false }, { "fw", false },
-	};
-	size_t i, n;
-
-	for (i = 0; i < G_N_ELEMENTS(m); i++) {
-		n = strlen(m[i].w);
-		if (!g_ascii_strncasecmp(s, m[i].w, n) && s[n] == ':') {
-			if (m[i].reply)
-				*reply = true;
-			return n + 1;
-		}
-	}
-	return 0;
-}
-
-/* git mailinfo's cleanup_subject() followed by cleanup_space(). */
-static char *mailinfo_subject(const char *subject)
-{
-	GString *s = g_string_new(subject);
-	size_t at = 0;
-	char *r;
-
-	while (at < s->len) {
-		const char *pos;
-
-		switch (s->str[at]) {
-		case 'r':
-		case 'R':
-			if (s->len <= at + 3)
-				break;
-			if ((s->str[at + 1] == 'e' || s->str[at + 1] == 'E') &&
-			    s->str[at + 2] == ':') {
-				g_string_erase(s, (gssize)at, 3);
-				continue;
-			}
-			at++;
-			break;
-		case ' ':
-		case '\t':
-		case ':':
-			g_string_erase(s, (gssize)at, 1);
-			continue;
-		case '[':
-			pos = strchr(s->str + at, ']');
-			if (!pos)
-				break;
-			g_string_erase(s, (gssize)at,
-				       (gssize)(pos - (s->str + at) + 1));
-			continue;
-		}
-		break;
-	}
-	r = fold_dup(s->str);
-	g_string_free(s, TRUE);
-	return r;
-}
-
-char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags)
-{
-	GString *prefixes = g_string_new(NULL);
-	const char *p = subject ? subject : "", *close, *v;
-	size_t n;
-
-	memset(tags, 0, sizeof(*tags));
-	tags->version = 1;
-	for (;;) {
-		while (g_ascii_isspace(*p))
-			p++;
-		n = reply_marker(p, &tags->is_reply);
-		if (n) {
-			/* A list tag may come first: "[list] Re: ...". */
-			p += n;
-			continue;
-		}
-		if (*p != '[')
-			break;
-		close = strchr(p, ']');
-		if (!close)
-			break;
-		tag_group(p + 1, (size_t)(close - p - 1), tags, prefixes);
-		p = close + 1;
-	}
-	/* "(v2)" anywhere in the subject, when no vN marker was given. */
-	if (tags->version == 1 && subject) {
-		for (v = strchr(subject, '('); v; v = strchr(v + 1, '(')) {
-			const char *e = strchr(v, ')');
-
-			if (e && version_token(v + 1, (size_t)(e - v - 1), tags))
-				break;
-		}
-	}
-	if (tags->version < 1)
-		tags->version = 1;
-	tags->prefixes = g_string_free(prefixes, FALSE);
-	return mailinfo_subject(subject ? subject : "");
-}
-
-void pw_subject_tags_release(struct pw_subject_tags *tags)
-{
-	g_free(tags->prefixes);
-	tags->prefixes = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -796,7 +501,7 @@ static void warn(struct walk *w, const char *fmt, ...)
 	raw = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	/* charset and file names come from the mail: keep them valid UTF-8 */
-	s = utf8_dup(raw, -1);
+	s = pw_utf8_dup(raw, -1);
 	g_free(raw);
 	for (i = 0; i < w->warnings->len; i++)
 		if (!strcmp(g_ptr_array_index(w->warnings, i), s)) {
@@ -884,7 +589,7 @@ static char *part_text(GMimePart *part, size_t *len, struct walk *w)
 		return g_strdup("");
 	if (memchr(out, '\0', written) ||
 	    (!valid && !g_utf8_validate(out, (gssize)written, NULL))) {
-		r = utf8_dup(out, (gssize)written);
+		r = pw_utf8_dup(out, (gssize)written);
 		g_free(out);
 		out = r;
 		written = strlen(out);
@@ -1098,7 +803,7 @@ static void add_address(GPtrArray *out, GHashTable *seen, InternetAddress *ia,
 
 		if (!a || !*a)
 			return;
-		lc = utf8_dup(a, -1);
+		lc = pw_utf8_dup(a, -1);
 		for (q = lc; *q; q++)
 			*q = g_ascii_tolower(*q);
 		if (g_hash_table_contains(seen, lc)) {
@@ -1127,7 +832,7 @@ static void add_refs(GPtrArray *out, const char *raw)
 		return;
 	n = g_mime_references_length(r);
 	for (i = 0; i < n && out->len < MAX_REFERENCES; i++)
-		g_ptr_array_add(out, utf8_dup(g_mime_references_get_message_id(r, i), -1));
+		g_ptr_array_add(out, pw_utf8_dup(g_mime_references_get_message_id(r, i), -1));
 	g_mime_references_free(r);
 }
 
@@ -1145,9 +850,9 @@ static void first_mailbox(InternetAddressList *l, struct pw_mail *m, int depth)
 			const char *name = internet_address_get_name(ia);
 			const char *addr =
 				internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia));
-			char *c = utf8_dup(addr ? addr : "", -1);
+			char *c = pw_utf8_dup(addr ? addr : "", -1);
 
-			m->from_name = fold_dup(name ? name : "");
+			m->from_name = pw_utf8_fold(name ? name : "");
 			m->from_addr = g_ascii_strdown(c, -1);
 			g_free(c);
 		}
@@ -1156,7 +861,7 @@ static void first_mailbox(InternetAddressList *l, struct pw_mail *m, int depth)
 
 static char *strip_angles(const char *v)
 {
-	char *s = fold_dup(v), *r;
+	char *s = pw_utf8_fold(v), *r;
 	const char *lt = strchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
 
 	if (lt && gt) {
@@ -1443,7 +1148,7 @@ static void read_headers(const struct headers *h, struct pw_mail *m,
 		char *id = g_mime_utils_decode_message_id(h->v[F_MESSAGE_ID]->pdata[i]);
 
 		if (id && *id)
-			m->msgid = fold_dup(id);
+			m->msgid = pw_utf8_fold(id);
 		g_free(id);
 	}
 	for (i = 0; !m->in_reply_to && i < h->v[F_IN_REPLY_TO]->len; i++) {
@@ -1463,13 +1168,13 @@ static void read_headers(const struct headers *h, struct pw_mail *m,
 	}
 	if ((v = first_of(h, F_AUTO_SUBMITTED))) {
 		d = decoded(v);
-		m->auto_submitted = fold_dup(d);
+		m->auto_submitted = pw_utf8_fold(d);
 		g_free(d);
 	}
 
 	/* GMime's message object keeps the last Subject and Date. */
 	d = (v = last_of(h, F_SUBJECT)) ? decoded(v) : NULL;
-	m->subject = fold_dup(d ? d : "");
+	m->subject = pw_utf8_fold(d ? d : "");
 	g_free(d);
 	dt = NULL;
 	if ((v = last_of(h, F_DATE))) {
@@ -1488,7 +1193,7 @@ static void read_headers(const struct headers *h, struct pw_mail *m,
 		g_object_unref(l);
 	if (!m->from_addr) {
 		d = (v = first_of(h, F_FROM)) ? decoded(v) : NULL;
-		m->from_name = fold_dup(d ? d : "");
+		m->from_name = pw_utf8_fold(d ? d : "");
 		m->from_addr = g_strdup("");
 		if (v)
 			warn(w, "From: header has no usable address");
@@ -1641,48 +1346,4 @@ out:
 		g_byte_array_free(ba, TRUE);
 	headers_release(&h);
 	return st;
-}
-
-bool pw_mail_is_bare_root(const struct pw_mail *m)
-{
-	return m && m->kind == PW_MAIL_OTHER && !m->tags.is_reply &&
-	       !m->in_reply_to && !(m->references && m->references[0]) &&
-	       m->from_addr && *m->from_addr;
-}
-
-bool pw_mail_is_naked_cover(const struct pw_mail *root,
-			    const struct pw_mail *patch)
-{
-	const char *parent;
-
-	if (!pw_mail_is_bare_root(root) || !patch ||
-	    patch->kind != PW_MAIL_PATCH ||
-	    strcmp(root->from_addr, patch->from_addr))
-		return false;
-	parent = patch->in_reply_to;
-	if (!parent && patch->references && patch->references[0])
-		parent = patch->references[0];
-	return parent && !strcmp(parent, root->msgid);
-}
-
-void pw_mail_free(struct pw_mail *m)
-{
-	if (!m)
-		return;
-	g_free(m->msgid);
-	g_free(m->from_name);
-	g_free(m->from_addr);
-	g_free(m->subject);
-	g_free(m->subject_clean);
-	g_free(m->in_reply_to);
-	g_strfreev(m->references);
-	g_free(m->list_id);
-	g_free(m->auto_submitted);
-	g_strfreev(m->recipients);
-	pw_subject_tags_release(&m->tags);
-	g_free(m->commit_msg);
-	g_free(m->diff);
-	g_free(m->pull_url);
-	g_strfreev(m->warnings);
-	g_free(m);
 }

@@ -1,8 +1,9 @@
 /*
  * patchwarden: one mail message, parsed with GMime into plain data.
  *
- * This is the only header through which the rest of the program sees a
- * message; GMime objects never leave bot/mail.c.
+ * The message model itself (struct pw_mail) is pure and lives in
+ * checks/message.h; this header fills it from raw bytes with GMime, and
+ * GMime objects never leave bot/mail.c.
  */
 #ifndef PW_MAIL_H
 #define PW_MAIL_H
@@ -12,54 +13,7 @@
 #include <glib.h>
 
 #include "checks/status.h"
-
-enum pw_mail_kind {
-	PW_MAIL_PATCH,		/* carries a diff (and is not a reply) */
-	PW_MAIL_COVER,		/* [PATCH 0/N], or a naked cover heading a series */
-	PW_MAIL_COMMENT,	/* a reply (Re:), or mail without a patch in a thread */
-	PW_MAIL_PULL,		/* a git pull request (pull_url set) */
-	PW_MAIL_OTHER,		/* neither patch nor reply */
-};
-
-/* "patch", "cover", "comment", "pull", "other". */
-const char *pw_mail_kind_str(enum pw_mail_kind k);
-
-/* The bracketed markers of a subject, as Patchwork reads them. */
-struct pw_subject_tags {
-	int version;		/* 1 when not given */
-	int number;		/* 0 when not given (also for a cover: 0) */
-	int total;		/* 0 when not given */
-	bool has_counter;	/* an n/N or "n of N" was present */
-	bool rfc;
-	bool resend;
-	bool is_reply;		/* Re:/RE:/Aw: at the start */
-	bool patch_tag;		/* the word PATCH appeared in a marker */
-	char *prefixes;		/* other bracket words, comma-separated
-				 * ("net-next,RFC"), "" when none; owned */
-};
-
-struct pw_mail {
-	char *msgid;		/* without <>; derived from a hash of the
-				 * content when the header is missing */
-	bool msgid_derived;
-	char *from_name;	/* decoded UTF-8, "" when absent */
-	char *from_addr;	/* lower-cased address, "" when absent */
-	char *subject;		/* decoded UTF-8, white space folded */
-	char *subject_clean;	/* markers stripped as git mailinfo strips them */
-	gint64 date;		/* Unix time; 0 when the Date is unusable */
-	char *in_reply_to;	/* first id, without <>; NULL when absent */
-	char **references;	/* NULL-terminated, oldest first, without <> */
-	char *list_id;		/* List-Id contents without <>, NULL when absent */
-	char *auto_submitted;	/* the header value, NULL when absent */
-	char **recipients;	/* NULL-terminated lower-cased To and Cc addresses */
-	int nrecipients;
-	struct pw_subject_tags tags;
-	enum pw_mail_kind kind;
-	char *commit_msg;	/* text before the diff (and before "---"), UTF-8 */
-	char *diff;		/* the diff text, NULL when none */
-	char *pull_url;		/* "URL branch" of a pull request, NULL when none */
-	char **warnings;	/* NULL-terminated notes on tolerated damage */
-};
+#include "checks/message.h"
 
 /*
  * Parses one raw RFC 5322 message (a leading mbox "From " line is
@@ -70,33 +24,6 @@ struct pw_mail {
  */
 enum pw_status pw_mail_parse(const char *raw, size_t len,
 			     struct pw_mail **out, char **err);
-/* Releases m and everything it holds; pw_mail_free(NULL) does nothing. */
-void pw_mail_free(struct pw_mail *m);
-
-/*
- * Parses the markers of a decoded subject into *tags and returns the
- * subject with them stripped (newly allocated).  tags->prefixes is
- * allocated; release it with pw_subject_tags_release().
- */
-char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags);
-/* Releases what tags holds (not tags itself, which is usually embedded). */
-void pw_subject_tags_release(struct pw_subject_tags *tags);
-
-/*
- * Whether m may be a naked cover letter: a thread root (no In-Reply-To,
- * no References) that is neither a patch nor a reply, with a sender.
- */
-bool pw_mail_is_bare_root(const struct pw_mail *m);
-
-/*
- * b4's rule for a cover letter without "[PATCH 0/N]": whether root, a
- * thread root that is neither patch nor reply (kind PW_MAIL_OTHER), is
- * the cover of patch, a patch from the same address that replies
- * directly to it.  Series grouping promotes such a root to a cover; a
- * patch sent in reply to someone else's report leaves the report alone.
- */
-bool pw_mail_is_naked_cover(const struct pw_mail *root,
-			    const struct pw_mail *patch);
 
 /* Calls g_mime_init() once; safe to call from several places. */
 void pw_mail_init(void);

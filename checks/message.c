@@ -1,0 +1,112 @@
+/*
+ * patchwarden: the message model's own operations (checks/message.h).
+ */
+#include <string.h>
+
+#include "checks/message.h"
+
+/* A valid UTF-8 copy of len bytes of s, NUL bytes dropped. */
+char *pw_utf8_dup(const char *s, gssize len)
+{
+	const char *end;
+	char *r, *w;
+	const char *p;
+
+	if (!s)
+		return g_strdup("");
+	if (len < 0)
+		len = (gssize)strlen(s);
+	if (g_utf8_validate(s, len, &end) && !memchr(s, '\0', (size_t)len))
+		return g_strndup(s, (gsize)len);
+	r = g_malloc((gsize)len + 1);
+	for (p = s, w = r; p < s + len; p++)
+		if (*p)
+			*w++ = *p;
+	*w = '\0';
+	if (!g_utf8_validate(r, w - r, NULL)) {
+		char *v = g_utf8_make_valid(r, w - r);
+
+		g_free(r);
+		r = v;
+	}
+	return r;
+}
+
+/* A valid UTF-8 copy of s with white space runs folded into one space. */
+char *pw_utf8_fold(const char *s)
+{
+	char *r = pw_utf8_dup(s, -1), *w = r;
+	const char *p;
+	bool space = true;
+
+	for (p = r; *p; p++) {
+		if (g_ascii_isspace(*p)) {
+			if (!space)
+				*w++ = ' ';
+			space = true;
+		} else {
+			*w++ = *p;
+			space = false;
+		}
+	}
+	if (w > r && w[-1] == ' ')
+		w--;
+	*w = '\0';
+	return r;
+}
+
+const char *pw_mail_kind_str(enum pw_mail_kind k)
+{
+	switch (k) {
+	case PW_MAIL_PATCH: return "patch";
+	case PW_MAIL_COVER: return "cover";
+	case PW_MAIL_COMMENT: return "comment";
+	case PW_MAIL_PULL: return "pull";
+	case PW_MAIL_OTHER: return "other";
+	}
+	return "other";
+}
+
+bool pw_mail_is_bare_root(const struct pw_mail *m)
+{
+	return m && m->kind == PW_MAIL_OTHER && !m->tags.is_reply &&
+	       !m->in_reply_to && !(m->references && m->references[0]) &&
+	       m->from_addr && *m->from_addr;
+}
+
+bool pw_mail_is_naked_cover(const struct pw_mail *root,
+			    const struct pw_mail *patch)
+{
+	const char *parent;
+
+	if (!pw_mail_is_bare_root(root) || !patch ||
+	    patch->kind != PW_MAIL_PATCH ||
+	    strcmp(root->from_addr, patch->from_addr))
+		return false;
+	parent = patch->in_reply_to;
+	if (!parent && patch->references && patch->references[0])
+		parent = patch->references[0];
+	return parent && !strcmp(parent, root->msgid);
+}
+
+void pw_mail_free(struct pw_mail *m)
+{
+	if (!m)
+		return;
+	g_free(m->msgid);
+	g_free(m->from_name);
+	g_free(m->from_addr);
+	g_free(m->subject);
+	g_free(m->subject_clean);
+	g_free(m->in_reply_to);
+	g_strfreev(m->references);
+	g_free(m->list_id);
+	g_free(m->auto_submitted);
+	g_strfreev(m->recipients);
+	pw_subject_tags_release(&m->tags);
+	g_free(m->commit_msg);
+	g_free(m->diff);
+	g_free(m->pull_url);
+	g_strfreev(m->warnings);
+	g_free(m);
+}

@@ -1,0 +1,248 @@
+/*
+ * patchwarden: the bracketed markers of a subject, as Patchwork reads
+ * them (clean_subject(), parse_series_marker()), and the subject with
+ * them stripped, as git mailinfo's cleanup_subject() strips it.  Pure.
+ */
+#include <string.h>
+
+#include "checks/message.h"
+
+/* Whether the len bytes at s start with prefix, ignoring ASCII case. */
+static bool starts_ci(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !g_ascii_strncasecmp(s, prefix, n);
+}
+
+
+static bool all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 9)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!g_ascii_isdigit(s[i]))
+			return false;
+	return true;
+}
+
+static int to_int(const char *s, size_t n)
+{
+	int v = 0;
+	size_t i;
+
+	for (i = 0; i < n && i < 9; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+/* "N/M": sets the counter. */
+static bool counter_token(const char *s, size_t n, struct pw_subject_tags *t)
+{
+	const char *slash = memchr(s, '/', n);
+
+	if (!slash || !all_digits(s, (size_t)(slash - s)) ||
+	    !all_digits(slash + 1, n - (size_t)(slash - s) - 1))
+		return false;
+	t->number = to_int(s, (size_t)(slash - s));
+	t->total = to_int(slash + 1, n - (size_t)(slash - s) - 1);
+	t->has_counter = true;
+	return true;
+}
+
+/* "vN"/"VN": sets the version. */
+static bool version_token(const char *s, size_t n, struct pw_subject_tags *t)
+{
+	if (n < 2 || (s[0] != 'v' && s[0] != 'V') || !all_digits(s + 1, n - 1))
+		return false;
+	t->version = to_int(s + 1, n - 1);
+	return true;
+}
+
+/*
+ * One word of a bracket group.  Besides the plain forms (PATCH, RFC,
+ * v3, 2/7) it reads the glued ones patchwork accepts: PATCHv2, PATCH1/8,
+ * v2PATCH1/4.
+ */
+static void tag_token(const char *s, size_t n, struct pw_subject_tags *t,
+		      GString *prefixes)
+{
+	const char *p = s;
+	size_t m = n, i;
+
+	if (counter_token(p, m, t) || version_token(p, m, t))
+		return;
+	/* a leading vN glued to PATCH */
+	if (m > 1 && (p[0] == 'v' || p[0] == 'V') && g_ascii_isdigit(p[1])) {
+		for (i = 1; i < m && g_ascii_isdigit(p[i]); i++)
+			;
+		if (starts_ci(p + i, m - i, "PATCH")) {
+			version_token(p, i, t);
+			p += i;
+			m -= i;
+		}
+	}
+	if (starts_ci(p, m, "PATCH")) {
+		t->patch_tag = true;
+		p += 5;
+		m -= 5;
+		if (m == 0 || counter_token(p, m, t) || version_token(p, m, t))
+			return;
+		if (m > 0 && g_ascii_isdigit(p[0]) && all_digits(p, m))
+			return;
+		p = s;
+		m = n;
+	}
+	if (m == 3 && !g_ascii_strncasecmp(p, "RFC", 3))
+		t->rfc = true;
+	if (m == 6 && !g_ascii_strncasecmp(p, "RESEND", 6))
+		t->resend = true;
+	if (prefixes->len)
+		g_string_append_c(prefixes, ',');
+	g_string_append_len(prefixes, p, (gssize)m);
+}
+
+/* The words of one bracket group, split on commas and white space. */
+static void tag_group(const char *s, size_t n, struct pw_subject_tags *t,
+		      GString *prefixes)
+{
+	const char *words[64];
+	size_t lens[64], nw = 0, i = 0, j;
+
+	while (i < n && nw < 64) {
+		while (i < n && (s[i] == ',' || g_ascii_isspace(s[i])))
+			i++;
+		if (i >= n)
+			break;
+		j = i;
+		while (j < n && s[j] != ',' && !g_ascii_isspace(s[j]))
+			j++;
+		words[nw] = s + i;
+		lens[nw++] = j - i;
+		i = j;
+	}
+	for (i = 0; i < nw; i++) {
+		/* Mercurial's "1 of 3" */
+		if (i + 2 < nw && all_digits(words[i], lens[i]) &&
+		    lens[i + 1] == 2 && !g_ascii_strncasecmp(words[i + 1], "of", 2) &&
+		    all_digits(words[i + 2], lens[i + 2])) {
+			t->number = to_int(words[i], lens[i]);
+			t->total = to_int(words[i + 2], lens[i + 2]);
+			t->has_counter = true;
+			i += 2;
+			continue;
+		}
+		tag_token(words[i], lens[i], t, prefixes);
+	}
+}
+
+/* Reply and forward markers: "Re:", "RE:", "Aw:", "Fwd:"... */
+static size_t reply_marker(const char *s, bool *reply)
+{
+	static const struct { const char *w; bool reply; } m[] = {
+		{ "re", true }, { "aw", true }, { "sv", true },
+		{ "antw", true }, { "fwd", false }, { "fw", false },
+	};
+	size_t i, n;
+
+	for (i = 0; i < G_N_ELEMENTS(m); i++) {
+		n = strlen(m[i].w);
+		if (!g_ascii_strncasecmp(s, m[i].w, n) && s[n] == ':') {
+			if (m[i].reply)
+				*reply = true;
+			return n + 1;
+		}
+	}
+	return 0;
+}
+
+/* git mailinfo's cleanup_subject() followed by cleanup_space(). */
+static char *mailinfo_subject(const char *subject)
+{
+	GString *s = g_string_new(subject);
+	size_t at = 0;
+	char *r;
+
+	while (at < s->len) {
+		const char *pos;
+
+		switch (s->str[at]) {
+		case 'r':
+		case 'R':
+			if (s->len <= at + 3)
+				break;
+			if ((s->str[at + 1] == 'e' || s->str[at + 1] == 'E') &&
+			    s->str[at + 2] == ':') {
+				g_string_erase(s, (gssize)at, 3);
+				continue;
+			}
+			at++;
+			break;
+		case ' ':
+		case '\t':
+		case ':':
+			g_string_erase(s, (gssize)at, 1);
+			continue;
+		case '[':
+			pos = strchr(s->str + at, ']');
+			if (!pos)
+				break;
+			g_string_erase(s, (gssize)at,
+				       (gssize)(pos - (s->str + at) + 1));
+			continue;
+		}
+		break;
+	}
+	r = pw_utf8_fold(s->str);
+	g_string_free(s, TRUE);
+	return r;
+}
+
+char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags)
+{
+	GString *prefixes = g_string_new(NULL);
+	const char *p = subject ? subject : "", *close, *v;
+	size_t n;
+
+	memset(tags, 0, sizeof(*tags));
+	tags->version = 1;
+	for (;;) {
+		while (g_ascii_isspace(*p))
+			p++;
+		n = reply_marker(p, &tags->is_reply);
+		if (n) {
+			/* A list tag may come first: "[list] Re: ...". */
+			p += n;
+			continue;
+		}
+		if (*p != '[')
+			break;
+		close = strchr(p, ']');
+		if (!close)
+			break;
+		tag_group(p + 1, (size_t)(close - p - 1), tags, prefixes);
+		p = close + 1;
+	}
+	/* "(v2)" anywhere in the subject, when no vN marker was given. */
+	if (tags->version == 1 && subject) {
+		for (v = strchr(subject, '('); v; v = strchr(v + 1, '(')) {
+			const char *e = strchr(v, ')');
+
+			if (e && version_token(v + 1, (size_t)(e - v - 1), tags))
+				break;
+		}
+	}
+	if (tags->version < 1)
+		tags->version = 1;
+	tags->prefixes = g_string_free(prefixes, FALSE);
+	return mailinfo_subject(subject ? subject : "");
+}
+
+void pw_subject_tags_release(struct pw_subject_tags *tags)
+{
+	g_free(tags->prefixes);
+	tags->prefixes = NULL;
+}
+
