@@ -22,10 +22,13 @@ STD      = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes \
            -Wno-unused-parameter -I.
 CHECKS_CFLAGS = $(shell $(PKG_CONFIG) --cflags glib-2.0 nettle 2>/dev/null)
 DB_CFLAGS     = $(shell $(PKG_CONFIG) --cflags glib-2.0 sqlite3 2>/dev/null)
-BOT_PKGS      = gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0 libmicrohttpd nettle
+BOT_PKGS      = gmime-3.0 libcurl sqlite3 json-glib-1.0 nettle
 BOT_CFLAGS    = $(shell $(PKG_CONFIG) --cflags $(BOT_PKGS) 2>/dev/null)
 LIBS          = $(shell $(PKG_CONFIG) --libs $(BOT_PKGS) 2>/dev/null) -lpthread -lm
 TEST_LIBS     = $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+empty :=
+space := $(empty) $(empty)
 
 CHECKS_SRC = $(sort $(wildcard checks/*.c))
 DB_SRC     = $(sort $(wildcard db/*.c))
@@ -47,7 +50,7 @@ DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
 
 .PHONY: all deps run test asan bench fuzz install clean check-includes unit
 
-all: $(BIN)
+all: check-includes $(BIN)
 
 $(BIN): $(BUILD)/bot/main.o $(LIB)
 	$(CC) $(CFLAGS) $(CFLAGS_EXTRA) $(LDFLAGS) -o $@ $^ $(LIBS)
@@ -125,11 +128,25 @@ fuzz: deps
 	  $(BUILD)/fuzz_mail ../shared/corpus/patchwork/fuzz/* ../shared/corpus/patchwork/mail/*; \
 	fi
 
+# The fence between the folders, checked on every build: checks/ may
+# include libc, GLib, Nettle (SHA-1) and the x86 intrinsics, and its own
+# headers; db/ may add SQLite and checks/.  Anything else fails the build.
+LIBC_HEADERS = assert ctype errno inttypes limits stdarg stdbool stddef \
+               stdint stdio stdlib string strings time
+CHECKS_ALLOWED = $(LIBC_HEADERS:%=<%.h>) <glib.h> <nettle/[a-z0-9_-]+\.h> \
+                 <immintrin.h> "checks/[a-z0-9_]+\.(h|def)"
+DB_ALLOWED     = $(LIBC_HEADERS:%=<%.h>) <glib.h> <sqlite3.h> \
+                 "checks/[a-z0-9_]+\.h" "db/[a-z0-9_-]+\.h"
+FENCE_DIR ?= .
 check-includes:
-	@! grep -nE '#include *[<"](gmime|git2|curl|sqlite3|json-glib|microhttpd)|#include *"(db|bot)/' checks/*.[ch] \
-	  || { echo "checks/ must include only libc, GLib and checks/"; exit 1; }
-	@! grep -nE '#include *[<"](gmime|git2|curl|json-glib|microhttpd)|#include *"bot/' db/*.[ch] \
-	  || { echo "db/ must not include bot/ or other libraries"; exit 1; }
+	@bad=$$(grep -HnE '^[[:space:]]*#[[:space:]]*include' $(FENCE_DIR)/checks/*.[ch] | \
+	  grep -vE '#[[:space:]]*include[[:space:]]+($(subst $(space),|,$(strip $(CHECKS_ALLOWED))))[[:space:]]*($$|/[*/])'); \
+	if [ -n "$$bad" ]; then echo "$$bad"; \
+	  echo "make: checks/ may include only libc, GLib, Nettle and checks/ headers"; exit 1; fi
+	@bad=$$(grep -HnE '^[[:space:]]*#[[:space:]]*include' $(FENCE_DIR)/db/*.[ch] | \
+	  grep -vE '#[[:space:]]*include[[:space:]]+($(subst $(space),|,$(strip $(DB_ALLOWED))))[[:space:]]*($$|/[*/])'); \
+	if [ -n "$$bad" ]; then echo "$$bad"; \
+	  echo "make: db/ may include only libc, GLib, SQLite, checks/ and db/ headers"; exit 1; fi
 
 install: all
 	install -D -m 0755 patchwarden $(DESTDIR)$(PREFIX)/bin/patchwarden
