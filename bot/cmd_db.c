@@ -12,8 +12,8 @@
 #include "bot/cli.h"
 #include "bot/cmd.h"
 #include "bot/ingest.h"
-#include "bot/json.h"
 #include "bot/log.h"
+#include "bot/printer.h"
 
 static void stats_print(const struct pw_db_stats *st, bool json)
 {
@@ -83,8 +83,11 @@ int pw_cmd_db(int argc, char **argv)
 			g_free(err);
 			rc = 2;
 		} else {
-			printf("rechecked=%" G_GINT64_FORMAT " findings=%" G_GINT64_FORMAT "\n",
-			       checked, findings);
+			const struct pw_count n[] = {
+				{ "rechecked", checked }, { "findings", findings },
+			};
+
+			pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
 			rc = 0;
 		}
 	}

@@ -8,7 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "db/db.h"
+#include "db/db-private.h"
 
 static int count_lists(struct pw_db *db)
 {
