@@ -376,6 +376,7 @@ static void print_findings(struct run *r, enum pw_format fmt, FILE *out)
 	pw_printer_free(p);
 }
 
+/* SARIF 2.1.0: a JSON vocabulary of its own, through the JSON printer. */
 static void print_sarif(struct run *r, FILE *out)
 {
 	struct pw_printer *p = pw_printer_new(PW_FORMAT_JSON, out, NULL, 0);
@@ -427,9 +428,8 @@ static void print_sarif(struct run *r, FILE *out)
 
 			pw_print_begin_map(p);
 			pw_print_str_at(p, "ruleId", f->rule);
-			if (rule) {
+			if (rule)
 				pw_print_int_at(p, "ruleIndex", rule - rules);
-			}
 			pw_print_str_at(p, "level", sarif_level(f->severity));
 			pw_print_key(p, "message");
 			pw_print_begin_map(p);
@@ -448,9 +448,8 @@ static void print_sarif(struct run *r, FILE *out)
 				pw_print_key(p, "region");
 				pw_print_begin_map(p);
 				pw_print_int_at(p, "startLine", f->line);
-				if (f->column > 0) {
+				if (f->column > 0)
 					pw_print_int_at(p, "startColumn", f->column);
-				}
 				pw_print_end(p);
 			}
 			pw_print_end(p);

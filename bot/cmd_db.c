@@ -1,10 +1,11 @@
 /*
  * patchwarden db [--db PATH] [--config FILE] stats [--format text|json]
  * patchwarden db [--db PATH] [--config FILE] recheck [--since WHEN]
+ *                [--format text|json]
  *
- * stats prints the stored counts as one key=value line; recheck re-runs
- * the current rules over stored patches, so improved rules reach old
- * history.
+ * stats prints the stored counts as one key=value line (or one JSON
+ * object); recheck re-runs the current rules over stored patches, so
+ * improved rules reach old history, and prints its counts the same way.
  */
 #include <stdio.h>
 #include <string.h>

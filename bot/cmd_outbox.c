@@ -141,9 +141,13 @@ static int send(struct pw_db *db, const struct pw_config *cfg, bool all,
 	struct pw_outbox_stats st;
 	char *err = NULL;
 	enum pw_status s = pw_outbox_send_due(db, cfg, &o, &st, &err);
+	const struct pw_count n[] = {
+		{ "attempted", st.attempted }, { "sent", st.sent },
+		{ "deferred", st.deferred }, { "failed", st.failed },
+		{ "recovered", st.recovered },
+	};
 
-	printf("attempted=%d sent=%d deferred=%d failed=%d recovered=%d\n",
-	       st.attempted, st.sent, st.deferred, st.failed, st.recovered);
+	pw_print_counts(n, G_N_ELEMENTS(n), false, stdout);
 	if (s) {
 		pw_error("outbox send: %s", err ? err : pw_status_str(s));
 		g_free(err);
