@@ -29,9 +29,9 @@ bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 		if (pw_db_raw_orphans_remove(*db, &n))
 			pw_debug("%s", pw_db_errmsg(*db));
 		else if (n)
-			pw_warn("%s: removed the bytes of %d messages that an"
-				" interrupted writer stored without their rows",
-				(*db)->raw_path, n);
+			pw_warn("%s-raw: removed the bytes of %d messages that"
+				" an interrupted writer stored without their rows",
+				pw_db_path(*db), n);
 	}
 	return true;
 }

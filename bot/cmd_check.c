@@ -18,12 +18,11 @@
 #include <sys/stat.h>
 #include <glib.h>
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 
 #include "bot/cmd.h"
-#include "bot/json.h"
 #include "bot/log.h"
 #include "bot/mail.h"
+#include "bot/printer.h"
 #include "bot/source.h"
 #include "checks/patch.h"
 #include "checks/rules.h"
@@ -315,16 +314,6 @@ static void check_input(struct run *r, const char *path)
 	g_free(data);
 }
 
-static const char *sev_upper(enum pw_severity s)
-{
-	switch (s) {
-	case PW_SEV_ERROR: return "ERROR";
-	case PW_SEV_WARNING: return "WARNING";
-	case PW_SEV_INFO: return "INFO";
-	}
-	return "INFO";
-}
-
 static const char *sarif_level(enum pw_severity s)
 {
 	switch (s) {
@@ -335,33 +324,21 @@ static const char *sarif_level(enum pw_severity s)
 	return "note";
 }
 
-static void print_text(struct run *r, FILE *out)
+/* Text is checkpatch.pl --terse's layout. */
+static const char finding_layout[] =
+	"%(file):%(line): %(severity:upper):%(rule): %(message)\n";
+
+static void print_findings(struct run *r, enum pw_format fmt, FILE *out)
 {
-	guint i, j;
-
-	for (i = 0; i < r->units->len; i++) {
-		struct unit *u = r->units->pdata[i];
-
-		for (j = 0; j < u->findings->len; j++) {
-			struct pw_finding *f = u->findings->pdata[j];
-
-			fprintf(out, "%s:%d: %s:%s: %s\n", f->file, f->line,
-				sev_upper(f->severity), f->rule, f->message);
-		}
-	}
-}
-
-static void print_json(struct run *r, FILE *out)
-{
-	JsonBuilder *b = json_builder_new();
+	struct pw_printer *p = pw_printer_new(fmt, out, finding_layout, 0);
 	int count[3] = { 0, 0, 0 };
 	guint i, j;
 
-	json_builder_begin_object(b);
-	pw_json_int(b, "version", 1);
-	pw_json_str(b, "style", pw_style_str(r->opts.style));
-	json_builder_set_member_name(b, "findings");
-	json_builder_begin_array(b);
+	pw_print_begin_map(p);
+	pw_print_int_at(p, "version", 1);
+	pw_print_str_at(p, "style", pw_style_str(r->opts.style));
+	pw_print_key(p, "findings");
+	pw_print_begin_list(p);
 	for (i = 0; i < r->units->len; i++) {
 		struct unit *u = r->units->pdata[i];
 
@@ -369,82 +346,79 @@ static void print_json(struct run *r, FILE *out)
 			struct pw_finding *f = u->findings->pdata[j];
 
 			count[f->severity]++;
-			json_builder_begin_object(b);
-			pw_json_str(b, "file", f->file);
-			pw_json_int(b, "line", f->line);
-			pw_json_int(b, "column", f->column);
-			pw_json_str(b, "severity", pw_severity_str(f->severity));
-			pw_json_str(b, "rule", f->rule);
-			pw_json_str(b, "message", f->message);
-			pw_json_str(b, "fix", f->fix);
-			pw_json_str(b, "input", u->input);
-			if (f->patch_no) {
-				pw_json_int(b, "patch_line", f->patch_no);
-			}
-			if (u->subject) {
-				pw_json_str(b, "subject", u->subject);
-			}
-			if (u->msgid) {
-				pw_json_str(b, "message_id", u->msgid);
-			}
-			json_builder_end_object(b);
+			pw_print_begin_record(p);
+			pw_print_str_at(p, "file", f->file);
+			pw_print_int_at(p, "line", f->line);
+			pw_print_int_at(p, "column", f->column);
+			pw_print_str_at(p, "severity", pw_severity_str(f->severity));
+			pw_print_str_at(p, "rule", f->rule);
+			pw_print_str_at(p, "message", f->message);
+			pw_print_str_at(p, "fix", f->fix);
+			pw_print_str_at(p, "input", u->input);
+			if (f->patch_no)
+				pw_print_int_at(p, "patch_line", f->patch_no);
+			if (u->subject)
+				pw_print_str_at(p, "subject", u->subject);
+			if (u->msgid)
+				pw_print_str_at(p, "message_id", u->msgid);
+			pw_print_end(p);
 		}
 	}
-	json_builder_end_array(b);
-	json_builder_set_member_name(b, "summary");
-	json_builder_begin_object(b);
-	pw_json_int(b, "inputs", r->units->len);
-	pw_json_int(b, "error", count[PW_SEV_ERROR]);
-	pw_json_int(b, "warning", count[PW_SEV_WARNING]);
-	pw_json_int(b, "info", count[PW_SEV_INFO]);
-	json_builder_end_object(b);
-	json_builder_end_object(b);
-	pw_json_print(b, out);
-	g_object_unref(b);
+	pw_print_end(p);
+	pw_print_key(p, "summary");
+	pw_print_begin_map(p);
+	pw_print_int_at(p, "inputs", r->units->len);
+	pw_print_int_at(p, "error", count[PW_SEV_ERROR]);
+	pw_print_int_at(p, "warning", count[PW_SEV_WARNING]);
+	pw_print_int_at(p, "info", count[PW_SEV_INFO]);
+	pw_print_end(p);
+	pw_print_end(p);
+	pw_printer_free(p);
 }
 
+/* SARIF 2.1.0: a JSON vocabulary of its own, through the JSON printer. */
 static void print_sarif(struct run *r, FILE *out)
 {
-	JsonBuilder *b = json_builder_new();
+	struct pw_printer *p = pw_printer_new(PW_FORMAT_JSON, out, NULL, 0);
 	const struct pw_rule *rules;
 	size_t nrules, k;
 	guint i, j;
 
 	rules = pw_rules(&nrules);
-	json_builder_begin_object(b);
-	pw_json_str(b, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
-	pw_json_str(b, "version", "2.1.0");
-	json_builder_set_member_name(b, "runs");
-	json_builder_begin_array(b);
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "tool");
-	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "driver");
-	json_builder_begin_object(b);
-	pw_json_str(b, "name", "patchwarden");
-	pw_json_str(b, "version", PW_VERSION);
-	json_builder_set_member_name(b, "rules");
-	json_builder_begin_array(b);
+	pw_print_begin_map(p);
+	pw_print_str_at(p, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	pw_print_str_at(p, "version", "2.1.0");
+	pw_print_key(p, "runs");
+	pw_print_begin_list(p);
+	pw_print_begin_map(p);
+	pw_print_key(p, "tool");
+	pw_print_begin_map(p);
+	pw_print_key(p, "driver");
+	pw_print_begin_map(p);
+	pw_print_str_at(p, "name", "patchwarden");
+	pw_print_str_at(p, "version", PW_VERSION);
+	pw_print_key(p, "rules");
+	pw_print_begin_list(p);
 	for (k = 0; k < nrules; k++) {
-		json_builder_begin_object(b);
-		pw_json_str(b, "id", rules[k].id);
-		json_builder_set_member_name(b, "shortDescription");
-		json_builder_begin_object(b);
-		pw_json_str(b, "text", rules[k].summary);
-		json_builder_end_object(b);
-		json_builder_set_member_name(b, "defaultConfiguration");
-		json_builder_begin_object(b);
-		pw_json_str(b, "level", sarif_level(rules[k].severity));
-		json_builder_set_member_name(b, "enabled");
-		json_builder_add_boolean_value(b, rules[k].default_on);
-		json_builder_end_object(b);
-		json_builder_end_object(b);
+		pw_print_begin_map(p);
+		pw_print_str_at(p, "id", rules[k].id);
+		pw_print_key(p, "shortDescription");
+		pw_print_begin_map(p);
+		pw_print_str_at(p, "text", rules[k].summary);
+		pw_print_end(p);
+		pw_print_key(p, "defaultConfiguration");
+		pw_print_begin_map(p);
+		pw_print_str_at(p, "level", sarif_level(rules[k].severity));
+		pw_print_key(p, "enabled");
+		pw_print_bool(p, rules[k].default_on);
+		pw_print_end(p);
+		pw_print_end(p);
 	}
-	json_builder_end_array(b);
-	json_builder_end_object(b);
-	json_builder_end_object(b);
-	json_builder_set_member_name(b, "results");
-	json_builder_begin_array(b);
+	pw_print_end(p);
+	pw_print_end(p);
+	pw_print_end(p);
+	pw_print_key(p, "results");
+	pw_print_begin_list(p);
 	for (i = 0; i < r->units->len; i++) {
 		struct unit *u = r->units->pdata[i];
 
@@ -452,81 +426,78 @@ static void print_sarif(struct run *r, FILE *out)
 			struct pw_finding *f = u->findings->pdata[j];
 			const struct pw_rule *rule = pw_rule_find(f->rule);
 
-			json_builder_begin_object(b);
-			pw_json_str(b, "ruleId", f->rule);
-			if (rule) {
-				pw_json_int(b, "ruleIndex", rule - rules);
-			}
-			pw_json_str(b, "level", sarif_level(f->severity));
-			json_builder_set_member_name(b, "message");
-			json_builder_begin_object(b);
-			pw_json_str(b, "text", f->message);
-			json_builder_end_object(b);
-			json_builder_set_member_name(b, "locations");
-			json_builder_begin_array(b);
-			json_builder_begin_object(b);
-			json_builder_set_member_name(b, "physicalLocation");
-			json_builder_begin_object(b);
-			json_builder_set_member_name(b, "artifactLocation");
-			json_builder_begin_object(b);
-			pw_json_str(b, "uri", f->file);
-			json_builder_end_object(b);
+			pw_print_begin_map(p);
+			pw_print_str_at(p, "ruleId", f->rule);
+			if (rule)
+				pw_print_int_at(p, "ruleIndex", rule - rules);
+			pw_print_str_at(p, "level", sarif_level(f->severity));
+			pw_print_key(p, "message");
+			pw_print_begin_map(p);
+			pw_print_str_at(p, "text", f->message);
+			pw_print_end(p);
+			pw_print_key(p, "locations");
+			pw_print_begin_list(p);
+			pw_print_begin_map(p);
+			pw_print_key(p, "physicalLocation");
+			pw_print_begin_map(p);
+			pw_print_key(p, "artifactLocation");
+			pw_print_begin_map(p);
+			pw_print_str_at(p, "uri", f->file);
+			pw_print_end(p);
 			if (f->line > 0) {
-				json_builder_set_member_name(b, "region");
-				json_builder_begin_object(b);
-				pw_json_int(b, "startLine", f->line);
-				if (f->column > 0) {
-					pw_json_int(b, "startColumn", f->column);
-				}
-				json_builder_end_object(b);
+				pw_print_key(p, "region");
+				pw_print_begin_map(p);
+				pw_print_int_at(p, "startLine", f->line);
+				if (f->column > 0)
+					pw_print_int_at(p, "startColumn", f->column);
+				pw_print_end(p);
 			}
-			json_builder_end_object(b);
-			json_builder_end_object(b);
-			json_builder_end_array(b);
+			pw_print_end(p);
+			pw_print_end(p);
+			pw_print_end(p);
 			if (f->replacement && f->line > 0) {
-				json_builder_set_member_name(b, "fixes");
-				json_builder_begin_array(b);
-				json_builder_begin_object(b);
-				json_builder_set_member_name(b, "description");
-				json_builder_begin_object(b);
-				pw_json_str(b, "text", f->fix);
-				json_builder_end_object(b);
-				json_builder_set_member_name(b, "artifactChanges");
-				json_builder_begin_array(b);
-				json_builder_begin_object(b);
-				json_builder_set_member_name(b, "artifactLocation");
-				json_builder_begin_object(b);
-				pw_json_str(b, "uri", f->file);
-				json_builder_end_object(b);
-				json_builder_set_member_name(b, "replacements");
-				json_builder_begin_array(b);
-				json_builder_begin_object(b);
-				json_builder_set_member_name(b, "deletedRegion");
-				json_builder_begin_object(b);
-				pw_json_int(b, "startLine", f->line);
-				pw_json_int(b, "startColumn", (gint64)f->fix_from + 1);
-				pw_json_int(b, "endColumn", (gint64)f->fix_to + 1);
-				json_builder_end_object(b);
-				json_builder_set_member_name(b, "insertedContent");
-				json_builder_begin_object(b);
-				pw_json_str(b, "text", f->replacement);
-				json_builder_end_object(b);
-				json_builder_end_object(b);
-				json_builder_end_array(b);
-				json_builder_end_object(b);
-				json_builder_end_array(b);
-				json_builder_end_object(b);
-				json_builder_end_array(b);
+				pw_print_key(p, "fixes");
+				pw_print_begin_list(p);
+				pw_print_begin_map(p);
+				pw_print_key(p, "description");
+				pw_print_begin_map(p);
+				pw_print_str_at(p, "text", f->fix);
+				pw_print_end(p);
+				pw_print_key(p, "artifactChanges");
+				pw_print_begin_list(p);
+				pw_print_begin_map(p);
+				pw_print_key(p, "artifactLocation");
+				pw_print_begin_map(p);
+				pw_print_str_at(p, "uri", f->file);
+				pw_print_end(p);
+				pw_print_key(p, "replacements");
+				pw_print_begin_list(p);
+				pw_print_begin_map(p);
+				pw_print_key(p, "deletedRegion");
+				pw_print_begin_map(p);
+				pw_print_int_at(p, "startLine", f->line);
+				pw_print_int_at(p, "startColumn", (gint64)f->fix_from + 1);
+				pw_print_int_at(p, "endColumn", (gint64)f->fix_to + 1);
+				pw_print_end(p);
+				pw_print_key(p, "insertedContent");
+				pw_print_begin_map(p);
+				pw_print_str_at(p, "text", f->replacement);
+				pw_print_end(p);
+				pw_print_end(p);
+				pw_print_end(p);
+				pw_print_end(p);
+				pw_print_end(p);
+				pw_print_end(p);
+				pw_print_end(p);
 			}
-			json_builder_end_object(b);
+			pw_print_end(p);
 		}
 	}
-	json_builder_end_array(b);
-	json_builder_end_object(b);
-	json_builder_end_array(b);
-	json_builder_end_object(b);
-	pw_json_print(b, out);
-	g_object_unref(b);
+	pw_print_end(p);
+	pw_print_end(p);
+	pw_print_end(p);
+	pw_print_end(p);
+	pw_printer_free(p);
 }
 
 static gint by_fix_desc(gconstpointer a, gconstpointer b)
@@ -715,36 +686,31 @@ static bool write_whole(const char *path, const char *buf, size_t len,
 	return ok;
 }
 
+/* Text: aligned columns, one rule a line. */
+static const char rule_layout[] =
+	"%(id:-22) %(severity:-8) %(if:default_on)on  %(else)off %(end)"
+	" %(summary)\n";
+
 static void list_rules(enum format fmt)
 {
+	struct pw_printer *p = pw_printer_new(fmt == F_TEXT ? PW_FORMAT_TEXT :
+					      PW_FORMAT_JSON, stdout,
+					      rule_layout, 0);
 	const struct pw_rule *rules;
 	size_t n, i;
 
 	rules = pw_rules(&n);
-	if (fmt == F_TEXT) {
-		for (i = 0; i < n; i++)
-			printf("%-22s %-8s %-4s %s\n", rules[i].id,
-			       pw_severity_str(rules[i].severity),
-			       rules[i].default_on ? "on" : "off", rules[i].summary);
-		return;
+	pw_print_begin_list(p);
+	for (i = 0; i < n; i++) {
+		pw_print_begin_record(p);
+		pw_print_str_at(p, "id", rules[i].id);
+		pw_print_str_at(p, "severity", pw_severity_str(rules[i].severity));
+		pw_print_bool_at(p, "default_on", rules[i].default_on);
+		pw_print_str_at(p, "summary", rules[i].summary);
+		pw_print_end(p);
 	}
-	{
-		JsonBuilder *b = json_builder_new();
-
-		json_builder_begin_array(b);
-		for (i = 0; i < n; i++) {
-			json_builder_begin_object(b);
-			pw_json_str(b, "id", rules[i].id);
-			pw_json_str(b, "severity", pw_severity_str(rules[i].severity));
-			json_builder_set_member_name(b, "default_on");
-			json_builder_add_boolean_value(b, rules[i].default_on);
-			pw_json_str(b, "summary", rules[i].summary);
-			json_builder_end_object(b);
-		}
-		json_builder_end_array(b);
-		pw_json_print(b, stdout);
-		g_object_unref(b);
-	}
+	pw_print_end(p);
+	pw_printer_free(p);
 }
 
 /* Splits "A,B" arguments (repeatable options) into a NULL-ended list. */
@@ -913,8 +879,8 @@ int pw_cmd_check(int argc, char **argv)
 		}
 	}
 	switch (r.format) {
-	case F_TEXT: print_text(&r, out); break;
-	case F_JSON: print_json(&r, out); break;
+	case F_TEXT: print_findings(&r, PW_FORMAT_TEXT, out); break;
+	case F_JSON: print_findings(&r, PW_FORMAT_JSON, out); break;
 	case F_SARIF: print_sarif(&r, out); break;
 	}
 	fflush(out);

@@ -1,10 +1,11 @@
 /*
  * patchwarden db [--db PATH] [--config FILE] stats [--format text|json]
  * patchwarden db [--db PATH] [--config FILE] recheck [--since WHEN]
+ *                [--format text|json]
  *
- * stats prints the stored counts as one key=value line; recheck re-runs
- * the current rules over stored patches, so improved rules reach old
- * history.
+ * stats prints the stored counts as one key=value line (or one JSON
+ * object); recheck re-runs the current rules over stored patches, so
+ * improved rules reach old history, and prints its counts the same way.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,8 +13,8 @@
 #include "bot/cli.h"
 #include "bot/cmd.h"
 #include "bot/ingest.h"
-#include "bot/json.h"
 #include "bot/log.h"
+#include "bot/printer.h"
 
 static void stats_print(const struct pw_db_stats *st, bool json)
 {
@@ -83,8 +84,11 @@ int pw_cmd_db(int argc, char **argv)
 			g_free(err);
 			rc = 2;
 		} else {
-			printf("rechecked=%" G_GINT64_FORMAT " findings=%" G_GINT64_FORMAT "\n",
-			       checked, findings);
+			const struct pw_count n[] = {
+				{ "rechecked", checked }, { "findings", findings },
+			};
+
+			pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
 			rc = 0;
 		}
 	}

@@ -1,6 +1,7 @@
 /*
- * patchwarden outbox [--config FILE] [--db PATH] list [--state S] [--format json]
- * patchwarden outbox [--config FILE] [--db PATH] show ID [--format json]
+ * patchwarden outbox [--config FILE] [--db PATH] list [--state S]
+ *                    [--format text|json|csv]
+ * patchwarden outbox [--config FILE] [--db PATH] show ID [--format text|json]
  * patchwarden outbox [--config FILE] [--db PATH] send [--all] [--limit N]
  * patchwarden outbox [--config FILE] [--db PATH] retry ID
  *
@@ -12,16 +13,30 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <json-glib/json-glib.h>
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
-#include "bot/json.h"
 #include "bot/log.h"
 #include "bot/outbox.h"
+#include "bot/printer.h"
 #include "db/outbox.h"
 
-static void json_row(JsonBuilder *b, const struct pw_outbox_row *r)
+/* One line of "list": tab-separated, the note last when there is one. */
+static const char list_layout[] =
+	"%(id)\t%(state)\t%(attempts)\t%(to)\t%(subject)"
+	"%(if:reason)\t%(reason)%(else)%(if:last_error)\t%(last_error)%(end)%(end)"
+	"\n";
+
+/* "show": the facts, then the stored message with CRLF as plain ends. */
+static const char show_layout[] =
+	"id: %(id)\nkind: %(kind)\nanswers: %(answers)\nstate: %(state)\n"
+	"%(if:reason)reason: %(reason)\n%(end)"
+	"attempts: %(attempts)\n"
+	"%(if:last_error)last error: %(last_error) (SMTP %(smtp_code))\n%(end)"
+	"%(if:transport)sent through: %(transport)\n%(end)"
+	"\n%(raw:lf)";
+
+static void row_print(struct pw_printer *p, const struct pw_outbox_row *r)
 {
 	char **rcpt = g_strsplit(r->recipients, "\n", -1);
 	size_t i, n;
@@ -34,71 +49,57 @@ static void json_row(JsonBuilder *b, const struct pw_outbox_row *r)
 			g_free(rcpt[i]);
 	}
 	rcpt[n] = NULL;
-	json_builder_begin_object(b);
-	pw_json_int(b, "id", r->id);
-	pw_json_str(b, "kind", r->kind);
-	pw_json_str(b, "state", r->state);
-	pw_json_str(b, "reason", r->reason);
-	pw_json_str(b, "to", r->rcpt_to);
-	pw_json_strv(b, "recipients", rcpt);
-	pw_json_str(b, "from", r->mail_from);
-	pw_json_str(b, "message_id", r->msgid);
-	pw_json_str(b, "in_reply_to", r->in_reply_to);
-	pw_json_str(b, "answers", r->answers);
-	pw_json_str(b, "subject", r->subject);
-	pw_json_int(b, "attempts", r->attempts);
-	pw_json_str(b, "last_error", r->last_error);
-	pw_json_int(b, "smtp_code", r->smtp_code);
-	pw_json_int(b, "created_at", r->created_at);
-	pw_json_int(b, "next_attempt", r->next_attempt);
-	pw_json_int(b, "last_attempt", r->last_attempt);
-	pw_json_int(b, "sent_at", r->sent_at);
-	pw_json_str(b, "transport", r->transport);
+	pw_print_begin_record(p);
+	pw_print_int_at(p, "id", r->id);
+	pw_print_str_at(p, "kind", r->kind);
+	pw_print_str_at(p, "state", r->state);
+	pw_print_str_at(p, "reason", r->reason);
+	pw_print_str_at(p, "to", r->rcpt_to);
+	pw_print_strv_at(p, "recipients", rcpt);
+	pw_print_str_at(p, "from", r->mail_from);
+	pw_print_str_at(p, "message_id", r->msgid);
+	pw_print_str_at(p, "in_reply_to", r->in_reply_to);
+	pw_print_str_at(p, "answers", r->answers);
+	pw_print_str_at(p, "subject", r->subject);
+	pw_print_int_at(p, "attempts", r->attempts);
+	pw_print_str_at(p, "last_error", r->last_error);
+	pw_print_int_at(p, "smtp_code", r->smtp_code);
+	pw_print_int_at(p, "created_at", r->created_at);
+	pw_print_int_at(p, "next_attempt", r->next_attempt);
+	pw_print_int_at(p, "last_attempt", r->last_attempt);
+	pw_print_int_at(p, "sent_at", r->sent_at);
+	pw_print_str_at(p, "transport", r->transport);
 	if (r->raw) {
 		char *text = g_strndup(g_bytes_get_data(r->raw, NULL),
 				       g_bytes_get_size(r->raw));
 
-		pw_json_str(b, "raw", text);
+		pw_print_str_at(p, "raw", text);
 		g_free(text);
 	}
-	json_builder_end_object(b);
+	pw_print_end(p);
 	g_strfreev(rcpt);
 }
 
-static int list(struct pw_db *db, const char *state, bool json)
+static int list(struct pw_db *db, const char *state, enum pw_format fmt)
 {
 	GPtrArray *rows = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)pw_outbox_row_free);
+	struct pw_printer *p;
 	guint i;
-	int rc = 2;
 
 	if (pw_db_outbox_list(db, state, rows)) {
 		pw_error("%s", pw_db_errmsg(db));
-		goto out;
+		g_ptr_array_unref(rows);
+		return 2;
 	}
-	if (json) {
-		JsonBuilder *b = json_builder_new();
-
-		json_builder_begin_array(b);
-		for (i = 0; i < rows->len; i++)
-			json_row(b, g_ptr_array_index(rows, i));
-		json_builder_end_array(b);
-		pw_json_print(b, stdout);
-		g_object_unref(b);
-	} else {
-		for (i = 0; i < rows->len; i++) {
-			const struct pw_outbox_row *r = g_ptr_array_index(rows, i);
-			const char *note = r->reason ? r->reason : r->last_error;
-
-			printf("%" G_GINT64_FORMAT "\t%s\t%d\t%s\t%s%s%s\n", r->id,
-			       r->state, r->attempts, r->rcpt_to, r->subject,
-			       note ? "\t" : "", note ? note : "");
-		}
-	}
-	rc = 0;
-out:
+	p = pw_printer_new(fmt, stdout, list_layout, 0);
+	pw_print_begin_list(p);
+	for (i = 0; i < rows->len; i++)
+		row_print(p, g_ptr_array_index(rows, i));
+	pw_print_end(p);
+	pw_printer_free(p);
 	g_ptr_array_unref(rows);
-	return rc;
+	return 0;
 }
 
 static bool parse_id(const char *s, int64_t *id)
@@ -112,12 +113,11 @@ static bool parse_id(const char *s, int64_t *id)
 	return true;
 }
 
-static int show(struct pw_db *db, int64_t id, bool json)
+static int show(struct pw_db *db, int64_t id, enum pw_format fmt)
 {
 	struct pw_outbox_row *r = NULL;
 	enum pw_status s = pw_db_outbox_get(db, id, true, &r);
-	gsize len, i;
-	const char *p;
+	struct pw_printer *p;
 
 	if (s == PW_ERR_INPUT) {
 		fprintf(stderr, "patchwarden outbox: no reply %" G_GINT64_FORMAT "\n", id);
@@ -127,30 +127,9 @@ static int show(struct pw_db *db, int64_t id, bool json)
 		pw_error("%s", pw_db_errmsg(db));
 		return 2;
 	}
-	if (json) {
-		JsonBuilder *b = json_builder_new();
-
-		json_row(b, r);
-		pw_json_print(b, stdout);
-		g_object_unref(b);
-		pw_outbox_row_free(r);
-		return 0;
-	}
-	printf("id: %" G_GINT64_FORMAT "\nkind: %s\nanswers: %s\nstate: %s\n",
-	       r->id, r->kind, r->answers, r->state);
-	if (r->reason)
-		printf("reason: %s\n", r->reason);
-	printf("attempts: %d\n", r->attempts);
-	if (r->last_error)
-		printf("last error: %s (SMTP %d)\n", r->last_error, r->smtp_code);
-	if (r->transport)
-		printf("sent through: %s\n", r->transport);
-	printf("\n");
-	/* The stored message, with CRLF shown as plain line ends. */
-	p = g_bytes_get_data(r->raw, &len);
-	for (i = 0; i < len; i++)
-		if (!(p[i] == '\r' && i + 1 < len && p[i + 1] == '\n'))
-			putchar(p[i]);
+	p = pw_printer_new(fmt, stdout, show_layout, 0);
+	row_print(p, r);
+	pw_printer_free(p);
 	pw_outbox_row_free(r);
 	return 0;
 }
@@ -162,9 +141,13 @@ static int send(struct pw_db *db, const struct pw_config *cfg, bool all,
 	struct pw_outbox_stats st;
 	char *err = NULL;
 	enum pw_status s = pw_outbox_send_due(db, cfg, &o, &st, &err);
+	const struct pw_count n[] = {
+		{ "attempted", st.attempted }, { "sent", st.sent },
+		{ "deferred", st.deferred }, { "failed", st.failed },
+		{ "recovered", st.recovered },
+	};
 
-	printf("attempted=%d sent=%d deferred=%d failed=%d recovered=%d\n",
-	       st.attempted, st.sent, st.deferred, st.failed, st.recovered);
+	pw_print_counts(n, G_N_ELEMENTS(n), false, stdout);
 	if (s) {
 		pw_error("outbox send: %s", err ? err : pw_status_str(s));
 		g_free(err);
@@ -201,7 +184,7 @@ int pw_cmd_outbox(int argc, char **argv)
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "list, show: text (default) or json", "FORMAT" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "list, show: text (default) or json; list: csv", "FORMAT" },
 		{ "state", 0, 0, G_OPTION_ARG_STRING, &state, "list: only replies in this state", "STATE" },
 		{ "all", 0, 0, G_OPTION_ARG_NONE, &all, "send: every pending reply, due or not", NULL },
 		{ "limit", 0, 0, G_OPTION_ARG_INT, &limit, "send: at most N replies (default 100)", "N" },
@@ -209,12 +192,13 @@ int pw_cmd_outbox(int argc, char **argv)
 	};
 	static const char usage[] =
 		"usage: patchwarden outbox [--config FILE] [--db PATH] "
-		"list [--state S] [--format json] | show ID | send [--all] "
+		"list [--state S] [--format json|csv] | show ID | send [--all] "
 		"[--limit N] | retry ID\n";
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
 	const char *cmd;
-	bool json = false, readonly;
+	enum pw_format fmt;
+	bool readonly;
 	int64_t id = 0;
 	int rc = 2;
 
@@ -240,8 +224,9 @@ int pw_cmd_outbox(int argc, char **argv)
 		fputs(usage, stderr);
 		goto out;
 	}
-	if (format && strcmp(format, "text") && !(json = !strcmp(format, "json"))) {
-		fprintf(stderr, "patchwarden outbox: --format is text or json\n");
+	if (!pw_format_parse(format, !strcmp(cmd, "list"), &fmt)) {
+		fprintf(stderr, "patchwarden outbox: --format is %s\n",
+			strcmp(cmd, "list") ? "text or json" : "text, json or csv");
 		goto out;
 	}
 	if (state && strcmp(state, "pending") && strcmp(state, "sending") &&
@@ -255,9 +240,9 @@ int pw_cmd_outbox(int argc, char **argv)
 	if (!pw_cli_open(config, db_path, readonly, &cfg, &db))
 		goto out;
 	if (!strcmp(cmd, "list"))
-		rc = list(db, state, json);
+		rc = list(db, state, fmt);
 	else if (!strcmp(cmd, "show"))
-		rc = show(db, id, json);
+		rc = show(db, id, fmt);
 	else if (!strcmp(cmd, "send"))
 		rc = send(db, cfg, all, limit);
 	else

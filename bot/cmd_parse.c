@@ -10,18 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-glib/json-glib.h>
-
 #include "bot/cmd.h"
-#include "bot/json.h"
 #include "bot/log.h"
 #include "bot/mail.h"
+#include "bot/printer.h"
 #include "bot/source.h"
-
-struct out {
-	bool json;
-	int count;		/* messages written */
-};
 
 /* A parsed message waiting to learn whether it is a naked cover. */
 struct held {
@@ -31,111 +24,75 @@ struct held {
 	long long offset;
 };
 
-static void emit_json(struct out *o, const struct held *h)
+/* The text view: mail-header-like lines, then the commit message and
+ * the diff whole; a blank line between messages. */
+static const char text_layout[] =
+	"=== %(where)\n"
+	"Message-ID: %(msgid)"
+	"%(if:msgid_derived) (derived: no Message-ID header)%(end)\n"
+	"Author: %(from_name) <%(from_addr)>\n"
+	"Date: %(date_utc) (%(date))\n"
+	"Subject: %(subject)\n"
+	"Subject-Clean: %(subject_clean)\n"
+	"Markers: version=%(version) number=%(number) total=%(total)"
+	" counter=%(if:has_counter)yes%(else)no%(end)"
+	" rfc=%(if:rfc)yes%(else)no%(end)"
+	" resend=%(if:resend)yes%(else)no%(end)"
+	" reply=%(if:is_reply)yes%(else)no%(end)"
+	" patch=%(if:patch_tag)yes%(else)no%(end) prefixes=%(prefixes)\n"
+	"Kind: %(kind)\n"
+	"%(if:in_reply_to)In-Reply-To: %(in_reply_to)\n%(end)"
+	"%(each:references)References: %(.)\n%(end)"
+	"%(if:list_id)List-Id: %(list_id)\n%(end)"
+	"%(if:auto_submitted)Auto-Submitted: %(auto_submitted)\n%(end)"
+	"Recipients: %(nrecipients)\n"
+	"%(if:pull_url)Pull-URL: %(pull_url)\n%(end)"
+	"%(each:warnings)Warning: %(.)\n%(end)"
+	"Commit-Message:\n%(commit_msg:block)"
+	"%(if:diff)Diff:\n%(diff:block)%(end)";
+
+static void emit(struct pw_printer *p, struct held *h)
 {
 	const struct pw_mail *m = h->m;
-	JsonBuilder *b = json_builder_new();
-	char *s, *date = m->date ? pw_iso_time(m->date) : g_strdup("");
+	char *date;
 
-	json_builder_begin_object(b);
-	pw_json_str(b, "where", h->where);
-	pw_json_int(b, "index", h->index);
-	pw_json_int(b, "offset", h->offset);
-	pw_json_str(b, "msgid", m->msgid);
-	pw_json_bool(b, "msgid_derived", m->msgid_derived);
-	pw_json_str(b, "from_name", m->from_name);
-	pw_json_str(b, "from_addr", m->from_addr);
-	pw_json_int(b, "date", m->date);
-	pw_json_str(b, "date_utc", date);
-	pw_json_str(b, "subject", m->subject);
-	pw_json_str(b, "subject_clean", m->subject_clean);
-	pw_json_int(b, "version", m->tags.version);
-	pw_json_int(b, "number", m->tags.number);
-	pw_json_int(b, "total", m->tags.total);
-	pw_json_bool(b, "has_counter", m->tags.has_counter);
-	pw_json_bool(b, "rfc", m->tags.rfc);
-	pw_json_bool(b, "resend", m->tags.resend);
-	pw_json_bool(b, "is_reply", m->tags.is_reply);
-	pw_json_bool(b, "patch_tag", m->tags.patch_tag);
-	pw_json_str(b, "prefixes", m->tags.prefixes);
-	pw_json_str(b, "kind", pw_mail_kind_str(m->kind));
-	pw_json_str(b, "in_reply_to", m->in_reply_to);
-	pw_json_strv(b, "references", m->references);
-	pw_json_str(b, "list_id", m->list_id);
-	pw_json_str(b, "auto_submitted", m->auto_submitted);
-	pw_json_strv(b, "recipients", m->recipients);
-	pw_json_int(b, "nrecipients", m->nrecipients);
-	pw_json_str(b, "pull_url", m->pull_url);
-	pw_json_str(b, "commit_msg", m->commit_msg);
-	pw_json_str(b, "diff", m->diff);
-	pw_json_strv(b, "warnings", m->warnings);
-	json_builder_end_object(b);
-
-	s = pw_json_text(b);
-	fputs(o->count ? ",\n" : "", stdout);
-	fputs(s, stdout);
-	g_free(s);
-	g_free(date);
-	g_object_unref(b);
-}
-
-static void block(const char *name, const char *text)
-{
-	printf("%s:\n", name);
-	if (text && *text) {
-		fputs(text, stdout);
-		if (text[strlen(text) - 1] != '\n')
-			putchar('\n');
-	}
-}
-
-static void emit_text(struct out *o, const struct held *h)
-{
-	const struct pw_mail *m = h->m;
-	char *date = m->date ? pw_iso_time(m->date) : g_strdup("");
-	char **p;
-
-	printf("%s=== %s\n", o->count ? "\n" : "", h->where);
-	printf("Message-ID: %s%s\n", m->msgid,
-	       m->msgid_derived ? " (derived: no Message-ID header)" : "");
-	printf("Author: %s <%s>\n", m->from_name, m->from_addr);
-	printf("Date: %s (%lld)\n", date, (long long)m->date);
-	printf("Subject: %s\n", m->subject);
-	printf("Subject-Clean: %s\n", m->subject_clean);
-	printf("Markers: version=%d number=%d total=%d counter=%s rfc=%s resend=%s reply=%s patch=%s prefixes=%s\n",
-	       m->tags.version, m->tags.number, m->tags.total,
-	       m->tags.has_counter ? "yes" : "no", m->tags.rfc ? "yes" : "no",
-	       m->tags.resend ? "yes" : "no", m->tags.is_reply ? "yes" : "no",
-	       m->tags.patch_tag ? "yes" : "no", m->tags.prefixes);
-	printf("Kind: %s\n", pw_mail_kind_str(m->kind));
-	if (m->in_reply_to)
-		printf("In-Reply-To: %s\n", m->in_reply_to);
-	for (p = m->references; p && *p; p++)
-		printf("References: %s\n", *p);
-	if (m->list_id)
-		printf("List-Id: %s\n", m->list_id);
-	if (m->auto_submitted)
-		printf("Auto-Submitted: %s\n", m->auto_submitted);
-	printf("Recipients: %d\n", m->nrecipients);
-	if (m->pull_url)
-		printf("Pull-URL: %s\n", m->pull_url);
-	for (p = m->warnings; p && *p; p++)
-		printf("Warning: %s\n", *p);
-	block("Commit-Message", m->commit_msg);
-	if (m->diff)
-		block("Diff", m->diff);
-	g_free(date);
-}
-
-static void emit(struct out *o, struct held *h)
-{
-	if (!h->m)
+	if (!m)
 		return;
-	if (o->json)
-		emit_json(o, h);
-	else
-		emit_text(o, h);
-	o->count++;
+	date = m->date ? pw_iso_time(m->date) : g_strdup("");
+	pw_print_begin_record(p);
+	pw_print_str_at(p, "where", h->where);
+	pw_print_int_at(p, "index", h->index);
+	pw_print_int_at(p, "offset", h->offset);
+	pw_print_str_at(p, "msgid", m->msgid);
+	pw_print_bool_at(p, "msgid_derived", m->msgid_derived);
+	pw_print_str_at(p, "from_name", m->from_name);
+	pw_print_str_at(p, "from_addr", m->from_addr);
+	pw_print_int_at(p, "date", m->date);
+	pw_print_str_at(p, "date_utc", date);
+	pw_print_str_at(p, "subject", m->subject);
+	pw_print_str_at(p, "subject_clean", m->subject_clean);
+	pw_print_int_at(p, "version", m->tags.version);
+	pw_print_int_at(p, "number", m->tags.number);
+	pw_print_int_at(p, "total", m->tags.total);
+	pw_print_bool_at(p, "has_counter", m->tags.has_counter);
+	pw_print_bool_at(p, "rfc", m->tags.rfc);
+	pw_print_bool_at(p, "resend", m->tags.resend);
+	pw_print_bool_at(p, "is_reply", m->tags.is_reply);
+	pw_print_bool_at(p, "patch_tag", m->tags.patch_tag);
+	pw_print_str_at(p, "prefixes", m->tags.prefixes);
+	pw_print_str_at(p, "kind", pw_mail_kind_str(m->kind));
+	pw_print_str_at(p, "in_reply_to", m->in_reply_to);
+	pw_print_strv_at(p, "references", m->references);
+	pw_print_str_at(p, "list_id", m->list_id);
+	pw_print_str_at(p, "auto_submitted", m->auto_submitted);
+	pw_print_strv_at(p, "recipients", m->recipients);
+	pw_print_int_at(p, "nrecipients", m->nrecipients);
+	pw_print_str_at(p, "pull_url", m->pull_url);
+	pw_print_str_at(p, "commit_msg", m->commit_msg);
+	pw_print_str_at(p, "diff", m->diff);
+	pw_print_strv_at(p, "warnings", m->warnings);
+	pw_print_end(p);
+	g_free(date);
 	pw_mail_free(h->m);
 	h->m = NULL;
 	g_free(h->where);
@@ -143,7 +100,7 @@ static void emit(struct out *o, struct held *h)
 }
 
 /* Parses every message of one file; returns the exit status so far. */
-static int parse_file(struct out *o, const char *path)
+static int parse_file(struct pw_printer *p, const char *path)
 {
 	struct pw_source *src = NULL;
 	struct held held = { 0 }, cur;
@@ -188,15 +145,15 @@ static int parse_file(struct out *o, const char *path)
 		cur.offset = raw.offset;
 		if (held.m && pw_mail_is_naked_cover(held.m, m))
 			held.m->kind = PW_MAIL_COVER;
-		emit(o, &held);
+		emit(p, &held);
 		/* A thread root that is neither patch nor reply may be a
 		 * cover letter: hold it until the next message says. */
 		if (m->kind == PW_MAIL_OTHER)
 			held = cur;
 		else
-			emit(o, &cur);
+			emit(p, &cur);
 	}
-	emit(o, &held);
+	emit(p, &held);
 out:
 	g_free(err);
 	pw_source_free(src);
@@ -213,7 +170,8 @@ int pw_cmd_parse(int argc, char **argv)
 	};
 	GOptionContext *ctx;
 	GError *gerr = NULL;
-	struct out o = { 0 };
+	struct pw_printer *p = NULL;
+	enum pw_format fmt;
 	int rc = 0, r, i;
 
 	ctx = g_option_context_new("FILE... - show what is read from each message");
@@ -227,7 +185,7 @@ int pw_cmd_parse(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (format && strcmp(format, "text") && strcmp(format, "json")) {
+	if (!pw_format_parse(format, false, &fmt)) {
 		fprintf(stderr, "patchwarden parse: unknown format '%s' (text or json)\n",
 			format);
 		rc = 2;
@@ -238,22 +196,23 @@ int pw_cmd_parse(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	o.json = format && !strcmp(format, "json");
 	pw_mail_init();
-	if (o.json)
-		fputs("[\n", stdout);
+	/* JSON streamed: one message's object at a time, never the whole. */
+	p = pw_printer_new(fmt, stdout, text_layout, PW_PRINTER_STREAM);
+	pw_printer_set_separator(p, "\n");
+	pw_print_begin_list(p);
 	for (i = 1; i < argc; i++) {
-		r = parse_file(&o, argv[i]);
+		r = parse_file(p, argv[i]);
 		if (r > rc)
 			rc = r;
 	}
-	if (o.json)
-		fputs(o.count ? "\n]\n" : "]\n", stdout);
+	pw_print_end(p);
 	if (fflush(stdout) != 0) {
 		pw_error("writing the output: %s", g_strerror(errno));
 		rc = 2;
 	}
 out:
+	pw_printer_free(p);
 	g_free(format);
 	g_option_context_free(ctx);
 	return rc;

@@ -1,6 +1,6 @@
 /*
  * patchwarden query [--db PATH] [--config FILE] floods [--since WHEN]
- *                   [--message MSGID] [--format text|json]
+ *                   [--message MSGID] [--format text|json|csv]
  * patchwarden query ... findings [--rule ID] [--severity LEVEL]
  *                   [--since WHEN] [--from ADDR] [--list NAME] [--format ...]
  * patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME]
@@ -10,17 +10,17 @@
  * whose latest patch is dated since WHEN, or the one flood that message
  * MSGID belongs to; findings the findings of patches dated since WHEN;
  * series the series active since WHEN.  Text is one line per row for
- * people; json is one array of objects for programs.  Exit status: 0
+ * people; json is one array of objects for programs; csv is a header
+ * line and one line per row (RFC 4180) for spreadsheets.  Exit status: 0
  * (whatever was found), 2 usage or database error.
  */
 #include <stdio.h>
 #include <string.h>
-#include <json-glib/json-glib.h>
 
 #include "bot/cli.h"
-#include "bot/json.h"
 #include "bot/cmd.h"
 #include "bot/log.h"
+#include "bot/printer.h"
 #include "db/flood.h"
 #include "db/query.h"
 
@@ -31,72 +31,73 @@ static const char *const shared_names[] = {
 	"subject", "body", "shape", "patch_id",
 };
 
-static void flood_json(JsonBuilder *b, const struct pw_flood_info *f)
+static const char flood_layout[] =
+	"%(id) %(rule) %(severity) %(sender) size=%(size)"
+	"%(if:claimed_total) (claims %(claimed_total))%(end)"
+	" first=%(first_seen) last=%(last_seen)"
+	" lists=%(if:lists)%(lists)%(else)-%(end) recipients=%(recipients)"
+	" %(if:threaded)threaded%(else)unthreaded%(end) \"%(subject)\"\n";
+
+static void flood_print(struct pw_printer *p, const struct pw_flood_info *f)
 {
-	char **l;
 	size_t i;
 
-	json_builder_begin_object(b);
-	pw_json_int(b, "id", f->id);
-	pw_json_str(b, "rule", f->rule);
-	pw_json_str(b, "severity", pw_severity_str(f->severity));
-	pw_json_str(b, "sender", f->sender_addr);
-	pw_json_str(b, "sender_name", f->sender_name);
-	pw_json_str(b, "subject", f->subject);
-	pw_json_int(b, "size", f->size);
-	pw_json_int(b, "claimed_total", f->claimed_total);
-	pw_json_time(b, "first_seen", f->first_seen);
-	pw_json_time(b, "last_seen", f->last_seen);
-	pw_json_time(b, "detected_at", f->detected_at);
-	json_builder_set_member_name(b, "lists");
-	json_builder_begin_array(b);
-	for (l = f->lists; l && *l; l++)
-		json_builder_add_string_value(b, *l);
-	json_builder_end_array(b);
-	pw_json_int(b, "recipients", f->recipients);
-	pw_json_bool(b, "threaded", f->threaded);
-	pw_json_int(b, "threaded_patches", f->nthreaded);
-	json_builder_set_member_name(b, "shared");
-	json_builder_begin_array(b);
+	pw_print_begin_record(p);
+	pw_print_int_at(p, "id", f->id);
+	pw_print_str_at(p, "rule", f->rule);
+	pw_print_str_at(p, "severity", pw_severity_str(f->severity));
+	pw_print_str_at(p, "sender", f->sender_addr);
+	pw_print_str_at(p, "sender_name", f->sender_name);
+	pw_print_str_at(p, "subject", f->subject);
+	pw_print_int_at(p, "size", f->size);
+	pw_print_int_at(p, "claimed_total", f->claimed_total);
+	pw_print_time_at(p, "first_seen", f->first_seen);
+	pw_print_time_at(p, "last_seen", f->last_seen);
+	pw_print_time_at(p, "detected_at", f->detected_at);
+	pw_print_strv_at(p, "lists", f->lists);
+	pw_print_int_at(p, "recipients", f->recipients);
+	pw_print_bool_at(p, "threaded", f->threaded);
+	pw_print_int_at(p, "threaded_patches", f->nthreaded);
+	pw_print_key(p, "shared");
+	pw_print_begin_list(p);
 	for (i = 0; i < G_N_ELEMENTS(shared_names); i++)
 		if (f->shared & (1u << i))
-			json_builder_add_string_value(b, shared_names[i]);
-	json_builder_end_array(b);
-	json_builder_set_member_name(b, "fingerprints");
-	json_builder_begin_object(b);
-	pw_json_str(b, "subject", *f->subject_fp ? f->subject_fp : NULL);
-	pw_json_str(b, "body", *f->body_fp ? f->body_fp : NULL);
-	pw_json_str(b, "shape", *f->shape_fp ? f->shape_fp : NULL);
-	json_builder_end_object(b);
-	pw_json_str(b, "first_message", f->first_msgid);
-	pw_json_str(b, "key", f->key);
-	pw_json_bool(b, "reported", f->reported_at != 0);
-	json_builder_end_object(b);
+			pw_print_string(p, shared_names[i]);
+	pw_print_end(p);
+	pw_print_key(p, "fingerprints");
+	pw_print_begin_map(p);
+	pw_print_str_at(p, "subject", *f->subject_fp ? f->subject_fp : NULL);
+	pw_print_str_at(p, "body", *f->body_fp ? f->body_fp : NULL);
+	pw_print_str_at(p, "shape", *f->shape_fp ? f->shape_fp : NULL);
+	pw_print_end(p);
+	pw_print_str_at(p, "first_message", f->first_msgid);
+	pw_print_str_at(p, "key", f->key);
+	pw_print_bool_at(p, "reported", f->reported_at != 0);
+	pw_print_end(p);
 }
 
-static void flood_text(const struct pw_flood_info *f)
+/* The row id of the message msgid ("<...>" or bare) in *id, 0 for none. */
+static enum pw_status message_find(struct pw_db *db, const char *msgid,
+				   int64_t *id)
 {
-	char *first = pw_iso_time(f->first_seen), *last = pw_iso_time(f->last_seen);
-	char *lists = g_strjoinv(",", f->lists);
-	char claims[32] = "";
+	size_t len = strlen(msgid);
+	char *bare = len > 2 && *msgid == '<' && msgid[len - 1] == '>' ?
+		g_strndup(msgid + 1, len - 2) : g_strdup(msgid);
+	enum pw_status s;
+	bool found;
 
-	if (f->claimed_total)
-		snprintf(claims, sizeof(claims), " (claims %d)", f->claimed_total);
-	printf("%" G_GINT64_FORMAT " %s %s %s size=%d%s first=%s last=%s"
-	       " lists=%s recipients=%d %s \"%s\"\n",
-	       f->id, f->rule, pw_severity_str(f->severity), f->sender_addr,
-	       f->size, claims, first, last, *lists ? lists : "-",
-	       f->recipients, f->threaded ? "threaded" : "unthreaded",
-	       f->subject);
-	g_free(first);
-	g_free(last);
-	g_free(lists);
+	s = pw_db_message_find(db, bare, id, &found);
+	if (!found)
+		*id = 0;
+	g_free(bare);
+	return s;
 }
 
-static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
+static int floods(struct pw_db *db, int64_t since, const char *msgid,
+		  enum pw_format fmt)
 {
+	struct pw_printer *p;
 	GArray *ids;
-	JsonBuilder *b;
 	int rc = 0;
 	guint i;
 
@@ -105,25 +106,16 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 		pw_error("%s", pw_db_errmsg(db));
 		return 2;
 	}
-	b = json ? json_builder_new() : NULL;
+	p = pw_printer_new(fmt, stdout, flood_layout, 0);
 	if (msgid) {
 		/* The flood one message belongs to, if any. */
 		int64_t mid, fid;
-		bool found;
 
 		ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
-		if (*msgid == '<' && msgid[1] && msgid[strlen(msgid) - 1] == '>') {
-			char *bare = g_strndup(msgid + 1, strlen(msgid) - 2);
-
-			found = pw_db_message_find(db, bare, &mid);
-			g_free(bare);
-		} else {
-			found = pw_db_message_find(db, msgid, &mid);
-		}
-		if (!found && db->failed) {
+		if (message_find(db, msgid, &mid)) {
 			pw_error("%s", pw_db_errmsg(db));
 			rc = 2;
-		} else if (!found) {
+		} else if (!mid) {
 			/* Not "in no flood": the store does not know it. */
 			char *shown = g_utf8_make_valid(msgid, -1);
 
@@ -137,8 +129,7 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 		ids = pw_db_flood_list(db, since);
 	}
 
-	if (b)
-		json_builder_begin_array(b);
+	pw_print_begin_list(p);
 	for (i = 0; i < ids->len; i++) {
 		struct pw_flood_info f;
 		enum pw_status s;
@@ -152,142 +143,117 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid, bool json)
 			rc = 2;
 			break;
 		}
-		if (b)
-			flood_json(b, &f);
-		else
-			flood_text(&f);
+		flood_print(p, &f);
 		pw_db_flood_info_release(&f);
 	}
 	if (pw_db_commit(db) && !rc) {
 		pw_error("%s", pw_db_errmsg(db));
 		rc = 2;
 	}
-	if (b) {
-		json_builder_end_array(b);
-		if (!rc)
-			pw_json_print(b, stdout);
-		g_object_unref(b);
-	}
+	if (!rc)
+		pw_print_end(p);
+	pw_printer_free(p);
 	g_array_unref(ids);
 	return rc;
 }
 
 /* ---- findings ---- */
 
+static const char finding_layout[] =
+	"%(rule) %(severity) <%(msgid)> "
+	"%(if:file)%(file)%(if:line):%(line)%(end)%(else)(patch)%(end)"
+	": %(message)\n";
+
 static int findings(struct pw_db *db, const struct pw_query_filter *flt,
-		    bool json)
+		    enum pw_format fmt)
 {
+	struct pw_printer *p;
 	GPtrArray *a;
-	JsonBuilder *b;
 	guint i;
 
 	if (pw_db_query_findings(db, flt, &a)) {
 		pw_error("%s", pw_db_errmsg(db));
 		return 2;
 	}
-	b = json ? json_builder_new() : NULL;
-	if (b)
-		json_builder_begin_array(b);
+	p = pw_printer_new(fmt, stdout, finding_layout, 0);
+	pw_print_begin_list(p);
 	for (i = 0; i < a->len; i++) {
 		const struct pw_query_finding *q = a->pdata[i];
 
-		if (!b) {
-			char *where = !q->file ? g_strdup("(patch)") : q->line ?
-				g_strdup_printf("%s:%d", q->file, q->line) :
-				g_strdup(q->file);
-
-			printf("%s %s <%s> %s: %s\n", q->rule,
-			       pw_severity_str(q->severity), q->msgid, where,
-			       q->message);
-			g_free(where);
-			continue;
-		}
-		json_builder_begin_object(b);
-		pw_json_int(b, "id", q->id);
-		pw_json_str(b, "rule", q->rule);
-		pw_json_str(b, "severity", pw_severity_str(q->severity));
-		pw_json_str(b, "msgid", q->msgid);
-		pw_json_str(b, "from", q->from_addr);
-		pw_json_str(b, "subject", q->subject);
-		pw_json_time(b, "date", q->date);
-		pw_json_str(b, "file", q->file);
-		pw_json_int(b, "line", q->line);
-		pw_json_int(b, "column", q->column);
-		pw_json_str(b, "message", q->message);
-		pw_json_str(b, "fix", q->fix);
-		json_builder_end_object(b);
+		pw_print_begin_record(p);
+		pw_print_int_at(p, "id", q->id);
+		pw_print_str_at(p, "rule", q->rule);
+		pw_print_str_at(p, "severity", pw_severity_str(q->severity));
+		pw_print_str_at(p, "msgid", q->msgid);
+		pw_print_str_at(p, "from", q->from_addr);
+		pw_print_str_at(p, "subject", q->subject);
+		pw_print_time_at(p, "date", q->date);
+		pw_print_str_at(p, "file", q->file);
+		pw_print_int_at(p, "line", q->line);
+		pw_print_int_at(p, "column", q->column);
+		pw_print_str_at(p, "message", q->message);
+		pw_print_str_at(p, "fix", q->fix);
+		pw_print_end(p);
 	}
-	if (b) {
-		json_builder_end_array(b);
-		pw_json_print(b, stdout);
-		g_object_unref(b);
-	}
+	pw_print_end(p);
+	pw_printer_free(p);
 	g_ptr_array_unref(a);
 	return 0;
 }
 
 /* ---- series ---- */
 
+static const char series_layout[] =
+	"%(id) v%(version) %(patches)/%(total)%(if:cover) cover%(end)"
+	" %(sender) %(first_seen) findings=%(findings)%(if:flood) flood%(end)"
+	" \"%(name)\"\n";
+
 static int series(struct pw_db *db, const struct pw_query_filter *flt,
-		  bool json)
+		  enum pw_format fmt)
 {
+	struct pw_printer *p;
 	GPtrArray *a;
-	JsonBuilder *b;
 	guint i;
 
 	if (pw_db_query_series(db, flt, &a)) {
 		pw_error("%s", pw_db_errmsg(db));
 		return 2;
 	}
-	b = json ? json_builder_new() : NULL;
-	if (b)
-		json_builder_begin_array(b);
+	p = pw_printer_new(fmt, stdout, series_layout, 0);
+	pw_print_begin_list(p);
 	for (i = 0; i < a->len; i++) {
 		const struct pw_query_series *q = a->pdata[i];
-		char *first = pw_iso_time(q->first_date);
 
-		if (!b) {
-			printf("%" G_GINT64_FORMAT " v%d %d/%d%s %s %s findings=%d%s \"%s\"\n",
-			       q->id, q->version, q->patches, q->total,
-			       q->has_cover ? " cover" : "", q->from_addr, first,
-			       q->findings, q->flood_id ? " flood" : "", q->name);
-			g_free(first);
-			continue;
-		}
-		g_free(first);
-		json_builder_begin_object(b);
-		pw_json_int(b, "id", q->id);
-		pw_json_str(b, "name", q->name);
-		pw_json_str(b, "sender", q->from_addr);
-		pw_json_int(b, "version", q->version);
-		pw_json_int(b, "total", q->total);
-		pw_json_int(b, "patches", q->patches);
-		pw_json_bool(b, "cover", q->has_cover);
-		pw_json_time(b, "first_seen", q->first_date);
-		pw_json_time(b, "last_seen", q->last_date);
-		pw_json_int(b, "findings", q->findings);
-		json_builder_set_member_name(b, "flood");
+		pw_print_begin_record(p);
+		pw_print_int_at(p, "id", q->id);
+		pw_print_str_at(p, "name", q->name);
+		pw_print_str_at(p, "sender", q->from_addr);
+		pw_print_int_at(p, "version", q->version);
+		pw_print_int_at(p, "total", q->total);
+		pw_print_int_at(p, "patches", q->patches);
+		pw_print_bool_at(p, "cover", q->has_cover);
+		pw_print_time_at(p, "first_seen", q->first_date);
+		pw_print_time_at(p, "last_seen", q->last_date);
+		pw_print_int_at(p, "findings", q->findings);
+		pw_print_key(p, "flood");
 		if (q->flood_id)
-			json_builder_add_int_value(b, q->flood_id);
+			pw_print_int(p, q->flood_id);
 		else
-			json_builder_add_null_value(b);
-		json_builder_end_object(b);
+			pw_print_null(p);
+		pw_print_end(p);
 	}
-	if (b) {
-		json_builder_end_array(b);
-		pw_json_print(b, stdout);
-		g_object_unref(b);
-	}
+	pw_print_end(p);
+	pw_printer_free(p);
 	g_ptr_array_unref(a);
 	return 0;
 }
 
 static const char usage_text[] =
 	"usage: patchwarden query [--db PATH] [--config FILE] floods [--since WHEN] [--message MSGID]\n"
-	"                                                     [--format text|json]\n"
+	"                                                     [--format text|json|csv]\n"
 	"       patchwarden query ... findings [--rule ID] [--severity LEVEL] [--since WHEN]\n"
-	"                                      [--from ADDR] [--list NAME] [--format text|json]\n"
-	"       patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME] [--format text|json]\n";
+	"                                      [--from ADDR] [--list NAME] [--format text|json|csv]\n"
+	"       patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME] [--format text|json|csv]\n";
 
 int pw_cmd_query(int argc, char **argv)
 {
@@ -297,7 +263,7 @@ int pw_cmd_query(int argc, char **argv)
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
-		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or json", "FORMAT" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default), json or csv", "FORMAT" },
 		{ "since", 0, 0, G_OPTION_ARG_STRING, &since, "only what is dated since (YYYY-MM-DD, @unix, 7d, 12h)", "WHEN" },
 		{ "rule", 0, 0, G_OPTION_ARG_STRING, &rule, "findings: only this rule ID", "ID" },
 		{ "severity", 0, 0, G_OPTION_ARG_STRING, &severity, "findings: at least this severe (info, warning, error)", "LEVEL" },
@@ -311,7 +277,7 @@ int pw_cmd_query(int argc, char **argv)
 	struct pw_db *db = NULL;
 	const char *what;
 	gint64 t = 0;
-	bool json = false;
+	enum pw_format fmt;
 	int rc = 2;
 
 	memset(&flt, 0, sizeof(flt));
@@ -334,8 +300,8 @@ int pw_cmd_query(int argc, char **argv)
 		fprintf(stderr, "patchwarden query: --from and --list apply to findings and series\n");
 		goto out;
 	}
-	if (format && strcmp(format, "text") && !(json = !strcmp(format, "json"))) {
-		fprintf(stderr, "patchwarden query: --format is text or json\n");
+	if (!pw_format_parse(format, true, &fmt)) {
+		fprintf(stderr, "patchwarden query: --format is text, json or csv\n");
 		goto out;
 	}
 	if (since && !pw_cli_parse_time(since, &t)) {
@@ -353,11 +319,11 @@ int pw_cmd_query(int argc, char **argv)
 	if (!pw_cli_open(config, db_path, true, &cfg, &db))
 		goto out;
 	if (!strcmp(what, "floods"))
-		rc = floods(db, t, message, json);
+		rc = floods(db, t, message, fmt);
 	else if (!strcmp(what, "findings"))
-		rc = findings(db, &flt, json);
+		rc = findings(db, &flt, fmt);
 	else
-		rc = series(db, &flt, json);
+		rc = series(db, &flt, fmt);
 out:
 	pw_db_close(db);
 	pw_config_free(cfg);

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "bot/ingest.h"
-#include "bot/json.h"
+#include "bot/printer.h"
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/outbox.h"
@@ -235,12 +235,15 @@ static enum pw_status naked_cover(struct pw_db *db, const struct pw_mail *m,
 	struct pw_mail root;
 	char *refs[2] = { NULL, NULL }, *clean;
 	enum pw_status s = PW_OK;
-	bool set = false;
+	bool set = false, found;
 
 	if (!parent && m->references)
 		parent = m->references[0];
-	if (!parent || !pw_db_message_head(db, parent, &h))
-		return db->failed ? PW_ERR_DB : PW_OK;
+	if (!parent)
+		return PW_OK;
+	s = pw_db_message_head(db, parent, &h, &found);
+	if (s || !found)
+		return s;
 	/* Most parents are covers or patches: no more to read then. */
 	if (g_strcmp0(h.kind, "other")) {
 		pw_msg_head_release(&h);
@@ -274,14 +277,15 @@ static enum pw_status late_naked_cover(struct pw_db *db,
 				       const struct pw_mail *m, int64_t id,
 				       bool *made)
 {
+	enum pw_status s;
 	int64_t series_id;
 
 	*made = false;
 	if (!pw_mail_is_bare_root(m))
 		return PW_OK;
-	series_id = pw_db_series_answering(db, m->msgid, m->from_addr);
-	if (!series_id)
-		return db->failed ? PW_ERR_DB : PW_OK;
+	s = pw_db_series_answering(db, m->msgid, m->from_addr, &series_id);
+	if (s || !series_id)
+		return s;
 	return pw_db_series_naked_cover(db, series_id, id, m->subject_clean,
 					m->date, made);
 }
@@ -789,7 +793,7 @@ enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 	*checked = *findings = 0;
 	*err = NULL;
 	pw_mail_init();
-	refs = pw_db_patch_list(db, since);
+	s = pw_db_patch_list(db, since, &refs);
 	for (i = 0; !s && i < refs->len; i++) {
 		const struct pw_db_patch_ref *r =
 			&g_array_index(refs, struct pw_db_patch_ref, i);
@@ -805,7 +809,11 @@ enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 			goto next;
 		memset(&j, 0, sizeof(j));
 		j.data = (char *)g_bytes_get_data(raw, &j.len);
-		list = pw_db_message_list(db, r->message_id);
+		s = pw_db_message_list(db, r->message_id, &list);
+		if (s) {
+			g_bytes_unref(raw);
+			break;
+		}
 		o.list = list;
 		process(&j, cfg, &o);
 		if (j.error)

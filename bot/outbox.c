@@ -600,9 +600,9 @@ static enum pw_status lock_sender(struct pw_db *db, int *fd, char **err)
 	char *path;
 
 	*fd = -1;
-	if (!db->path || !*db->path || !strcmp(db->path, ":memory:"))
+	if (!*pw_db_path(db) || !strcmp(pw_db_path(db), ":memory:"))
 		return PW_OK;
-	path = g_strdup_printf("%s.outbox-lock", db->path);
+	path = g_strdup_printf("%s.outbox-lock", pw_db_path(db));
 	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (*fd < 0) {
 		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
@@ -747,7 +747,7 @@ enum pw_status pw_outbox_send_due(struct pw_db *db, const struct pw_config *cfg,
 	guint i;
 
 	memset(st, 0, sizeof(*st));
-	if (db->depth) {
+	if (pw_db_in_transaction(db)) {
 		*err = g_strdup("pw_outbox_send_due called inside a transaction");
 		s = PW_ERR_USAGE;
 		goto out;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "db/db.h"
+#include "db/db-private.h"
 #include "db/schema.h"
 
 static void set_err(struct pw_db *db, const char *what)
@@ -95,18 +95,29 @@ enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st)
 	return s;
 }
 
-bool pw_db_row(struct pw_db *db, sqlite3_stmt *st)
+/* A read that failed fails the transaction it is in. */
+static enum pw_status read_failed(struct pw_db *db, enum pw_status s)
+{
+	if (db->depth > 0)
+		db->failed = true;
+	return s;
+}
+
+enum pw_status pw_db_read(struct pw_db *db, sqlite3_stmt *st, bool *row)
 {
 	int rc = sqlite3_step(st);
 
-	if (rc == SQLITE_ROW)
-		return true;
-	if (rc != SQLITE_DONE) {
-		pw_db_status(db, rc);
-		if (db->depth > 0)
-			db->failed = true;
-	}
-	return false;
+	*row = rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return PW_OK;
+	return read_failed(db, pw_db_status(db, rc));
+}
+
+bool pw_db_row(struct pw_db *db, sqlite3_stmt *st)
+{
+	bool row;
+
+	return !pw_db_read(db, st, &row) && row;
 }
 
 static int raw_exec(struct pw_db *db, const char *sql);
@@ -354,20 +365,32 @@ static enum pw_status raw_put(struct pw_db *db, const void *data, size_t len,
 	return PW_OK;
 }
 
+/* The bytes of raw row id, or NULL (an error fails the transaction). */
 static GBytes *raw_get(struct pw_db *db, int64_t id)
 {
 	GBytes *b = NULL;
+	int rc;
 
-	if (!db->raw && !raw_open(db))
+	if (!db->raw && !raw_open(db)) {
+		read_failed(db, PW_ERR_DB);
 		return NULL;
+	}
 	if (!db->raw_get &&
 	    sqlite3_prepare_v2(db->raw, "SELECT raw FROM raw WHERE id = ?1", -1,
-			       &db->raw_get, NULL) != SQLITE_OK)
+			       &db->raw_get, NULL) != SQLITE_OK) {
+		raw_err(db);
+		read_failed(db, PW_ERR_DB);
 		return NULL;
+	}
 	sqlite3_bind_int64(db->raw_get, 1, id);
-	if (sqlite3_step(db->raw_get) == SQLITE_ROW)
+	rc = sqlite3_step(db->raw_get);
+	if (rc == SQLITE_ROW) {
 		b = g_bytes_new(sqlite3_column_blob(db->raw_get, 0),
 				(gsize)sqlite3_column_bytes(db->raw_get, 0));
+	} else if (rc != SQLITE_DONE) {
+		raw_err(db);
+		read_failed(db, PW_ERR_DB);
+	}
 	sqlite3_reset(db->raw_get);
 	return b;
 }
@@ -678,6 +701,16 @@ void pw_db_close(struct pw_db *db)
 	g_free(db);
 }
 
+const char *pw_db_path(const struct pw_db *db)
+{
+	return db->path ? db->path : "";
+}
+
+bool pw_db_in_transaction(const struct pw_db *db)
+{
+	return db->depth > 0;
+}
+
 /* ---- messages ---- */
 
 void pw_db_bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -727,17 +760,18 @@ static enum pw_status list_id(struct pw_db *db, const char *name, int64_t *id)
 	return PW_OK;
 }
 
-bool pw_db_message_find(struct pw_db *db, const char *msgid, int64_t *id)
+enum pw_status pw_db_message_find(struct pw_db *db, const char *msgid,
+				  int64_t *id, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT id FROM message WHERE msgid = ?1");
-	bool found;
+	enum pw_status s;
 
 	pw_db_bind_text(st, 1, msgid);
-	found = pw_db_row(db, st);
-	if (found && id)
+	s = pw_db_read(db, st, found);
+	if (*found && id)
 		*id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return found;
+	return s;
 }
 
 static char *join(const char *const *v, const char *sep)
@@ -752,10 +786,14 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 	char *refs = NULL, *rcpts = NULL;
 	enum pw_status s;
 	int64_t lid = 0, raw_id = 0;
+	bool found;
 	int rc;
 
 	*is_new = false;
-	if (pw_db_message_find(db, m->msgid, id))
+	s = pw_db_message_find(db, m->msgid, id, &found);
+	if (s)
+		return s;
+	if (found)
 		goto seen;
 
 	if (m->raw && !m->git_blob) {
@@ -834,8 +872,10 @@ GBytes *pw_db_message_raw(struct pw_db *db, int64_t id)
 	int64_t raw_id = 0;
 	GBytes *b = NULL;
 
+	bool found;
+
 	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (!pw_db_read(db, st, &found) && found) {
 		raw_id = sqlite3_column_int64(st, 0);
 		/* Stored before the raw store: the bytes are in the row. */
 		if (!raw_id && sqlite3_column_type(st, 1) != SQLITE_NULL)
@@ -846,18 +886,18 @@ GBytes *pw_db_message_raw(struct pw_db *db, int64_t id)
 	return raw_id ? raw_get(db, raw_id) : b;
 }
 
-bool pw_db_message_head(struct pw_db *db, const char *msgid,
-			struct pw_msg_head *h)
+enum pw_status pw_db_message_head(struct pw_db *db, const char *msgid,
+				  struct pw_msg_head *h, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT id, kind, from_addr, subject, in_reply_to, refs, date"
 		" FROM message WHERE msgid = ?1");
-	bool found;
+	enum pw_status s;
 
 	memset(h, 0, sizeof(*h));
 	pw_db_bind_text(st, 1, msgid);
-	found = pw_db_row(db, st);
-	if (found) {
+	s = pw_db_read(db, st, found);
+	if (*found) {
 		h->id = sqlite3_column_int64(st, 0);
 		h->kind = g_strdup((const char *)sqlite3_column_text(st, 1));
 		h->from_addr = g_strdup((const char *)sqlite3_column_text(st, 2));
@@ -867,7 +907,7 @@ bool pw_db_message_head(struct pw_db *db, const char *msgid,
 		h->date = sqlite3_column_int64(st, 6);
 	}
 	sqlite3_reset(st);
-	return found;
+	return s;
 }
 
 void pw_msg_head_release(struct pw_msg_head *h)
@@ -963,7 +1003,8 @@ enum pw_status pw_db_findings_add(struct pw_db *db, int64_t patch_id,
 	return s;
 }
 
-GArray *pw_db_patch_list(struct pw_db *db, int64_t since)
+enum pw_status pw_db_patch_list(struct pw_db *db, int64_t since,
+				GArray **out)
 {
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(struct pw_db_patch_ref));
 	sqlite3_stmt *st = pw_db_stmt(db,
@@ -971,9 +1012,12 @@ GArray *pw_db_patch_list(struct pw_db *db, int64_t since)
 		" ON message.id = patch.message"
 		" WHERE message.date >= ?1 AND patch.pull_url IS NULL"
 		" ORDER BY message.date, message.id");
+	enum pw_status s;
+	bool row;
 
+	*out = a;
 	sqlite3_bind_int64(st, 1, since);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		struct pw_db_patch_ref r;
 
 		r.patch_id = sqlite3_column_int64(st, 0);
@@ -981,21 +1025,25 @@ GArray *pw_db_patch_list(struct pw_db *db, int64_t since)
 		g_array_append_val(a, r);
 	}
 	sqlite3_reset(st);
-	return a;
+	return s;
 }
 
-char *pw_db_message_list(struct pw_db *db, int64_t message_id)
+enum pw_status pw_db_message_list(struct pw_db *db, int64_t message_id,
+				  char **name)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT list.name FROM message_list JOIN list ON list.id = message_list.list"
 		" WHERE message_list.message = ?1 ORDER BY list.id LIMIT 1");
-	char *name = NULL;
+	enum pw_status s;
+	bool found;
 
+	*name = NULL;
 	sqlite3_bind_int64(st, 1, message_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		name = g_strdup((const char *)sqlite3_column_text(st, 0));
+	s = pw_db_read(db, st, &found);
+	if (found)
+		*name = pw_db_col_dup(st, 0);
 	sqlite3_reset(st);
-	return name;
+	return s;
 }
 
 /* ---- errors and cursors ---- */
@@ -1023,16 +1071,20 @@ enum pw_status pw_db_ingest_error_add(struct pw_db *db, const char *source,
 	return pw_db_done(db, st);
 }
 
-char *pw_db_cursor_get(struct pw_db *db, const char *source)
+enum pw_status pw_db_cursor_get(struct pw_db *db, const char *source,
+				char **value)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT value FROM cursor WHERE source = ?1");
-	char *v = NULL;
+	enum pw_status s;
+	bool found;
 
+	*value = NULL;
 	pw_db_bind_text(st, 1, source);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = g_strdup((const char *)sqlite3_column_text(st, 0));
+	s = pw_db_read(db, st, &found);
+	if (found)
+		*value = pw_db_col_dup(st, 0);
 	sqlite3_reset(st);
-	return v;
+	return s;
 }
 
 enum pw_status pw_db_cursor_set(struct pw_db *db, const char *source,
@@ -1051,14 +1103,12 @@ enum pw_status pw_db_cursor_set(struct pw_db *db, const char *source,
 
 /* ---- counts ---- */
 
-static int64_t count(struct pw_db *db, sqlite3_stmt *st)
+/* The one number st reads into *n; an error fails the transaction. */
+static void count(struct pw_db *db, sqlite3_stmt *st, int64_t *n)
 {
-	int64_t n = 0;
-
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
+	if (pw_db_row(db, st))
+		*n = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return n;
 }
 
 enum pw_status pw_db_stats(struct pw_db *db, struct pw_db_stats *o)
@@ -1071,7 +1121,7 @@ enum pw_status pw_db_stats(struct pw_db *db, struct pw_db_stats *o)
 	if (s)
 		return s;
 	st = pw_db_stmt(db, "SELECT kind, count(*) FROM message GROUP BY kind");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (pw_db_row(db, st)) {
 		const char *k = (const char *)sqlite3_column_text(st, 0);
 		int64_t n = sqlite3_column_int64(st, 1);
 
@@ -1088,9 +1138,10 @@ enum pw_status pw_db_stats(struct pw_db *db, struct pw_db_stats *o)
 			o->others = n;
 	}
 	sqlite3_reset(st);
-	o->series = count(db, pw_db_stmt(db, "SELECT count(*) FROM series"));
-	o->lists = count(db, pw_db_stmt(db, "SELECT count(*) FROM list"));
-	o->findings = count(db, pw_db_stmt(db, "SELECT count(*) FROM finding"));
-	o->errors = count(db, pw_db_stmt(db, "SELECT count(*) FROM ingest_error"));
+	count(db, pw_db_stmt(db, "SELECT count(*) FROM series"), &o->series);
+	count(db, pw_db_stmt(db, "SELECT count(*) FROM list"), &o->lists);
+	count(db, pw_db_stmt(db, "SELECT count(*) FROM finding"), &o->findings);
+	count(db, pw_db_stmt(db, "SELECT count(*) FROM ingest_error"), &o->errors);
+	/* A read that failed failed the transaction: the commit says so. */
 	return pw_db_commit(db);
 }

@@ -19,33 +19,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sqlite3.h>
 #include <glib.h>
 
 #include "checks/status.h"
 #include "checks/patch.h"
 
-struct pw_db {
-	sqlite3 *h;
-	char *path;
-	bool readonly;
-	int depth;		/* nesting of pw_db_begin() */
-	uint64_t txn;		/* outermost transactions begun */
-	bool failed;		/* an inner part rolled back */
-	GHashTable *stmts;	/* SQL text pointer -> sqlite3_stmt* */
-	GHashTable *lists;	/* list name -> row id (gint64 *), emptied on rollback */
-	char *err;		/* last error message, owned */
-	struct pw_db_ckpt *ckpt;	/* background checkpointer, or NULL */
-	/* The raw store (PATH-raw): opened with a read-write store, on
-	 * first use for a read-only one; NULL when there is none. */
-	sqlite3 *raw;
-	char *raw_path;
-	bool raw_txn;		/* a raw transaction is open */
-	sqlite3_stmt *raw_put, *raw_get;
-	struct pw_db_ckpt *raw_ckpt;
-	/* db/flood.c's in-memory filter over flood_key, or NULL. */
-	struct pw_flood_filter *flood_filter;
-};
+/*
+ * An open store: a handle whose inside only db/ sees (db/db-private.h).
+ * Every operation on it is a function below or in a sibling header.
+ */
+struct pw_db;
 
 /*
  * Removes raw bytes no message refers to and says how many rows went:
@@ -82,7 +65,17 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 /* Closes db; NULL is a no-op. */
 void pw_db_close(struct pw_db *db);
 
+/* The path db was opened with (owned by db): ":memory:" or "" for none. */
+const char *pw_db_path(const struct pw_db *db);
+
+/* Whether a transaction of pw_db_begin() is open on db. */
+bool pw_db_in_transaction(const struct pw_db *db);
+
+/* The last error, for messages.  Never NULL. */
+const char *pw_db_errmsg(const struct pw_db *db);
+
 /* Frees db/flood.c's filter (pw_db_close calls it); NULL is a no-op. */
+struct pw_flood_filter;
 void pw_db_flood_filter_free(struct pw_flood_filter *f);
 
 /* The schema version this program writes. */
@@ -97,41 +90,6 @@ int pw_db_schema_version(void);
 enum pw_status pw_db_begin(struct pw_db *db);
 enum pw_status pw_db_commit(struct pw_db *db);
 void pw_db_rollback(struct pw_db *db);
-
-/*
- * Returns the cached prepared statement for sql, reset and with its
- * bindings cleared.  sql must be a string literal (the cache is keyed by
- * its address).  Never NULL: a statement that does not prepare aborts,
- * since that is a programming error.
- */
-sqlite3_stmt *pw_db_stmt(struct pw_db *db, const char *sql);
-
-/*
- * Steps a read: true when it gave a row, false at its end or on an
- * error.  An error inside a transaction fails the transaction (its
- * outermost commit rolls back and says PW_ERR_DB), so that a result
- * built on a read that did not happen is never committed; the message
- * is kept for pw_db_errmsg().
- */
-bool pw_db_row(struct pw_db *db, sqlite3_stmt *st);
-
-/* Steps a statement that returns no rows; translates the result code. */
-enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st);
-
-/* Binds s as text (kept by the caller until the step), or NULL. */
-void pw_db_bind_text(sqlite3_stmt *st, int i, const char *s);
-
-/* Column i as a new string (g_free), or NULL for SQL NULL. */
-char *pw_db_col_dup(sqlite3_stmt *st, int i);
-
-/* Runs SQL without parameters (pragmas, DDL). */
-enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
-
-/* The last error, for messages.  Never NULL. */
-const char *pw_db_errmsg(const struct pw_db *db);
-
-/* Translates a SQLite result code: BUSY/LOCKED are transient. */
-enum pw_status pw_db_status(struct pw_db *db, int rc);
 
 /* ---- messages ---- */
 
@@ -173,15 +131,25 @@ struct pw_msg_head {
 	char *kind, *from_addr, *subject, *in_reply_to, *refs;
 };
 
-/* Reads the head of the message with msgid; false when there is none. */
-bool pw_db_message_head(struct pw_db *db, const char *msgid,
-			struct pw_msg_head *h);
+/*
+ * Reads the head of the message with msgid into h (released with
+ * pw_msg_head_release() when *found) and says in *found whether there is
+ * one.  Every read below returns PW_OK when it could read, found or not,
+ * and an error (which fails the transaction it is in) when it could not.
+ */
+enum pw_status pw_db_message_head(struct pw_db *db, const char *msgid,
+				  struct pw_msg_head *h, bool *found);
 void pw_msg_head_release(struct pw_msg_head *h);
 
-/* Finds a message by Message-ID; returns false if absent. */
-bool pw_db_message_find(struct pw_db *db, const char *msgid, int64_t *id);
+/* Finds a message by Message-ID: *found, and its row id in *id (or NULL). */
+enum pw_status pw_db_message_find(struct pw_db *db, const char *msgid,
+				  int64_t *id, bool *found);
 
-/* Returns the raw bytes of a stored message (new GBytes) or NULL. */
+/*
+ * Returns the raw bytes of a stored message (new GBytes), or NULL when
+ * it has none here (kept in an archive) or they could not be read; a
+ * read that failed also fails the transaction it is in.
+ */
 GBytes *pw_db_message_raw(struct pw_db *db, int64_t id);
 
 /* ---- patches and findings ---- */
@@ -207,12 +175,16 @@ struct pw_db_patch_ref {
 
 /*
  * The patches (not pull requests) of messages dated at or after since,
- * oldest first: a new GArray of struct pw_db_patch_ref.
+ * oldest first: *out receives a new GArray of struct pw_db_patch_ref,
+ * also on an error (then with what was read).
  */
-GArray *pw_db_patch_list(struct pw_db *db, int64_t since);
+enum pw_status pw_db_patch_list(struct pw_db *db, int64_t since,
+				GArray **out);
 
-/* The first list a message was seen on (new string), or NULL. */
-char *pw_db_message_list(struct pw_db *db, int64_t message_id);
+/* The first list a message was seen on: *name is a new string, or NULL
+ * when it was seen on none. */
+enum pw_status pw_db_message_list(struct pw_db *db, int64_t message_id,
+				  char **name);
 
 /* ---- errors and cursors ---- */
 
@@ -221,8 +193,10 @@ enum pw_status pw_db_ingest_error_add(struct pw_db *db, const char *source,
 				      const char *error, const void *raw,
 				      size_t raw_len);
 
-/* A source's cursor (last commit, last UID, mbox offset).  NULL if unset; g_free. */
-char *pw_db_cursor_get(struct pw_db *db, const char *source);
+/* A source's cursor (last commit, last UID, mbox offset): *value is a new
+ * string (g_free), or NULL when it is unset. */
+enum pw_status pw_db_cursor_get(struct pw_db *db, const char *source,
+				char **value);
 enum pw_status pw_db_cursor_set(struct pw_db *db, const char *source,
 				const char *value);
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/db-private.h"
 #include "db/flood.h"
 #include "db/schema.h"
 

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "db/db-private.h"
 #include "db/outbox.h"
 
 const char pw_db_migration_outbox[] =

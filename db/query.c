@@ -3,6 +3,7 @@
  */
 #include <string.h>
 
+#include "db/db-private.h"
 #include "db/query.h"
 
 /*
@@ -17,7 +18,7 @@ static enum pw_status finish(struct pw_db *db, sqlite3_stmt *st, int rc,
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		s = pw_db_status(db, rc);
-		pw_db_commit(db);	/* ends the read; nothing to undo */
+		pw_db_rollback(db);	/* fails a transaction around it */
 	} else {
 		s = pw_db_commit(db);
 	}

@@ -3,47 +3,68 @@
  */
 #include <string.h>
 
+#include "db/db-private.h"
 #include "db/series.h"
 
-static int64_t series_by_ref(struct pw_db *db, const char *msgid)
+/*
+ * The reads below put the series they find in *id, 0 for none, and
+ * return an error when they could not read.
+ */
+static enum pw_status series_by_ref(struct pw_db *db, const char *msgid,
+				    int64_t *id)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT series FROM series_ref WHERE msgid = ?1");
-	int64_t id = 0;
+	enum pw_status s;
+	bool found;
 
+	*id = 0;
 	pw_db_bind_text(st, 1, msgid);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
+	s = pw_db_read(db, st, &found);
+	if (found)
+		*id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return id;
+	return s;
 }
 
 /* Own Message-ID first, then the nearest reference outwards. */
-static int64_t find_by_references(struct pw_db *db, const struct pw_series_in *in)
+static enum pw_status find_by_references(struct pw_db *db,
+					 const struct pw_series_in *in,
+					 int64_t *id)
 {
-	int64_t id;
+	enum pw_status s;
 	size_t n = 0;
 
-	if ((id = series_by_ref(db, in->msgid)))
-		return id;
-	if (in->in_reply_to && (id = series_by_ref(db, in->in_reply_to)))
-		return id;
+	s = series_by_ref(db, in->msgid, id);
+	if (s || *id)
+		return s;
+	if (in->in_reply_to) {
+		s = series_by_ref(db, in->in_reply_to, id);
+		if (s || *id)
+			return s;
+	}
 	while (in->references && in->references[n])
 		n++;
-	while (n-- > 0)
-		if ((id = series_by_ref(db, in->references[n])))
-			return id;
-	return 0;
+	while (n-- > 0) {
+		s = series_by_ref(db, in->references[n], id);
+		if (s || *id)
+			return s;
+	}
+	return PW_OK;
 }
 
 /* The newest series of the same sender, version and total in the window. */
-static int64_t find_by_markers(struct pw_db *db, const struct pw_series_in *in)
+static enum pw_status find_by_markers(struct pw_db *db,
+				      const struct pw_series_in *in,
+				      int64_t *id)
 {
 	sqlite3_stmt *st;
-	int64_t id = 0;
+	enum pw_status s;
+	bool found;
 
+	*id = 0;
 	if (in->total <= 0 || !in->from_addr || !*in->from_addr)
-		return 0;
+		return PW_OK;
 	st = pw_db_stmt(db,
 		"SELECT id FROM series WHERE from_addr = ?1 AND version = ?2"
 		" AND total = ?3 AND first_date BETWEEN ?4 AND ?5"
@@ -53,35 +74,48 @@ static int64_t find_by_markers(struct pw_db *db, const struct pw_series_in *in)
 	sqlite3_bind_int(st, 3, in->total);
 	sqlite3_bind_int64(st, 4, in->date - PW_SERIES_WINDOW);
 	sqlite3_bind_int64(st, 5, in->date + PW_SERIES_WINDOW);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
+	s = pw_db_read(db, st, &found);
+	if (found)
+		*id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return id;
+	return s;
 }
 
-/* Whether the series can take this message: same total, slot free. */
-static bool fits(struct pw_db *db, int64_t series, const struct pw_series_in *in)
+/*
+ * Whether the series can take this message (same total, slot free):
+ * 0 in *id when it cannot.
+ */
+static enum pw_status fits(struct pw_db *db, const struct pw_series_in *in,
+			   int64_t *id)
 {
 	sqlite3_stmt *st;
-	bool ok = false;
+	enum pw_status s;
+	bool found, ok = false;
 
+	if (!*id)
+		return PW_OK;
 	st = pw_db_stmt(db, "SELECT total, cover IS NOT NULL FROM series WHERE id = ?1");
-	sqlite3_bind_int64(st, 1, series);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	sqlite3_bind_int64(st, 1, *id);
+	s = pw_db_read(db, st, &found);
+	if (found) {
 		int total = sqlite3_column_int(st, 0);
 		bool has_cover = sqlite3_column_int(st, 1);
 
 		ok = total == in->total && !(in->cover && has_cover);
 	}
 	sqlite3_reset(st);
-	if (!ok || in->cover)
-		return ok;
-	st = pw_db_stmt(db, "SELECT 1 FROM patch WHERE series = ?1 AND number = ?2");
-	sqlite3_bind_int64(st, 1, series);
-	sqlite3_bind_int(st, 2, in->number > 0 ? in->number : 1);
-	ok = sqlite3_step(st) != SQLITE_ROW;
-	sqlite3_reset(st);
-	return ok;
+	if (!s && ok && !in->cover) {
+		st = pw_db_stmt(db, "SELECT 1 FROM patch WHERE series = ?1"
+				" AND number = ?2");
+		sqlite3_bind_int64(st, 1, *id);
+		sqlite3_bind_int(st, 2, in->number > 0 ? in->number : 1);
+		s = pw_db_read(db, st, &found);
+		ok = !found;
+		sqlite3_reset(st);
+	}
+	if (s || !ok)
+		*id = 0;
+	return s;
 }
 
 static enum pw_status add_ref(struct pw_db *db, const char *msgid, int64_t series)
@@ -120,12 +154,16 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 	int64_t id;
 	int rc;
 
-	id = find_by_references(db, in);
-	if (!id || !fits(db, id, in)) {
-		id = find_by_markers(db, in);
-		if (id && !fits(db, id, in))
-			id = 0;
+	s = find_by_references(db, in, &id);
+	if (!s)
+		s = fits(db, in, &id);
+	if (!s && !id) {
+		s = find_by_markers(db, in, &id);
+		if (!s)
+			s = fits(db, in, &id);
 	}
+	if (s)
+		return s;
 	if (!id) {
 		st = pw_db_stmt(db, "INSERT INTO series(name, from_addr, version,"
 				" total, first_date, last_date)"
@@ -202,8 +240,9 @@ enum pw_status pw_db_series_naked_cover(struct pw_db *db, int64_t series_id,
 	return pw_db_done(db, st);
 }
 
-int64_t pw_db_series_answering(struct pw_db *db, const char *root_msgid,
-			       const char *from_addr)
+enum pw_status pw_db_series_answering(struct pw_db *db,
+				      const char *root_msgid,
+				      const char *from_addr, int64_t *series_id)
 {
 	/* The series the root's Message-ID is registered for, then one of
 	 * its patches whose parent is the root. */
@@ -214,12 +253,15 @@ int64_t pw_db_series_answering(struct pw_db *db, const char *root_msgid,
 		"  WHERE p.series = s.id AND m.from_addr = ?2"
 		"   AND coalesce(nullif(m.in_reply_to, ''),"
 		"    substr(m.refs, 1, instr(m.refs || ' ', ' ') - 1)) = ?1)");
-	int64_t id = 0;
+	enum pw_status s;
+	bool found;
 
+	*series_id = 0;
 	pw_db_bind_text(st, 1, root_msgid);
 	pw_db_bind_text(st, 2, from_addr);
-	if (pw_db_row(db, st))
-		id = sqlite3_column_int64(st, 0);
+	s = pw_db_read(db, st, &found);
+	if (found)
+		*series_id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return id;
+	return s;
 }

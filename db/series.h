@@ -52,9 +52,12 @@ enum pw_status pw_db_series_naked_cover(struct pw_db *db, int64_t series_id,
 /*
  * The series, without a cover, of a stored patch from from_addr that
  * answers the message root_msgid (its In-Reply-To, else its first
- * reference); 0 when there is none.
+ * reference): *series_id, 0 when there is none.  An error when it could
+ * not be read (the transaction then fails).
  */
-int64_t pw_db_series_answering(struct pw_db *db, const char *root_msgid,
-			       const char *from_addr);
+enum pw_status pw_db_series_answering(struct pw_db *db,
+				      const char *root_msgid,
+				      const char *from_addr,
+				      int64_t *series_id);
 
 #endif

@@ -1,0 +1,78 @@
+/*
+ * patchwarden: the inside of the store, for the sources of db/ only.  The handle's
+ * fields and the statement helpers speak SQLite; everything outside db/
+ * sees struct pw_db as an opaque handle and calls the named operations
+ * of db/db.h and its siblings.
+ */
+#ifndef PW_DB_PRIVATE_H
+#define PW_DB_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include <glib.h>
+
+#include "db/db.h"
+
+struct pw_db {
+	sqlite3 *h;
+	char *path;
+	bool readonly;
+	int depth;		/* nesting of pw_db_begin() */
+	uint64_t txn;		/* outermost transactions begun */
+	bool failed;		/* an inner part rolled back */
+	GHashTable *stmts;	/* SQL text pointer -> sqlite3_stmt* */
+	GHashTable *lists;	/* list name -> row id (gint64 *), emptied on rollback */
+	char *err;		/* last error message, owned */
+	struct pw_db_ckpt *ckpt;	/* background checkpointer, or NULL */
+	/* The raw store (PATH-raw): opened with a read-write store, on
+	 * first use for a read-only one; NULL when there is none. */
+	sqlite3 *raw;
+	char *raw_path;
+	bool raw_txn;		/* a raw transaction is open */
+	sqlite3_stmt *raw_put, *raw_get;
+	struct pw_db_ckpt *raw_ckpt;
+	/* db/flood.c's in-memory filter over flood_key, or NULL. */
+	struct pw_flood_filter *flood_filter;
+};
+
+/*
+ * Returns the cached prepared statement for sql, reset and with its
+ * bindings cleared.  sql must be a string literal (the cache is keyed by
+ * its address).  Never NULL: a statement that does not prepare aborts,
+ * since that is a programming error.
+ */
+sqlite3_stmt *pw_db_stmt(struct pw_db *db, const char *sql);
+
+/*
+ * Steps a read and tells its end from its failure: PW_OK with *row
+ * saying whether it gave a row, or the error.  An error inside a
+ * transaction fails the transaction (its outermost commit rolls back
+ * and says PW_ERR_DB), so that a result built on a read that did not
+ * happen is never committed; the message is kept for pw_db_errmsg().
+ */
+enum pw_status pw_db_read(struct pw_db *db, sqlite3_stmt *st, bool *row);
+
+/*
+ * pw_db_read() for loops that look at the error afterwards (through
+ * the failed transaction): true when it gave a row, false at its end or
+ * on an error.
+ */
+bool pw_db_row(struct pw_db *db, sqlite3_stmt *st);
+
+/* Steps a statement that returns no rows; translates the result code. */
+enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st);
+
+/* Binds s as text (kept by the caller until the step), or NULL. */
+void pw_db_bind_text(sqlite3_stmt *st, int i, const char *s);
+
+/* Column i as a new string (g_free), or NULL for SQL NULL. */
+char *pw_db_col_dup(sqlite3_stmt *st, int i);
+
+/* Runs SQL without parameters (pragmas, DDL). */
+enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
+
+/* Translates a SQLite result code: BUSY/LOCKED are transient. */
+enum pw_status pw_db_status(struct pw_db *db, int rc);
+
+#endif
