@@ -554,6 +554,11 @@ static char *part_text(GMimePart *part, size_t *len, struct walk *w)
 		*q++ = *p;
 	}
 	g_byte_array_set_size(ba, (guint)(q - (char *)ba->data));
+	if (ba->len == 0) {
+		/* Nothing to convert (and no buffer: g_convert wants one). */
+		g_byte_array_free(ba, TRUE);
+		return g_strdup("");
+	}
 
 	cs = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part),
 						      "charset");
@@ -1101,9 +1106,100 @@ static const char *last_of(const struct headers *h, enum field f)
 }
 
 /* What GMime's g_mime_header_get_value() gives: unfolded, decoded. */
+/*
+ * GMime 3.2 decodes a run of base64 encoded words in one charset as one
+ * stream, and a word that ends in "=" padding ends that stream: every
+ * later word of the run is dropped ("=?UTF-8?B?w7w=?= =?UTF-8?B?w7w=?="
+ * reads as one "ü").  Long non-ASCII subjects are written so by many
+ * mailers.  Before decoding, such a run is rewritten as one word holding
+ * the bytes of all of them, which is what RFC 2047 says the run means
+ * (the white space between encoded words is not text).  Returns s itself
+ * when there is nothing to rewrite, else a new string.
+ */
+static char *join_b_words(char *s)
+{
+	static GRegex *word;
+	static gsize once;
+	GMatchInfo *mi = NULL;
+	GString *out = NULL;
+	GByteArray *bytes = NULL;
+	char *run_cs = NULL;
+	int copied = 0, run_end = -1, run_start = -1, words = 0;
+
+	if (g_once_init_enter(&once)) {
+		word = g_regex_new("=\\?([^?\\s]+)\\?[bB]\\?([A-Za-z0-9+/]*=*)\\?=",
+				   G_REGEX_OPTIMIZE, 0, NULL);
+		g_once_init_leave(&once, 1);
+	}
+	if (!strstr(s, "?=") || !g_regex_match(word, s, 0, &mi))
+		goto out;
+	out = g_string_new(NULL);
+	bytes = g_byte_array_new();
+	for (; g_match_info_matches(mi); g_match_info_next(mi, NULL)) {
+		int from, to, i;
+		char *cs = g_match_info_fetch(mi, 1);
+		char *b64 = g_match_info_fetch(mi, 2);
+		guchar *raw;
+		gsize n;
+		bool joins;
+
+		g_match_info_fetch_pos(mi, 0, &from, &to);
+		joins = run_cs && !g_ascii_strcasecmp(cs, run_cs);
+		for (i = run_end; joins && i < from; i++)
+			if (!g_ascii_isspace(s[i]))
+				joins = false;
+		if (!joins) {
+			if (run_cs) {
+				char *e = g_base64_encode(bytes->data, bytes->len);
+
+				g_string_append_len(out, s + copied, run_start - copied);
+				g_string_append_printf(out, "=?%s?B?%s?=", run_cs, e);
+				g_free(e);
+				copied = run_end;
+				g_free(run_cs);
+			}
+			run_cs = cs;
+			cs = NULL;
+			run_start = from;
+			g_byte_array_set_size(bytes, 0);
+		} else {
+			words++;
+		}
+		raw = g_base64_decode(b64, &n);
+		g_byte_array_append(bytes, raw, (guint)n);
+		g_free(raw);
+		run_end = to;
+		g_free(cs);
+		g_free(b64);
+	}
+	if (run_cs) {
+		char *e = g_base64_encode(bytes->data, bytes->len);
+
+		g_string_append_len(out, s + copied, run_start - copied);
+		g_string_append_printf(out, "=?%s?B?%s?=", run_cs, e);
+		g_free(e);
+		copied = run_end;
+	}
+	g_string_append(out, s + copied);
+out:
+	if (mi)
+		g_match_info_free(mi);
+	if (bytes)
+		g_byte_array_free(bytes, TRUE);
+	g_free(run_cs);
+	if (!out)
+		return s;
+	if (!words) {
+		g_string_free(out, TRUE);
+		return s;
+	}
+	g_free(s);
+	return g_string_free(out, FALSE);
+}
+
 static char *decoded(const char *raw)
 {
-	char *u = g_mime_utils_header_unfold(raw);
+	char *u = join_b_words(g_mime_utils_header_unfold(raw));
 	char *d = g_mime_utils_header_decode_text(NULL, u);
 
 	g_free(u);
