@@ -26,6 +26,7 @@
 #include <gmime/gmime.h>
 
 #include "bot/mail.h"
+#include "checks/inbody.h"
 
 #define MAX_DEPTH 32		/* MIME nesting followed */
 #define MAX_PARTS 1000		/* leaf parts looked at */
@@ -1334,6 +1335,70 @@ static GMimeObject *mime_part(const char *raw, size_t len,
 	return obj;
 }
 
+/*
+ * What the top of the body says, as git am --scissors reads it: the
+ * discussion above a scissors line is dropped; an in-body From: names
+ * the author (the From header then stays as the sender); an in-body
+ * Subject: or "[PATCH]" first line gives the commit subject
+ * (subject_clean; the markers of the mail's own Subject still place it
+ * in its series); an in-body Date: is read past (m->date stays the
+ * posting date, which the reply policy and flood windows go by).
+ */
+static void apply_inbody(struct pw_mail *m, struct walk *w)
+{
+	struct pw_inbody ib;
+	struct pw_mail who = { 0 };
+	char *d;
+
+	pw_inbody_read(m->commit_msg, strlen(m->commit_msg), &ib);
+	if (ib.from) {
+		InternetAddressList *l;
+
+		d = decoded(ib.from);
+		l = internet_address_list_parse(NULL, d);
+		first_mailbox(l, &who, 0);
+		if (l)
+			g_object_unref(l);
+		g_free(d);
+		if (who.from_addr && *who.from_addr) {
+			if (strcmp(who.from_addr, m->from_addr) ||
+			    strcmp(who.from_name, m->from_name)) {
+				m->sender_name = m->from_name;
+				m->sender_addr = m->from_addr;
+			} else {
+				g_free(m->from_name);
+				g_free(m->from_addr);
+			}
+			m->from_name = who.from_name;
+			m->from_addr = who.from_addr;
+		} else {
+			warn(w, "in-body From: has no usable address");
+			g_free(who.from_name);
+			g_free(who.from_addr);
+		}
+	}
+	if (ib.subject) {
+		struct pw_subject_tags tags;
+		char *s;
+
+		d = decoded(ib.subject);
+		s = pw_utf8_fold(d ? d : "");
+		g_free(m->subject_clean);
+		m->subject_clean = pw_subject_parse(s, &tags);
+		pw_subject_tags_release(&tags);
+		g_free(s);
+		g_free(d);
+	}
+	if (ib.start > 0) {
+		GString *rest = g_string_new(m->commit_msg + ib.start);
+
+		g_free(m->commit_msg);
+		m->commit_msg = trim_block(rest);
+		g_string_free(rest, TRUE);
+	}
+	pw_inbody_release(&ib);
+}
+
 enum pw_status pw_mail_parse(const char *raw, size_t len,
 			     struct pw_mail **out, char **err)
 {
@@ -1399,6 +1464,8 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 			warn(&w, "no MIME structure could be read from the content");
 	}
 	m->commit_msg = trim_block(w.msg);
+	if (*m->commit_msg)
+		apply_inbody(m, &w);
 	if (w.diff->len)
 		m->diff = g_string_free(w.diff, FALSE);
 	else
