@@ -26,6 +26,7 @@
 #include <gmime/gmime.h>
 
 #include "bot/mail.h"
+#include "checks/inbody.h"
 
 #define MAX_DEPTH 32		/* MIME nesting followed */
 #define MAX_PARTS 1000		/* leaf parts looked at */
@@ -554,6 +555,11 @@ static char *part_text(GMimePart *part, size_t *len, struct walk *w)
 		*q++ = *p;
 	}
 	g_byte_array_set_size(ba, (guint)(q - (char *)ba->data));
+	if (ba->len == 0) {
+		/* Nothing to convert (and no buffer: g_convert wants one). */
+		g_byte_array_free(ba, TRUE);
+		return g_strdup("");
+	}
 
 	cs = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part),
 						      "charset");
@@ -1101,9 +1107,100 @@ static const char *last_of(const struct headers *h, enum field f)
 }
 
 /* What GMime's g_mime_header_get_value() gives: unfolded, decoded. */
+/*
+ * GMime 3.2 decodes a run of base64 encoded words in one charset as one
+ * stream, and a word that ends in "=" padding ends that stream: every
+ * later word of the run is dropped ("=?UTF-8?B?w7w=?= =?UTF-8?B?w7w=?="
+ * reads as one "ü").  Long non-ASCII subjects are written so by many
+ * mailers.  Before decoding, such a run is rewritten as one word holding
+ * the bytes of all of them, which is what RFC 2047 says the run means
+ * (the white space between encoded words is not text).  Returns s itself
+ * when there is nothing to rewrite, else a new string.
+ */
+static char *join_b_words(char *s)
+{
+	static GRegex *word;
+	static gsize once;
+	GMatchInfo *mi = NULL;
+	GString *out = NULL;
+	GByteArray *bytes = NULL;
+	char *run_cs = NULL;
+	int copied = 0, run_end = -1, run_start = -1, words = 0;
+
+	if (g_once_init_enter(&once)) {
+		word = g_regex_new("=\\?([^?\\s]+)\\?[bB]\\?([A-Za-z0-9+/]*=*)\\?=",
+				   G_REGEX_OPTIMIZE, 0, NULL);
+		g_once_init_leave(&once, 1);
+	}
+	if (!strstr(s, "?=") || !g_regex_match(word, s, 0, &mi))
+		goto out;
+	out = g_string_new(NULL);
+	bytes = g_byte_array_new();
+	for (; g_match_info_matches(mi); g_match_info_next(mi, NULL)) {
+		int from, to, i;
+		char *cs = g_match_info_fetch(mi, 1);
+		char *b64 = g_match_info_fetch(mi, 2);
+		guchar *raw;
+		gsize n;
+		bool joins;
+
+		g_match_info_fetch_pos(mi, 0, &from, &to);
+		joins = run_cs && !g_ascii_strcasecmp(cs, run_cs);
+		for (i = run_end; joins && i < from; i++)
+			if (!g_ascii_isspace(s[i]))
+				joins = false;
+		if (!joins) {
+			if (run_cs) {
+				char *e = g_base64_encode(bytes->data, bytes->len);
+
+				g_string_append_len(out, s + copied, run_start - copied);
+				g_string_append_printf(out, "=?%s?B?%s?=", run_cs, e);
+				g_free(e);
+				copied = run_end;
+				g_free(run_cs);
+			}
+			run_cs = cs;
+			cs = NULL;
+			run_start = from;
+			g_byte_array_set_size(bytes, 0);
+		} else {
+			words++;
+		}
+		raw = g_base64_decode(b64, &n);
+		g_byte_array_append(bytes, raw, (guint)n);
+		g_free(raw);
+		run_end = to;
+		g_free(cs);
+		g_free(b64);
+	}
+	if (run_cs) {
+		char *e = g_base64_encode(bytes->data, bytes->len);
+
+		g_string_append_len(out, s + copied, run_start - copied);
+		g_string_append_printf(out, "=?%s?B?%s?=", run_cs, e);
+		g_free(e);
+		copied = run_end;
+	}
+	g_string_append(out, s + copied);
+out:
+	if (mi)
+		g_match_info_free(mi);
+	if (bytes)
+		g_byte_array_free(bytes, TRUE);
+	g_free(run_cs);
+	if (!out)
+		return s;
+	if (!words) {
+		g_string_free(out, TRUE);
+		return s;
+	}
+	g_free(s);
+	return g_string_free(out, FALSE);
+}
+
 static char *decoded(const char *raw)
 {
-	char *u = g_mime_utils_header_unfold(raw);
+	char *u = join_b_words(g_mime_utils_header_unfold(raw));
 	char *d = g_mime_utils_header_decode_text(NULL, u);
 
 	g_free(u);
@@ -1238,6 +1335,70 @@ static GMimeObject *mime_part(const char *raw, size_t len,
 	return obj;
 }
 
+/*
+ * What the top of the body says, as git am --scissors reads it: the
+ * discussion above a scissors line is dropped; an in-body From: names
+ * the author (the From header then stays as the sender); an in-body
+ * Subject: or "[PATCH]" first line gives the commit subject
+ * (subject_clean; the markers of the mail's own Subject still place it
+ * in its series); an in-body Date: is read past (m->date stays the
+ * posting date, which the reply policy and flood windows go by).
+ */
+static void apply_inbody(struct pw_mail *m, struct walk *w)
+{
+	struct pw_inbody ib;
+	struct pw_mail who = { 0 };
+	char *d;
+
+	pw_inbody_read(m->commit_msg, strlen(m->commit_msg), &ib);
+	if (ib.from) {
+		InternetAddressList *l;
+
+		d = decoded(ib.from);
+		l = internet_address_list_parse(NULL, d);
+		first_mailbox(l, &who, 0);
+		if (l)
+			g_object_unref(l);
+		g_free(d);
+		if (who.from_addr && *who.from_addr) {
+			if (strcmp(who.from_addr, m->from_addr) ||
+			    strcmp(who.from_name, m->from_name)) {
+				m->sender_name = m->from_name;
+				m->sender_addr = m->from_addr;
+			} else {
+				g_free(m->from_name);
+				g_free(m->from_addr);
+			}
+			m->from_name = who.from_name;
+			m->from_addr = who.from_addr;
+		} else {
+			warn(w, "in-body From: has no usable address");
+			g_free(who.from_name);
+			g_free(who.from_addr);
+		}
+	}
+	if (ib.subject) {
+		struct pw_subject_tags tags;
+		char *s;
+
+		d = decoded(ib.subject);
+		s = pw_utf8_fold(d ? d : "");
+		g_free(m->subject_clean);
+		m->subject_clean = pw_subject_parse(s, &tags);
+		pw_subject_tags_release(&tags);
+		g_free(s);
+		g_free(d);
+	}
+	if (ib.start > 0) {
+		GString *rest = g_string_new(m->commit_msg + ib.start);
+
+		g_free(m->commit_msg);
+		m->commit_msg = trim_block(rest);
+		g_string_free(rest, TRUE);
+	}
+	pw_inbody_release(&ib);
+}
+
 enum pw_status pw_mail_parse(const char *raw, size_t len,
 			     struct pw_mail **out, char **err)
 {
@@ -1303,6 +1464,8 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 			warn(&w, "no MIME structure could be read from the content");
 	}
 	m->commit_msg = trim_block(w.msg);
+	if (*m->commit_msg)
+		apply_inbody(m, &w);
 	if (w.diff->len)
 		m->diff = g_string_free(w.diff, FALSE);
 	else

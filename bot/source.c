@@ -46,9 +46,11 @@ struct pw_source {
 	char *where;
 	int index;
 
-	/* Maildir */
+	/* Maildir, and a plain directory: its entries, read in name order */
 	GPtrArray *files;
 	guint next_file;
+	struct pw_source *child;	/* the entry being read (a directory) */
+	int depth;			/* directories above this one */
 };
 
 enum pw_source_kind pw_source_kind(const struct pw_source *s)
@@ -123,34 +125,51 @@ static bool segment(struct pw_source *s, const char **p, size_t *len,
 	return true;
 }
 
-static bool is_blank(const char *p, size_t len)
-{
-	return (len == 1 && p[0] == '\n') ||
-	       (len == 2 && p[0] == '\r' && p[1] == '\n');
-}
-
 static bool is_from_line(const char *p, size_t len)
 {
 	return len >= 5 && !memcmp(p, "From ", 5);
 }
 
 /*
- * Whether a "From " line after a blank line looks like an mbox
- * separator: as git mailsplit's is_from_line(), it must carry a time
- * ("hh:mm"), so that an unescaped "From me, hello" in a body does not
- * split a message.
+ * Whether a "From " line is an mbox separator, as git mailsplit's
+ * is_from_line() decides: at least 20 bytes, and around its last colon
+ * the digits of a time ("h:mm:ss" or "hh:mm") followed by a year after
+ * 1990.  "From me, hello" in a body never splits a message, and a real
+ * separator splits it even when no blank line comes before it.
  */
 static bool is_separator(const char *p, size_t len)
 {
+	const char *colon, *start = p + 5;
+	long year;
+
+	if (len < 20 || !is_from_line(p, len))
+		return false;
+	for (colon = p + len - 2; colon >= start && *colon != ':'; colon--)
+		;
+	if (colon < start || colon - p < 4 || colon + 3 > p + len)
+		return false;
+	if (!g_ascii_isdigit(colon[-4]) || !g_ascii_isdigit(colon[-2]) ||
+	    !g_ascii_isdigit(colon[-1]) || !g_ascii_isdigit(colon[1]) ||
+	    !g_ascii_isdigit(colon[2]))
+		return false;
+	year = 0;
+	for (p = colon + 3; p < start + len - 5 && (*p == ' ' || *p == '\t');
+	     p++)
+		;
+	while (p < start + len - 5 && g_ascii_isdigit(*p) && year < 100000)
+		year = year * 10 + (*p++ - '0');
+	return year > 90;
+}
+
+/* Whether a line holds nothing but white space (and its newline). */
+static bool is_space_only(const char *p, size_t len)
+{
 	size_t i;
 
-	if (!is_from_line(p, len))
-		return false;
-	for (i = 5; i + 2 < len; i++)
-		if (p[i] == ':' && g_ascii_isdigit(p[i + 1]) &&
-		    g_ascii_isdigit(p[i + 2]) && g_ascii_isdigit(p[i - 1]))
-			return true;
-	return false;
+	for (i = 0; i < len; i++)
+		if (!g_ascii_isspace(p[i]))
+			return false;
+	return true;
 }
 
 /* Whether a line is an mboxrd-escaped "From " line (">From ", ">>From "). */
@@ -184,8 +203,11 @@ static int cmp_names(gconstpointer a, gconstpointer b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Adds the regular files of dir (not dot-files) to s->files. */
-static bool add_dir(struct pw_source *s, const char *dir)
+/*
+ * Adds the regular files of dir (not dot-files) to s->files, and its
+ * directories too when dirs is set.  Links are not followed.
+ */
+static bool add_dir(struct pw_source *s, const char *dir, bool dirs)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -199,7 +221,8 @@ static bool add_dir(struct pw_source *s, const char *dir)
 		if (de->d_name[0] == '.')
 			continue;
 		f = g_build_filename(dir, de->d_name, NULL);
-		if (lstat(f, &sb) == 0 && S_ISREG(sb.st_mode))
+		if (lstat(f, &sb) == 0 &&
+		    (S_ISREG(sb.st_mode) || (dirs && S_ISDIR(sb.st_mode))))
 			g_ptr_array_add(s->files, f);
 		else
 			g_free(f);
@@ -209,8 +232,10 @@ static bool add_dir(struct pw_source *s, const char *dir)
 }
 
 /*
- * A Maildir (cur/ and new/), or else a plain directory of message files
- * (git format-patch -o, a saved folder).
+ * A Maildir (cur/ and new/: each file one message), or else a plain
+ * directory (git format-patch -o, a saved folder, a mix of messages,
+ * mboxes and Maildirs) whose entries are read one by one, each as the
+ * kind its contents say.
  */
 static enum pw_status open_maildir(struct pw_source *s, char **err)
 {
@@ -221,10 +246,12 @@ static enum pw_status open_maildir(struct pw_source *s, char **err)
 	s->files = g_ptr_array_new_with_free_func(g_free);
 	if (g_file_test(cur, G_FILE_TEST_IS_DIR) ||
 	    g_file_test(new, G_FILE_TEST_IS_DIR)) {
-		ok = add_dir(s, cur);
-		ok = add_dir(s, new) || ok;
+		ok = add_dir(s, cur, false);
+		ok = add_dir(s, new, false) || ok;
+		s->kind = PW_SOURCE_MAILDIR;
 	} else {
-		ok = add_dir(s, s->path);
+		ok = add_dir(s, s->path, true);
+		s->kind = PW_SOURCE_DIR;
 	}
 	g_free(cur);
 	g_free(new);
@@ -235,12 +262,14 @@ static enum pw_status open_maildir(struct pw_source *s, char **err)
 		return PW_ERR_IO;
 	}
 	g_ptr_array_sort(s->files, cmp_names);
-	s->kind = PW_SOURCE_MAILDIR;
 	return PW_OK;
 }
 
-enum pw_status pw_source_open(const char *path, struct pw_source **out,
-			      char **err)
+/* Directories below the one named are followed this deep. */
+#define MAX_DIR_DEPTH 8
+
+static enum pw_status source_open(const char *path, int depth,
+				  struct pw_source **out, char **err)
 {
 	struct pw_source *s;
 	enum pw_status st = PW_OK;
@@ -252,6 +281,7 @@ enum pw_status pw_source_open(const char *path, struct pw_source **out,
 	*out = NULL;
 	s = g_new0(struct pw_source, 1);
 	s->path = g_strdup(path);
+	s->depth = depth;
 	s->fd = -1;
 	s->at_bol = true;
 	s->msg = g_string_sized_new(WINDOW);
@@ -281,18 +311,20 @@ enum pw_status pw_source_open(const char *path, struct pw_source **out,
 		s->kind = PW_SOURCE_MESSAGE;
 	}
 	s->buf = g_malloc(WINDOW);
-	/* Skip leading blank lines, then look at the first line. */
+	/* Skip leading lines of white space, as git mailsplit does, then
+	 * look at the first line. */
 	for (;;) {
 		int64_t at = s->pos;
 
 		if (!segment(s, &p, &len, &bol, &st, err))
 			break;
-		if (is_blank(p, len))
+		if (bol && s->at_bol && is_space_only(p, len))
 			continue;
 		if (bol && is_from_line(p, len)) {
-			/* Standard input is one message, as an MTA pipes it:
-			 * its From_ line is the envelope, not a separator. */
-			s->framed = s->kind != PW_SOURCE_STDIN;
+			/* Standard input is framed like a file: an MTA's
+			 * one message starts with its envelope From_ line,
+			 * and an mbox piped in is split like any mbox. */
+			s->framed = true;
 			s->have_sep = true;
 			s->sep_off = at;
 			if (s->kind == PW_SOURCE_MESSAGE)
@@ -316,6 +348,60 @@ out:
 	}
 	*out = s;
 	return st;
+}
+
+enum pw_status pw_source_open(const char *path, struct pw_source **out,
+			      char **err)
+{
+	return source_open(path, 0, out, err);
+}
+
+/*
+ * The next message of a plain directory: from the entry being read, or
+ * from the next entry that holds one.  An entry that cannot be opened
+ * (unreadable, a directory too deep) is reported like an unreadable
+ * message, and the next call goes on with the entry after it.
+ */
+static enum pw_status next_dir(struct pw_source *s, struct pw_raw *raw,
+			       char **err)
+{
+	enum pw_status st;
+	const char *file;
+
+	for (;;) {
+		if (s->child) {
+			st = pw_source_next(s->child, raw, err);
+			if (st != PW_OK || raw->data) {
+				raw->index = ++s->index;
+				return st == PW_ERR_IO ? PW_ERR_INPUT : st;
+			}
+			pw_source_free(s->child);
+			s->child = NULL;
+		}
+		if (s->next_file >= s->files->len)
+			return PW_OK;
+		file = g_ptr_array_index(s->files, s->next_file);
+		s->next_file++;
+		if (s->depth >= MAX_DIR_DEPTH &&
+		    g_file_test(file, G_FILE_TEST_IS_DIR)) {
+			g_free(s->where);
+			s->where = g_strdup(file);
+			raw->where = s->where;
+			raw->index = ++s->index;
+			if (err)
+				*err = g_strdup_printf("%s: directory nested more than %d deep, skipped",
+						       file, MAX_DIR_DEPTH);
+			return PW_ERR_INPUT;
+		}
+		st = source_open(file, s->depth + 1, &s->child, err);
+		if (st != PW_OK) {
+			g_free(s->where);
+			s->where = g_strdup(file);
+			raw->where = s->where;
+			raw->index = ++s->index;
+			return PW_ERR_INPUT;
+		}
+	}
 }
 
 static enum pw_status next_maildir(struct pw_source *s, struct pw_raw *raw,
@@ -389,7 +475,7 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 			      char **err)
 {
 	enum pw_status st = PW_OK;
-	bool prev_blank = true, bol, big = false;
+	bool bol, big = false;
 	const char *p;
 	size_t len;
 	int64_t start;
@@ -398,6 +484,8 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 	raw->offset = -1;
 	if (s->kind == PW_SOURCE_MAILDIR)
 		return next_maildir(s, raw, err);
+	if (s->kind == PW_SOURCE_DIR)
+		return next_dir(s, raw, err);
 	if (s->done)
 		goto out;
 	if (!s->have_sep && s->framed && s->eof && s->head == s->tail)
@@ -415,7 +503,7 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 	g_string_truncate(s->msg, 0);
 
 	while (segment(s, &p, &len, &bol, &st, err)) {
-		if (s->framed && bol && prev_blank && is_separator(p, len)) {
+		if (s->framed && bol && is_separator(p, len)) {
 			s->have_sep = true;
 			s->sep_off = s->pos - (int64_t)len;
 			while (!s->at_bol && segment(s, &p, &len, &bol, &st,
@@ -423,10 +511,6 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 				;
 			break;
 		}
-		if (bol)
-			prev_blank = is_blank(p, len);
-		else
-			prev_blank = false;
 		if (s->framed && bol && p[0] == '>' && is_escaped_from(p, len)) {
 			p++;
 			len--;
@@ -479,6 +563,7 @@ void pw_source_free(struct pw_source *s)
 		close(s->fd);
 	if (s->files)
 		g_ptr_array_free(s->files, TRUE);
+	pw_source_free(s->child);
 	g_string_free(s->msg, TRUE);
 	g_free(s->buf);
 	g_free(s->where);

@@ -1,6 +1,7 @@
 /*
  * patchwarden: sources of raw messages handed to the program by hand:
- * mbox files (mboxo and mboxrd), single messages, Maildirs, stdin.
+ * mbox files (mboxo and mboxrd), single messages, Maildirs, directories
+ * of any of these, stdin.
  *
  * A source yields raw message bytes one at a time; it never parses MIME.
  * Memory stays bounded by the largest message, whatever the file size.
@@ -18,8 +19,10 @@
 enum pw_source_kind {
 	PW_SOURCE_MBOX,
 	PW_SOURCE_MESSAGE,	/* one RFC 5322 message, no "From " line */
-	PW_SOURCE_MAILDIR,
-	PW_SOURCE_STDIN,	/* one message, as an MTA pipe delivers it */
+	PW_SOURCE_MAILDIR,	/* cur/ and new/, one message a file */
+	PW_SOURCE_DIR,		/* any other directory: each entry read as
+				 * its own kind (message, mbox, Maildir) */
+	PW_SOURCE_STDIN,	/* an MTA's message, or an mbox piped in */
 };
 
 struct pw_raw {

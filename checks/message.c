@@ -96,6 +96,8 @@ void pw_mail_free(struct pw_mail *m)
 	g_free(m->msgid);
 	g_free(m->from_name);
 	g_free(m->from_addr);
+	g_free(m->sender_name);
+	g_free(m->sender_addr);
 	g_free(m->subject);
 	g_free(m->subject_clean);
 	g_free(m->in_reply_to);

@@ -39,8 +39,13 @@ struct pw_mail {
 	char *msgid;		/* without <>; derived from a hash of the
 				 * content when the header is missing */
 	bool msgid_derived;
-	char *from_name;	/* decoded UTF-8, "" when absent */
-	char *from_addr;	/* lower-cased address, "" when absent */
+	char *from_name;	/* the author, decoded UTF-8, "" when absent:
+				 * an in-body From: when there is one, else
+				 * the From header */
+	char *from_addr;	/* the author's lower-cased address, "" when absent */
+	char *sender_name;	/* the From header when an in-body From:
+				 * names someone else, else NULL */
+	char *sender_addr;	/* likewise, lower-cased, else NULL */
 	char *subject;		/* decoded UTF-8, white space folded */
 	char *subject_clean;	/* markers stripped as git mailinfo strips them */
 	gint64 date;		/* Unix time; 0 when the Date is unusable */

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Compares `patchwarden parse --format json` with `git mailinfo`.
+"""Compares `patchwarden parse --format json` with `git mailinfo -u
+--scissors` (patchwarden honours scissors lines and in-body From:,
+Subject: and Date: lines as `git am --scissors` does).
 
 Usage: mailinfo_cmp.py PARSE_JSON WORKDIR < LIST
 LIST has one line per message: INDEX<TAB>LABEL<TAB>MAILFILE[<TAB>JSON],
@@ -10,11 +12,6 @@ own for git mailinfo.  Prints TAP lines ("ok - ..." / "not ok -
 
 Differences that are argued rather than bugs (each is printed as a
 "# skip" comment, so a reader sees it):
- - in-body headers: git mailinfo lets "From:"/"Subject:"/"Date:" lines at
-   the top of the body override the mail's own headers; patchwarden
-   reports the mail's headers (patchwork does the same), so author and
-   subject are not compared when the body starts with such a line, and the
-   commit message is compared after those lines are dropped;
  - a From: without a display name: mailinfo prints the address as the
    name, patchwarden leaves the name empty;
  - carriage returns: a base64 or quoted-printable body that decodes to
@@ -88,7 +85,7 @@ def compare(idx, label, mailfile, jsonfile):
         tap(label, False, "message %d in the parse output" % idx, "absent", "present")
         return
 
-    mi = subprocess.run(["git", "mailinfo", "-u", work + "/msg", work + "/patch"],
+    mi = subprocess.run(["git", "mailinfo", "-u", "--scissors", work + "/msg", work + "/patch"],
                         stdin=open(mailfile, "rb"), capture_output=True)
     info = {}
     for line in mi.stdout.decode("utf-8", "replace").split("\n"):
@@ -107,26 +104,17 @@ def compare(idx, label, mailfile, jsonfile):
     patch = open(work + "/patch", "rb").read().decode("utf-8", "replace")
     patch = patch.replace("\r\n", "\n")
 
-    inbody = re.match(r"\s*(From|Subject|Date):", m["commit_msg"] or "")
-    if inbody:
-        print("# skip %s: in-body headers override author/subject in mailinfo" % label)
+    if m["from_name"]:
+        tap(label, m["from_name"] == info.get("Author", ""), "author",
+            m["from_name"], info.get("Author", ""))
     else:
-        if m["from_name"]:
-            tap(label, m["from_name"] == info.get("Author", ""), "author",
-                m["from_name"], info.get("Author", ""))
-        else:
-            print("# skip %s: no display name (mailinfo uses the address)" % label)
-        tap(label, m["subject_clean"] == info.get("Subject", ""), "subject",
-            m["subject_clean"], info.get("Subject", ""))
-        tap(label, m["from_addr"] == info.get("Email", "").lower(), "email",
-            m["from_addr"], info.get("Email", ""))
+        print("# skip %s: no display name (mailinfo uses the address)" % label)
+    tap(label, m["subject_clean"] == info.get("Subject", ""), "subject",
+        m["subject_clean"], info.get("Subject", ""))
+    tap(label, m["from_addr"] == info.get("Email", "").lower(), "email",
+        m["from_addr"], info.get("Email", ""))
 
     ours = m["commit_msg"] or ""
-    if inbody:
-        body = ours.split("\n")
-        while body and re.match(r"(From|Subject|Date):", body[0]):
-            body.pop(0)
-        ours = "\n".join(body)
     diff = m["diff"] or ""
     inline = diff and diff.split("\n", 1)[0] in (m["commit_msg"] + patch) and \
         not re.search(r"^Content-Disposition: *attachment", raw, re.M | re.I)

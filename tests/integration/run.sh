@@ -56,11 +56,15 @@ printf '[smtp]\nurl = smtp://127.0.0.1:1/\n' >"$T/nofrom.conf"
 $PW run --config "$T/nofrom.conf" --db "$T/nofrom.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
 is "an SMTP url without a sender address: refused (75)" "$?" 75
 
+# What an MTA pipes: one message behind its envelope From_ line (the
+# first of the sample).
+awk '/^From / && n++ { exit } { print }' "$TOP/tests/data/sample.mbox" >"$T/one.mbox"
+
 # An MTA pipe while another process sends the outbox: the mail is
 # stored and the delivery succeeds; the reply waits, queued.
 mkdir -p "$T/m"
 out=$(flock "$T/m/pw.db.outbox-lock" $PW run --config "$TOP/tests/data/run.conf" \
-	--db "$T/m/pw.db" - <"$TOP/tests/data/sample.mbox" 2>"$T/err"); rc=$?
+	--db "$T/m/pw.db" - <"$T/one.mbox" 2>"$T/err"); rc=$?
 is "outbox busy: run exits 0 (an MTA would bounce on 1)" "$rc" 0
 is "outbox busy: the message stored" "$(kv messages "$out")" 1
 contains "outbox busy: said" "$(cat "$T/err")" "another process is sending the outbox"
@@ -73,13 +77,19 @@ $PW ingest -q --db "$T/tf/pw.db" /dev/null >/dev/null 2>&1
 sqlite3 "$T/tf/pw.db" "CREATE TRIGGER refuse BEFORE INSERT ON message
 BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;"
 $PW run --config "$TOP/tests/data/run.conf" --db "$T/tf/pw.db" - \
-	<"$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?
+	<"$T/one.mbox" >/dev/null 2>"$T/err"; rc=$?
 is "store failing: run exits 75 (EX_TEMPFAIL), the MTA tries again" "$rc" 75
 contains "store failing: says why" "$(cat "$T/err")" "refused by a test trigger"
 sqlite3 "$T/tf/pw.db" "DROP TRIGGER refuse"
 out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/tf/pw.db" - \
-	<"$TOP/tests/data/sample.mbox" 2>"$T/err"); rc=$?
+	<"$T/one.mbox" 2>"$T/err"); rc=$?
 is "store back: the delivery again succeeds" "$rc,$(kv messages "$out")" "0,1"
+
+# An mbox piped in is split like the same file (git am reads stdin so).
+n=$(grep -c '^From ' "$TOP/tests/data/sample.mbox")
+mkdir -p "$T/pipe"
+out=$($PW ingest --db "$T/pipe/pw.db" - <"$TOP/tests/data/sample.mbox" 2>"$T/err")
+is "an mbox on stdin: every message read" "$(kv messages "$out")" "$n"
 
 $PW run --config "$TOP/tests/data/run.conf" --db "$T/no-such-dir/pw.db" - \
 	<"$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"; rc=$?

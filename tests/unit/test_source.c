@@ -177,6 +177,91 @@ static void maildir(void **state)
 	g_free(tmp);
 }
 
+/* git mailsplit skips leading white space, lines of spaces included. */
+static void leading_white_space(void **state)
+{
+	static const char mbox[] =
+		" \n\t\n\r\n"
+		"From a@b Mon Jan  1 00:00:00 2024\n"
+		"Subject: one\n\nbody 1\n";
+	char *path = write_file("ws.mbox", mbox, sizeof(mbox) - 1);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m = read_all(path, &kind, &errors);
+
+	(void)state;
+	assert_int_equal(kind, PW_SOURCE_MBOX);
+	assert_int_equal(errors, 0);
+	assert_int_equal(m->len, 1);
+	assert_string_equal(g_ptr_array_index(m, 0), "Subject: one\n\nbody 1\n");
+	g_ptr_array_free(m, TRUE);
+	g_free(path);
+}
+
+/*
+ * A separator right after the previous message's last line splits, as
+ * in git mailsplit, when it carries a time and a year; "From" lines
+ * without them never do, blank line or not.
+ */
+static void separator_without_blank(void **state)
+{
+	static const char mbox[] =
+		"From a@b Mon Jan  1 00:00:00 2024\n"
+		"Subject: one\n\nbody 1\n"
+		"From a@b Mon Jan  1 00:00:01 2024\n"
+		"Subject: two\n\nbody 2\n\n"
+		"From me, at 10:30 we met\n"
+		"From a@b Mon Jan  1 00:00:01 +0000 2024\n"
+		"\nFrom 12:30 1985\n";
+	char *path = write_file("nb.mbox", mbox, sizeof(mbox) - 1);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m = read_all(path, &kind, &errors);
+
+	(void)state;
+	assert_int_equal(errors, 0);
+	assert_int_equal(m->len, 2);
+	assert_string_equal(g_ptr_array_index(m, 0), "Subject: one\n\nbody 1\n");
+	assert_string_equal(g_ptr_array_index(m, 1),
+			    "Subject: two\n\nbody 2\n\nFrom me, at 10:30 we met\n"
+			    "From a@b Mon Jan  1 00:00:01 +0000 2024\n"
+			    "\nFrom 12:30 1985\n");
+	g_ptr_array_free(m, TRUE);
+	g_free(path);
+}
+
+/* A plain directory: every entry read as its own kind, in name order. */
+static void mixed_directory(void **state)
+{
+	char *top = g_build_filename(dir, "mix", NULL);
+	char *a = write_file("mix/a.mbox",
+			     "From x Mon Jan  1 00:00:00 2024\nSubject: a1\n\n1\n\n"
+			     "From x Mon Jan  1 00:00:00 2024\nSubject: a2\n\n2\n", 95);
+	char *b = write_file("mix/b.eml", "Subject: b\n\nb\n", 14);
+	char *c = write_file("mix/c/new/1", "Subject: c\n\nc\n", 14);
+	char *d = write_file("mix/d/e.eml", "Subject: e\n\ne\n", 14);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m;
+
+	(void)state;
+	m = read_all(top, &kind, &errors);
+	assert_int_equal(kind, PW_SOURCE_DIR);
+	assert_int_equal(errors, 0);
+	assert_int_equal(m->len, 5);
+	assert_string_equal(g_ptr_array_index(m, 0), "Subject: a1\n\n1\n");
+	assert_string_equal(g_ptr_array_index(m, 1), "Subject: a2\n\n2\n");
+	assert_string_equal(g_ptr_array_index(m, 2), "Subject: b\n\nb\n");
+	assert_string_equal(g_ptr_array_index(m, 3), "Subject: c\n\nc\n");
+	assert_string_equal(g_ptr_array_index(m, 4), "Subject: e\n\ne\n");
+	g_ptr_array_free(m, TRUE);
+	g_free(top);
+	g_free(a);
+	g_free(b);
+	g_free(c);
+	g_free(d);
+}
+
 static void not_found(void **state)
 {
 	struct pw_source *s = (struct pw_source *)1;
@@ -189,10 +274,10 @@ static void not_found(void **state)
 	assert_non_null(strstr(err, "/nonexistent/x.mbox"));
 	g_free(err);
 	err = NULL;
-	/* A plain directory is a folder of single messages: empty here. */
+	/* A plain directory is a folder of messages and mboxes: empty here. */
 	g_mkdir_with_parents(nodir, 0700);
 	assert_int_equal(pw_source_open(nodir, &s, &err), PW_OK);
-	assert_int_equal(pw_source_kind(s), PW_SOURCE_MAILDIR);
+	assert_int_equal(pw_source_kind(s), PW_SOURCE_DIR);
 	{
 		struct pw_raw raw;
 
@@ -280,6 +365,9 @@ int main(void)
 		cmocka_unit_test(single_message),
 		cmocka_unit_test(empty_file),
 		cmocka_unit_test(maildir),
+		cmocka_unit_test(leading_white_space),
+		cmocka_unit_test(separator_without_blank),
+		cmocka_unit_test(mixed_directory),
 		cmocka_unit_test(not_found),
 		cmocka_unit_test(long_lines_and_cap),
 	};
