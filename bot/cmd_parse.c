@@ -31,6 +31,7 @@ static const char text_layout[] =
 	"Message-ID: %(msgid)"
 	"%(if:msgid_derived) (derived: no Message-ID header)%(end)\n"
 	"Author: %(from_name) <%(from_addr)>\n"
+	"%(if:sender_addr)Sender: %(sender_name) <%(sender_addr)>\n%(end)"
 	"Date: %(date_utc) (%(date))\n"
 	"Subject: %(subject)\n"
 	"Subject-Clean: %(subject_clean)\n"
@@ -67,6 +68,8 @@ static void emit(struct pw_printer *p, struct held *h)
 	pw_print_bool_at(p, "msgid_derived", m->msgid_derived);
 	pw_print_str_at(p, "from_name", m->from_name);
 	pw_print_str_at(p, "from_addr", m->from_addr);
+	pw_print_str_at(p, "sender_name", m->sender_name);
+	pw_print_str_at(p, "sender_addr", m->sender_addr);
 	pw_print_int_at(p, "date", m->date);
 	pw_print_str_at(p, "date_utc", date);
 	pw_print_str_at(p, "subject", m->subject);
