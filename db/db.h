@@ -43,8 +43,6 @@ struct pw_db {
 	bool raw_txn;		/* a raw transaction is open */
 	sqlite3_stmt *raw_put, *raw_get;
 	struct pw_db_ckpt *raw_ckpt;
-	/* db/flood.c's in-memory filter over flood_key, or NULL. */
-	struct pw_flood_filter *flood_filter;
 };
 
 /*
@@ -81,9 +79,6 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 			  char **err);
 /* Closes db; NULL is a no-op. */
 void pw_db_close(struct pw_db *db);
-
-/* Frees db/flood.c's filter (pw_db_close calls it); NULL is a no-op. */
-void pw_db_flood_filter_free(struct pw_flood_filter *f);
 
 /* The schema version this program writes. */
 int pw_db_schema_version(void);
