@@ -26,10 +26,14 @@
  * it as a number: never renumber.
  */
 enum pw_flood_rank {
-	PW_FLOOD_RANK_SERIES = 0,	/* FLOOD_SERIES: threaded under a cover letter */
-	PW_FLOOD_RANK_TREEWIDE = 1,	/* the same, PW_FLOOD_TREEWIDE patches or more */
-	PW_FLOOD_RANK_CHAINED = 2,	/* FLOOD: threaded, but without a cover letter */
-	PW_FLOOD_RANK_SEPARATE = 3,	/* FLOOD: sent as separate messages */
+	/* FLOOD_SERIES: most patches threaded under a cover letter */
+	PW_FLOOD_RANK_SERIES = 0,
+	/* the same, with PW_FLOOD_TREEWIDE patches or more */
+	PW_FLOOD_RANK_TREEWIDE = 1,
+	/* FLOOD: threaded, but chained without a cover letter */
+	PW_FLOOD_RANK_CHAINED = 2,
+	/* FLOOD: most patches sent as separate messages */
+	PW_FLOOD_RANK_SEPARATE = 3,
 };
 
 /*
