@@ -110,6 +110,7 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid,
 	if (msgid) {
 		/* The flood one message belongs to, if any. */
 		int64_t mid, fid;
+		bool found = false;
 
 		ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
 		if (message_find(db, msgid, &mid)) {
@@ -122,11 +123,16 @@ static int floods(struct pw_db *db, int64_t since, const char *msgid,
 			pw_error("no stored message has the Message-ID %s", shown);
 			g_free(shown);
 			rc = 2;
-		} else if (pw_db_flood_of_message(db, mid, &fid)) {
+		} else if (pw_db_flood_of_message(db, mid, &found, &fid)) {
+			pw_error("%s", pw_db_errmsg(db));
+			rc = 2;
+		} else if (found) {
 			g_array_append_val(ids, fid);
 		}
-	} else {
-		ids = pw_db_flood_list(db, since);
+	} else if (pw_db_flood_list(db, since, &ids)) {
+		pw_error("%s", pw_db_errmsg(db));
+		rc = 2;
+		ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	}
 
 	pw_print_begin_list(p);

@@ -133,14 +133,19 @@ static void fill_row(struct pw_msg_row *r, const struct job *j,
 	r->backfill = !o->reply;
 }
 
-/* Files a new patch with the flood detector. */
+/*
+ * Files a new patch with the flood detector, through the load's filter
+ * ff (or NULL); co are the rule switches of the patch's list.
+ */
 static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
+			      struct pw_flood_filter *ff,
+			      const struct pw_check_opts *co,
 			      const struct job *j, int64_t message_id,
 			      int64_t patch_id, int64_t series_id,
 			      int64_t *flood_id)
 {
 	const struct pw_mail *m = j->mail;
-	struct pw_flood_params fp = { cfg->flood_count, cfg->flood_window };
+	struct pw_flood_params fp = { cfg->flood_count, cfg->flood_window, co };
 	struct pw_flood_obs ob;
 
 	memset(&ob, 0, sizeof(ob));
@@ -156,7 +161,7 @@ static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
 	ob.has_counter = m->tags.has_counter;
 	ob.threaded = m->in_reply_to || (m->references && m->references[0]);
 	ob.fp = &j->fp;
-	return pw_db_flood_observe(db, &ob, &fp, flood_id);
+	return pw_db_flood_observe(db, ff, &ob, &fp, flood_id);
 }
 
 /*
@@ -169,15 +174,16 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 {
 	struct pw_flood_info info;
 	struct pw_flood_facts f;
-	const char *rule;
 	GArray *members;
 	enum pw_status s;
 	bool already;
 	char *why;
+	int rule;
 
-	if (!pw_db_flood_kind(db, flood_id, &rule, NULL, NULL))
-		return PW_ERR_DB;
-	if (strcmp(rule, PW_RULE_FLOOD))
+	s = pw_db_flood_kind(db, flood_id, &rule, NULL, NULL);
+	if (s)
+		return s == PW_ERR_INPUT ? PW_ERR_DB : s;
+	if (rule != PW_R_FLOOD)
 		/* A large series sent properly, threaded under a cover
 		 * letter: its finding is stored, its patches are answered
 		 * as any other patch is. */
@@ -203,11 +209,13 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 		f.threaded = info.threaded;
 		f.answer_msgid = info.first_msgid;
 		f.answer_refs = (const char *const *)info.first_refs;
-		members = pw_db_flood_members(db, flood_id);
-		s = pw_outbox_queue_flood(db, cfg, &f,
-					  (const int64_t *)(void *)members->data,
-					  members->len);
-		g_array_unref(members);
+		s = pw_db_flood_members(db, flood_id, &members);
+		if (!s) {
+			s = pw_outbox_queue_flood(db, cfg, &f,
+						  (const int64_t *)(void *)members->data,
+						  members->len);
+			g_array_unref(members);
+		}
 		pw_db_flood_info_release(&info);
 		if (s)
 			return s;
@@ -290,13 +298,17 @@ static enum pw_status late_naked_cover(struct pw_db *db,
 					m->date, made);
 }
 
-/* Stores one processed message inside the caller's transaction. */
+/*
+ * Stores one processed message inside the caller's transaction; ff is
+ * the load's flood filter, or NULL.
+ */
 static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
-			    struct job *j, const char *source,
-			    const struct pw_ingest_opts *o,
+			    struct pw_flood_filter *ff, struct job *j,
+			    const char *source, const struct pw_ingest_opts *o,
 			    struct pw_ingest_counts *c)
 {
 	const struct pw_mail *m = j->mail;
+	struct pw_check_opts co;
 	struct pw_series_in si;
 	struct pw_msg_row row;
 	int64_t id, patch_id = 0, series_id, flood_id = 0;
@@ -371,17 +383,22 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	s = naked_cover(db, m, series_id, c);
 	if (s)
 		return s;
+	pw_config_check_opts(pw_config_list(cfg, list_of(o, m)), &co);
 	if (!o->no_floods) {
 		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;
 
-		s = observe(db, cfg, j, id, patch_id, series_id, &flood_id);
+		s = observe(db, cfg, ff, &co, j, id, patch_id, series_id,
+			    &flood_id);
 		if (o->progress > 0)
 			c->t.flood_usec += cpu_usec(true) - t0;
 	}
 	if (s || !o->reply)
 		return s;
 	/* In the same transaction: a stored patch always has its reply
-	 * decision stored with it, whatever happens next. */
+	 * decision stored with it, whatever happens next.  A list that
+	 * switches FLOOD off answers its patches one by one. */
+	if (!pw_rule_on(&co, PW_R_FLOOD))
+		return pw_outbox_queue_message(db, cfg, id);
 	if (flood_id)
 		return reply_flood(db, cfg, flood_id, id);
 	if (m->tags.total >= cfg->flood_count && !m->in_reply_to &&
@@ -632,6 +649,7 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 			      const char *path, const struct pw_ingest_opts *o,
 			      struct pw_ingest_counts *c, char **err)
 {
+	struct pw_flood_filter *ff;
 	struct pipe p;
 	GThread *rt, **wt;
 	GHashTable *pending;
@@ -655,6 +673,8 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	g_mutex_init(&p.lock);
 	g_cond_init(&p.cond);
 	pending = g_hash_table_new(g_int64_hash, g_int64_equal);
+	/* The flood filter is this load's (db/FLOODS.md). */
+	ff = o->no_floods ? NULL : pw_db_flood_filter_new();
 
 	/* Checkpoints run beside the writer, not inside its commits. */
 	pw_db_checkpoint_start(db);
@@ -686,7 +706,8 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 					batch_start = *c;
 				}
 				if (!s)
-					s = store(db, cfg, k->jobs->pdata[n], path, o, c);
+					s = store(db, cfg, ff, k->jobs->pdata[n], path,
+						  o, c);
 				if (!s)
 					progress(o, c, false);
 				if (!s && ++in_batch >= BATCH) {
@@ -720,6 +741,7 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 		g_thread_join(wt[i]);
 	g_free(wt);
 	g_hash_table_destroy(pending);
+	pw_db_flood_filter_free(ff);
 	g_async_queue_unref(p.work);
 	g_async_queue_unref(p.done);
 	g_async_queue_unref(p.trash);

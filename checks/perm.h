@@ -15,13 +15,6 @@
 #include "checks/mode.h"
 #include "checks/text.h"
 
-enum pw_rule_index {
-#define RULE(id, sev, on, summary) PW_R_##id,
-#include "checks/rules.def"
-#undef RULE
-	PW_R_COUNT
-};
-
 /* One file (or hunk) being scanned. */
 struct pw_scan {
 	enum pw_style style;
@@ -107,8 +100,5 @@ void pw_perm_scan_reset(struct pw_scan *sc);
 void pw_perm_scan_sh(struct pw_scan *sc);
 /* Python (perm_py.c). */
 void pw_perm_scan_py(struct pw_scan *sc);
-
-/* The rule table entry for an index. */
-const struct pw_rule *pw_rule_at(int r);
 
 #endif

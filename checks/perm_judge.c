@@ -172,6 +172,97 @@ static bool is_identifier(const char *s)
 	return true;
 }
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/*
+ * The parameters of the function-like #define whose body holds offset
+ * at of the sanitized text s (its logical line, continued with
+ * backslashes, which only the raw text raw still shows), as a new
+ * NULL-terminated vector (g_strfreev), or NULL when at is in none.
+ */
+static char **macro_params(const char *raw, const char *s, size_t len,
+			   size_t at)
+{
+	size_t b = at, e, k;
+	char *list, **v;
+	int i;
+
+	while (b > 0 && s[b - 1] != '\n')
+		b--;
+	/* A line ending in a backslash continues into the next one. */
+	while (b > 0) {
+		k = b - 1;
+		while (k > 0 && blank(raw[k - 1]))
+			k--;
+		if (k == 0 || raw[k - 1] != '\\')
+			break;
+		b = k - 1;
+		while (b > 0 && s[b - 1] != '\n')
+			b--;
+	}
+	while (b < len && blank(s[b]))
+		b++;
+	if (b >= len || s[b] != '#')
+		return NULL;
+	for (b++; b < len && blank(s[b]); b++)
+		;
+	if (len - b < 7 || memcmp(s + b, "define", 6) || !blank(s[b + 6]))
+		return NULL;
+	for (b += 6; b < len && blank(s[b]); b++)
+		;
+	while (b < len && (g_ascii_isalnum(s[b]) || s[b] == '_'))
+		b++;
+	if (b >= len || s[b] != '(')
+		return NULL;
+	for (e = ++b; e < len && s[e] != ')' && s[e] != '\n'; e++)
+		;
+	if (e >= len || s[e] != ')')
+		return NULL;
+	list = g_strndup(s + b, e - b);
+	v = g_strsplit(list, ",", -1);
+	for (i = 0; v[i]; i++)
+		g_strstrip(v[i]);
+	g_free(list);
+	return v;
+}
+
+/* A name that is a macro parameter or pasted (a##b): not its own name. */
+static bool not_own_name(const char *t, char *const *params)
+{
+	return strstr(t, "##") ||
+	       (params && g_strv_contains((const char *const *)params, t));
+}
+
+/*
+ * Whether the attribute's name or a callback given is a parameter of
+ * the macro the call sits in, or token-pasted: then the _RO/_RW/_WO
+ * form, which pastes name##_show itself, may not say the same.
+ */
+static bool in_macro(struct pw_scan *sc, const struct pw_occ *oc,
+		     const char *name, bool show, bool store)
+{
+	char **params = macro_params(sc->t->buf, sc->san, sc->t->len,
+					     oc->call.s);
+	char *t;
+	bool r = not_own_name(name, params);
+
+	if (!r && show) {
+		t = squeeze(sc->san + oc->show.s, oc->show.e - oc->show.s);
+		r = not_own_name(t, params);
+		g_free(t);
+	}
+	if (!r && store) {
+		t = squeeze(sc->san + oc->store.s, oc->store.e - oc->store.s);
+		r = not_own_name(t, params);
+		g_free(t);
+	}
+	g_strfreev(params);
+	return r;
+}
+
 /* SYSFS_MODE_CALLBACKS and DEVICE_ATTR_FORM. */
 static void callbacks(struct probs *ps, struct pw_scan *sc,
 		      const struct pw_occ *oc, unsigned v)
@@ -220,7 +311,7 @@ static void callbacks(struct probs *ps, struct pw_scan *sc,
 	if (!oc->form)
 		return;
 	name = squeeze(san + oc->name.s, oc->name.e - oc->name.s);
-	if (!is_identifier(name))
+	if (!is_identifier(name) || in_macro(sc, oc, name, show, store))
 		goto out;
 	for (i = 0; i < G_N_ELEMENTS(forms); i++) {
 		const struct form *f = &forms[i];

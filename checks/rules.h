@@ -1,8 +1,12 @@
 /*
- * patchwarden: the rule table and the entry points that run it.
+ * patchwarden: the rule table (checks/rules.c) and the entry points
+ * that run it (checks/review.c).
  *
  * Rules read a parsed patch (or a whole source file) and append
- * findings; a finding is not an error, so rules return void.
+ * findings; a finding is not an error, so rules return void.  The
+ * flood rules (FLOOD, FLOOD_SERIES, RESEND_IDENTICAL, SERIES_OVERSIZED)
+ * are in the same table; db/flood.c finds them and checks/floodrules.h
+ * words them.
  */
 #ifndef PW_RULES_H
 #define PW_RULES_H
@@ -31,10 +35,20 @@ struct pw_rule {
 	const char *summary;
 };
 
+/* Every rule's index in the table: PW_R_PERM_INVERTED, ... */
+enum pw_rule_index {
+#define RULE(id, sev, on, summary) PW_R_##id,
+#include "checks/rules.def"
+#undef RULE
+	PW_R_COUNT
+};
+
 /* The whole table, in checks/rules.def order. */
 const struct pw_rule *pw_rules(size_t *n);
 /* NULL when no rule has that ID. */
 const struct pw_rule *pw_rule_find(const char *id);
+/* The table entry for an index (enum pw_rule_index), never NULL. */
+const struct pw_rule *pw_rule_at(int r);
 
 struct pw_check_opts {
 	enum pw_style style;
@@ -42,6 +56,12 @@ struct pw_check_opts {
 	const char *const *enabled;	/* rules switched on that are off by
 					 * default, NULL-terminated, or NULL */
 };
+
+/*
+ * Whether rule r (enum pw_rule_index) is on under o: its default,
+ * unless o enables or disables it by ID.  o may be NULL (defaults).
+ */
+bool pw_rule_on(const struct pw_check_opts *o, int r);
 
 /*
  * Runs every enabled rule on the added lines of p and appends new

@@ -32,8 +32,6 @@ struct pw_db {
 	bool raw_txn;		/* a raw transaction is open */
 	sqlite3_stmt *raw_put, *raw_get;
 	struct pw_db_ckpt *raw_ckpt;
-	/* db/flood.c's in-memory filter over flood_key, or NULL. */
-	struct pw_flood_filter *flood_filter;
 };
 
 /*

@@ -688,7 +688,6 @@ void pw_db_close(struct pw_db *db)
 	}
 	g_hash_table_destroy(db->stmts);
 	g_hash_table_destroy(db->lists);
-	pw_db_flood_filter_free(db->flood_filter);
 	raw_close(db);
 	g_free(db->raw_path);
 	if (db->h) {

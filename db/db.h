@@ -74,10 +74,6 @@ bool pw_db_in_transaction(const struct pw_db *db);
 /* The last error, for messages.  Never NULL. */
 const char *pw_db_errmsg(const struct pw_db *db);
 
-/* Frees db/flood.c's filter (pw_db_close calls it); NULL is a no-op. */
-struct pw_flood_filter;
-void pw_db_flood_filter_free(struct pw_flood_filter *f);
-
 /* The schema version this program writes. */
 int pw_db_schema_version(void);
 

@@ -1,7 +1,10 @@
 /*
- * patchwarden: floods of near-identical patches (see db/flood.h; the
- * rules FLOOD, FLOOD_SERIES, RESEND_IDENTICAL and SERIES_OVERSIZED are
- * documented in db/FLOODS.md).
+ * patchwarden: floods of near-identical patches (see db/flood.h; how
+ * they are found is in db/FLOODS.md).  The rules FLOOD, FLOOD_SERIES,
+ * RESEND_IDENTICAL and SERIES_OVERSIZED are in checks/rules.def and
+ * checks/RULES.md: here are the SQL and the grouping, and the facts
+ * passed to checks/floodrules.c, which decides severities and words
+ * the findings.
  *
  * Every observed patch becomes a member of one group.  Its fingerprints
  * (subject without subsystem prefixes, commit message body, change
@@ -110,6 +113,29 @@ struct mem {
 	bool threaded;
 };
 
+/*
+ * Steps a read: *row says whether it gave a row.  An error fails the
+ * caller's transaction, as pw_db_row() does, and is returned, so that
+ * "not found" is never an error taken for an answer.
+ */
+static enum pw_status step(struct pw_db *db, sqlite3_stmt *st, bool *row)
+{
+	int rc = sqlite3_step(st);
+
+	*row = rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return PW_OK;
+	if (db->depth > 0)
+		db->failed = true;
+	return pw_db_status(db, rc);
+}
+
+/* Whether flood rule r (enum pw_rule_index) stores findings under p. */
+static bool rule_on(const struct pw_flood_params *p, int r)
+{
+	return pw_rule_on(p ? p->rules : NULL, r);
+}
+
 static const char *col_text(sqlite3_stmt *st, int i)
 {
 	const char *s = (const char *)sqlite3_column_text(st, i);
@@ -133,59 +159,40 @@ static int64_t key_of(int kind, const char *sender, const char *digest)
 }
 
 /*
- * A flood's finding, by rank: 0 and 1 are FLOOD_SERIES (a threaded
- * series under a cover letter, info, warning from PW_FLOOD_TREEWIDE
- * patches), 2 and 3 are FLOOD (warning when chained without a cover
- * letter, error when sent as separate messages).  A flood's rank only
- * ever rises, so its members' findings are rewritten at most three times.
+ * A flood's rank (enum pw_flood_rank, checks/floodrules.h) only ever
+ * rises, so its members' findings are rewritten at most three times.
+ * A stored rank outside the enum (none: -1) reads as its nearest end.
  */
-static int rank_of(const struct grp *g)
+static enum pw_flood_rank rank_of(const struct grp *g)
 {
-	if (g->ncovered * 2 > g->size)
-		return g->size >= PW_FLOOD_TREEWIDE ? 1 : 0;
-	return g->nthreaded * 2 > g->size ? 2 : 3;
+	return pw_flood_rank(g->size, g->nthreaded, g->ncovered);
 }
 
-static const char *rule_of(int rank)
+static enum pw_flood_rank clamp_rank(int rank)
 {
-	return rank <= 1 ? PW_RULE_FLOOD_SERIES : PW_RULE_FLOOD;
+	return rank <= PW_FLOOD_RANK_SERIES ? PW_FLOOD_RANK_SERIES :
+	       rank >= PW_FLOOD_RANK_SEPARATE ? PW_FLOOD_RANK_SEPARATE :
+	       (enum pw_flood_rank)rank;
+}
+
+static int rule_of(int rank)
+{
+	return pw_flood_rule(clamp_rank(rank));
+}
+
+static const char *rule_id(int rank)
+{
+	return pw_rule_at(rule_of(rank))->id;
 }
 
 static enum pw_severity severity_of(int rank)
 {
-	static const enum pw_severity sev[] = {
-		PW_SEV_INFO, PW_SEV_WARNING, PW_SEV_WARNING, PW_SEV_ERROR,
-	};
-
-	return sev[rank < 0 ? 0 : rank > 3 ? 3 : rank];
+	return pw_flood_severity(clamp_rank(rank));
 }
 
 static char *flood_text(int rank, const char *sender, int64_t id)
 {
-	switch (rank) {
-	case 0:
-		return g_strdup_printf(
-			"part of a large series of near-identical patches from %s,"
-			" threaded under a cover letter (flood %" G_GINT64_FORMAT ")",
-			sender, id);
-	case 1:
-		return g_strdup_printf(
-			"part of a tree-wide series of near-identical patches from"
-			" %s under one cover letter (flood %" G_GINT64_FORMAT "):"
-			" one series per subsystem reaches the right maintainers"
-			" with less noise", sender, id);
-	case 2:
-		return g_strdup_printf(
-			"part of a flood of near-identical patches from %s, chained"
-			" without a cover letter (flood %" G_GINT64_FORMAT "): send"
-			" one series per subsystem under a cover letter", sender, id);
-	default:
-		return g_strdup_printf(
-			"part of a flood of near-identical patches from %s, each sent"
-			" on its own without a cover letter or threading (flood %"
-			G_GINT64_FORMAT "): agree on the approach first, then send"
-			" one series per subsystem under a cover letter", sender, id);
-	}
+	return pw_flood_message(clamp_rank(rank), sender, id);
 }
 
 static enum pw_status add_finding(struct pw_db *db, int64_t patch,
@@ -203,22 +210,25 @@ static enum pw_status add_finding(struct pw_db *db, int64_t patch,
 	return pw_db_done(db, st);
 }
 
-static bool has_finding(struct pw_db *db, int64_t patch, const char *rule)
+static enum pw_status has_finding(struct pw_db *db, int64_t patch,
+				  const char *rule, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT 1 FROM finding WHERE patch = ?1 AND rule = ?2");
-	bool found;
+	enum pw_status s;
 
 	sqlite3_bind_int64(st, 1, patch);
 	pw_db_bind_text(st, 2, rule);
-	found = pw_db_row(db, st);
+	s = step(db, st, found);
 	sqlite3_reset(st);
-	return found;
+	return s;
 }
 
 /* ---- groups ---- */
 
-static bool grp_load(struct pw_db *db, int64_t id, struct grp *g)
+/* Reads group id into *g; *found says whether there is one. */
+static enum pw_status grp_load(struct pw_db *db, int64_t id, struct grp *g,
+			       bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT founder, size, nthreaded, ncovered, claimed_total, shared,"
@@ -226,12 +236,12 @@ static bool grp_load(struct pw_db *db, int64_t id, struct grp *g)
 		" (subject_fp IS NOT NULL) | (body_fp IS NOT NULL) << 1"
 		"  | (shape_fp IS NOT NULL) << 2"
 		" FROM flood_group WHERE id = ?1");
-	bool found;
+	enum pw_status s;
 
 	memset(g, 0, sizeof(*g));
 	sqlite3_bind_int64(st, 1, id);
-	found = pw_db_row(db, st);
-	if (found) {
+	s = step(db, st, found);
+	if (*found) {
 		g->id = id;
 		g->founder = sqlite3_column_int64(st, 0);
 		g->size = sqlite3_column_int(st, 1);
@@ -248,7 +258,7 @@ static bool grp_load(struct pw_db *db, int64_t id, struct grp *g)
 		g->fps = (unsigned)sqlite3_column_int(st, 11);
 	}
 	sqlite3_reset(st);
-	return found;
+	return s;
 }
 
 static enum pw_status grp_save(struct pw_db *db, const struct grp *g)
@@ -278,16 +288,21 @@ static enum pw_status grp_save(struct pw_db *db, const struct grp *g)
 	return pw_db_done(db, st);
 }
 
-/* The members of group id, oldest first: a new GArray of struct mem. */
-static GArray *grp_members(struct pw_db *db, int64_t id)
+/*
+ * The members of group id, oldest first, into *out: a new GArray of
+ * struct mem, or NULL on an error.
+ */
+static enum pw_status grp_members(struct pw_db *db, int64_t id, GArray **out)
 {
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(struct mem));
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT message, patch, threaded FROM flood_member"
 		" WHERE grp = ?1 ORDER BY date, message");
+	enum pw_status s;
+	bool row;
 
 	sqlite3_bind_int64(st, 1, id);
-	while (pw_db_row(db, st)) {
+	while (!(s = step(db, st, &row)) && row) {
 		struct mem m;
 
 		m.message = sqlite3_column_int64(st, 0);
@@ -296,7 +311,12 @@ static GArray *grp_members(struct pw_db *db, int64_t id)
 		g_array_append_val(a, m);
 	}
 	sqlite3_reset(st);
-	return a;
+	if (s) {
+		g_array_unref(a);
+		a = NULL;
+	}
+	*out = a;
+	return s;
 }
 
 /*
@@ -305,17 +325,20 @@ static GArray *grp_members(struct pw_db *db, int64_t id)
  * stored yet counts as one; a chain of patches replying to patch 1 does
  * not).
  */
-static bool covered(struct pw_db *db, int64_t message)
+static enum pw_status covered(struct pw_db *db, int64_t message, bool *out)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT m.in_reply_to, m.refs, s.cover IS NOT NULL"
 		" FROM message m JOIN patch p ON p.message = m.id"
 		" LEFT JOIN series s ON s.id = p.series WHERE m.id = ?1");
 	char *root = NULL;
-	bool cover = false, root_patch = false;
+	bool cover = false, root_patch = false, row;
+	enum pw_status s;
 
+	*out = false;
 	sqlite3_bind_int64(st, 1, message);
-	if (pw_db_row(db, st)) {
+	s = step(db, st, &row);
+	if (row) {
 		const char *irt = (const char *)sqlite3_column_text(st, 0);
 		const char *refs = (const char *)sqlite3_column_text(st, 1);
 
@@ -326,35 +349,62 @@ static bool covered(struct pw_db *db, int64_t message)
 			root = g_strdup(irt);
 	}
 	sqlite3_reset(st);
-	if (cover || !root) {
+	if (s || cover || !root) {
 		g_free(root);
-		return cover;
+		*out = cover;
+		return s;
 	}
 	st = pw_db_stmt(db, "SELECT kind = 'patch' FROM message WHERE msgid = ?1");
 	pw_db_bind_text(st, 1, root);
-	if (pw_db_row(db, st))
+	s = step(db, st, &row);
+	if (row)
 		root_patch = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
 	g_free(root);
-	return !root_patch;
+	*out = !root_patch;
+	return s;
 }
 
-/* Gives every flood finding of group g's members the finding of rank. */
+/*
+ * Gives every attached member of group gid the finding of rank: the
+ * flood findings they carry are rewritten, and members without one (the
+ * rule of their earlier rank was switched off) get one.  Nothing changes
+ * when the rule of rank is switched off under p.
+ */
 static enum pw_status rewrite(struct pw_db *db, int64_t gid, int rank,
-			      const char *sender)
+			      const char *sender, const struct pw_flood_params *p)
 {
-	sqlite3_stmt *st = pw_db_stmt(db,
+	sqlite3_stmt *st;
+	char *text;
+	enum pw_status s;
+
+	if (!rule_on(p, rule_of(rank)))
+		return PW_OK;
+	text = flood_text(rank, sender, gid);
+	st = pw_db_stmt(db,
 		"UPDATE finding SET rule = ?2, severity = ?3, message = ?4"
 		" WHERE rule IN ('FLOOD', 'FLOOD_SERIES') AND patch IN"
 		" (SELECT patch FROM flood_member WHERE grp = ?1)");
-	char *text = flood_text(rank, sender, gid);
-	enum pw_status s;
-
 	sqlite3_bind_int64(st, 1, gid);
-	pw_db_bind_text(st, 2, rule_of(rank));
+	pw_db_bind_text(st, 2, rule_id(rank));
 	sqlite3_bind_int(st, 3, severity_of(rank));
 	pw_db_bind_text(st, 4, text);
 	s = pw_db_done(db, st);
+	if (s)
+		goto out;
+	st = pw_db_stmt(db,
+		"INSERT INTO finding(patch, rule, severity, file, line, col,"
+		" message, fix) SELECT fm.patch, ?2, ?3, NULL, 0, 0, ?4, NULL"
+		" FROM flood_member fm WHERE fm.grp = ?1 AND fm.covered IS NOT NULL"
+		" AND NOT EXISTS (SELECT 1 FROM finding f WHERE f.patch = fm.patch"
+		"  AND f.rule IN ('FLOOD', 'FLOOD_SERIES'))"
+		" ORDER BY fm.date, fm.message");
+	sqlite3_bind_int64(st, 1, gid);
+	pw_db_bind_text(st, 2, rule_id(rank));
+	sqlite3_bind_int(st, 3, severity_of(rank));
+	pw_db_bind_text(st, 4, text);
+	s = pw_db_done(db, st);
+out:
 	g_free(text);
 	return s;
 }
@@ -362,20 +412,25 @@ static enum pw_status rewrite(struct pw_db *db, int64_t gid, int rank,
 /*
  * Attaches n members that have no flood finding yet to flood g: counts
  * which sit under a cover letter, raises the flood's rank (rewriting the
- * findings already written) and gives each of them the finding.
+ * findings already written) and gives each of them the finding, unless
+ * its rule is switched off under p.
  */
 static enum pw_status attach(struct pw_db *db, struct grp *g,
-			     const struct mem *m, size_t n, const char *sender)
+			     const struct mem *m, size_t n, const char *sender,
+			     const struct pw_flood_params *p)
 {
 	sqlite3_stmt *st;
 	enum pw_status s = PW_OK;
 	char *text = NULL;
+	bool rose;
 	size_t i;
 	int r;
 
 	for (i = 0; !s && i < n; i++) {
-		bool c = m[i].threaded && covered(db, m[i].message);
+		bool c = false;
 
+		if (m[i].threaded && (s = covered(db, m[i].message, &c)))
+			break;
 		st = pw_db_stmt(db, "UPDATE flood_member SET covered = ?2"
 				" WHERE message = ?1");
 		sqlite3_bind_int64(st, 1, m[i].message);
@@ -388,12 +443,16 @@ static enum pw_status attach(struct pw_db *db, struct grp *g,
 	r = rank_of(g);
 	if (r < g->rank)
 		r = g->rank;
-	if (g->rank >= 0 && r != g->rank)
-		s = rewrite(db, g->id, r, sender);
+	rose = g->rank >= 0 && r != g->rank;
 	g->rank = r;
+	/* A rise gives every attached member, these included, the finding. */
+	if (rose)
+		return rewrite(db, g->id, r, sender, p);
+	if (!rule_on(p, rule_of(r)))
+		return PW_OK;
 	text = flood_text(r, sender, g->id);
 	for (i = 0; !s && i < n; i++)
-		s = add_finding(db, m[i].patch, rule_of(r), severity_of(r), text);
+		s = add_finding(db, m[i].patch, rule_id(r), severity_of(r), text);
 	g_free(text);
 	return s;
 }
@@ -404,17 +463,20 @@ static enum pw_status attach(struct pw_db *db, struct grp *g,
  * that the caller gives every member the merged flood's finding.
  */
 static enum pw_status merge(struct pw_db *db, struct grp *a, int64_t bid,
-			    const char *sender, bool *rewrite_all)
+			    const char *sender, const struct pw_flood_params *p,
+			    bool *rewrite_all)
 {
 	sqlite3_stmt *st;
 	enum pw_status s;
 	GArray *fresh = NULL;
 	struct grp b;
+	bool found;
 
-	if (!grp_load(db, bid, &b))
-		return PW_OK;
-	if (a->detected && !b.detected)
-		fresh = grp_members(db, bid);
+	s = grp_load(db, bid, &b, &found);
+	if (s || !found)
+		return s;
+	if (a->detected && !b.detected && (s = grp_members(db, bid, &fresh)))
+		return s;
 	st = pw_db_stmt(db, "UPDATE flood_member SET grp = ?1 WHERE grp = ?2");
 	sqlite3_bind_int64(st, 1, a->id);
 	sqlite3_bind_int64(st, 2, bid);
@@ -441,7 +503,7 @@ static enum pw_status merge(struct pw_db *db, struct grp *a, int64_t bid,
 	s = pw_db_done(db, st);
 	if (!s && fresh)
 		s = attach(db, a, &g_array_index(fresh, struct mem, 0), fresh->len,
-			   sender);
+			   sender, p);
 out:
 	if (fresh)
 		g_array_unref(fresh);
@@ -460,8 +522,9 @@ static int64_t bucket_of(int64_t date)
 /*
  * Most keys a new patch looks up belong to no earlier patch, and each
  * such lookup costs SQLite a B-tree descent for every week it spans.
- * Once a connection has filed FILTER_AFTER patches (a bulk load, not
- * one mail handed over by an MTA), it keeps the set of keys filed in
+ * Once a bulk load's filter (the caller's, one connection's) has seen
+ * FILTER_AFTER patches (a bulk load, not one mail handed over by an
+ * MTA), it keeps the set of keys filed in
  * each week it looks into, up to FILTER_WEEKS weeks, and asks SQLite
  * only about keys in that set.  The set may hold keys the table does
  * not (rows of a transaction rolled back since): SQLite then finds
@@ -488,7 +551,7 @@ struct week {
 };
 
 struct pw_flood_filter {
-	unsigned observed;	/* patches filed through this connection */
+	unsigned observed;	/* patches filed through this filter */
 	int64_t data_version;
 	uint64_t txn;		/* the transaction it was read in */
 	uint64_t clock;
@@ -553,6 +616,11 @@ static void week_clear(struct week *w)
 	memset(w, 0, sizeof(*w));
 }
 
+struct pw_flood_filter *pw_db_flood_filter_new(void)
+{
+	return g_new0(struct pw_flood_filter, 1);
+}
+
 void pw_db_flood_filter_free(struct pw_flood_filter *f)
 {
 	int i;
@@ -568,50 +636,56 @@ void pw_db_flood_filter_free(struct pw_flood_filter *f)
  * Counts a patch filed, and forgets every week when another connection
  * has committed since the last patch.  Called once per observed patch,
  * inside its transaction: no other connection commits during one, so
- * data_version is read once per transaction.
+ * data_version is read once per transaction.  f may be NULL (no filter).
  */
-static void filter_start(struct pw_db *db)
+static enum pw_status filter_start(struct pw_db *db, struct pw_flood_filter *f)
 {
-	struct pw_flood_filter *f = db->flood_filter;
 	sqlite3_stmt *st;
-	int64_t v;
+	enum pw_status s;
+	int64_t v = -1;
+	bool row;
 	int i;
 
-	if (!f)
-		f = db->flood_filter = g_new0(struct pw_flood_filter, 1);
-	if (++f->observed < FILTER_AFTER ||
+	if (!f || ++f->observed < FILTER_AFTER ||
 	    (f->observed > FILTER_AFTER && f->txn == db->txn))
-		return;
+		return PW_OK;
 	f->txn = db->txn;
 	st = pw_db_stmt(db, "PRAGMA data_version");
-	v = pw_db_row(db, st) ? sqlite3_column_int64(st, 0) : -1;
+	s = step(db, st, &row);
+	if (row)
+		v = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	if (f->observed == FILTER_AFTER || v != f->data_version || v < 0) {
+	if (s || f->observed == FILTER_AFTER || v != f->data_version || v < 0) {
 		for (i = 0; i < f->nweeks; i++)
 			week_clear(&f->weeks[i]);
 		f->nweeks = 0;
 		/* Starting (again, should the count wrap): from this
 		 * version on.  Otherwise count again from none. */
-		if (f->observed == FILTER_AFTER)
+		if (f->observed == FILTER_AFTER && !s)
 			f->data_version = v;
 		else
 			f->observed = 0;
 	}
+	return s;
 }
 
-/* The set of week bucket, read when needed; NULL when it cannot be. */
-static struct week *filter_week(struct pw_db *db, int64_t bucket)
+/* The set of week bucket into *out, read when needed. */
+static enum pw_status filter_week(struct pw_db *db, struct pw_flood_filter *f,
+				  int64_t bucket, struct week **out)
 {
-	struct pw_flood_filter *f = db->flood_filter;
 	struct week *w = NULL;
 	sqlite3_stmt *st;
+	enum pw_status s;
+	bool row;
 	int i;
 
+	*out = NULL;
 	for (i = 0; i < f->nweeks; i++)
 		if (f->weeks[i].bucket == bucket) {
 			w = &f->weeks[i];
 			w->used = ++f->clock;
-			return w;
+			*out = w;
+			return PW_OK;
 		}
 	if (f->nweeks < FILTER_WEEKS) {
 		w = &f->weeks[f->nweeks++];
@@ -629,33 +703,39 @@ static struct week *filter_week(struct pw_db *db, int64_t bucket)
 	w->slot = g_new0(uint64_t, w->mask + 1);
 	st = pw_db_stmt(db, "SELECT key FROM flood_key WHERE bucket = ?1");
 	sqlite3_bind_int64(st, 1, bucket);
-	while (pw_db_row(db, st))
+	while (!(s = step(db, st, &row)) && row)
 		week_add(w, (uint64_t)sqlite3_column_int64(st, 0));
 	sqlite3_reset(st);
-	if (!db->failed)
-		return w;
+	if (!s) {
+		*out = w;
+		return PW_OK;
+	}
 	/* A failed read fails the transaction; forget the partial set. */
 	week_clear(w);
 	*w = f->weeks[--f->nweeks];
-	return NULL;
+	return s;
 }
 
-/* Whether flood_key may hold key in week bucket. */
-static bool filter_may_have(struct pw_db *db, int64_t bucket, int64_t key)
+/* Whether flood_key may hold key in week bucket, into *may. */
+static enum pw_status filter_may_have(struct pw_db *db,
+				      struct pw_flood_filter *f, int64_t bucket,
+				      int64_t key, bool *may)
 {
-	struct pw_flood_filter *f = db->flood_filter;
 	struct week *w;
+	enum pw_status s;
 
+	*may = true;
 	if (!f || f->observed < FILTER_AFTER)
-		return true;
-	w = filter_week(db, bucket);
-	return !w || week_has(w, (uint64_t)key);
+		return PW_OK;
+	s = filter_week(db, f, bucket, &w);
+	if (!s)
+		*may = week_has(w, (uint64_t)key);
+	return s;
 }
 
-/* Notes key, just filed in week bucket. */
-static void filter_note(struct pw_db *db, int64_t bucket, int64_t key)
+/* Notes key, just filed in week bucket; f may be NULL. */
+static void filter_note(struct pw_flood_filter *f, int64_t bucket, int64_t key)
 {
-	struct pw_flood_filter *f = db->flood_filter;
 	int i;
 
 	for (i = 0; f && i < f->nweeks; i++)
@@ -667,15 +747,18 @@ static void filter_note(struct pw_db *db, int64_t bucket, int64_t key)
 
 /*
  * The group of the latest patch with key (of kind k) dated within
- * [lo, hi], and that patch's date.  Returns false when there is none.
+ * [lo, hi], and that patch's date; *found says whether there is one.
  */
-static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
-		     int64_t hi, int64_t *grp, int64_t *date)
+static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
+			       int k, int64_t key, int64_t lo, int64_t hi,
+			       bool *found, int64_t *grp, int64_t *date)
 {
 	sqlite3_stmt *st;
+	enum pw_status s = PW_OK;
 	int64_t b;
-	bool found = false, wide;
+	bool wide, may;
 
+	*found = false;
 	if (k == K_PATCH_ID) {
 		st = pw_db_stmt(db,
 			"SELECT m.grp, k.date FROM flood_patch_id k"
@@ -685,18 +768,18 @@ static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
 		sqlite3_bind_int64(st, 1, key);
 		sqlite3_bind_int64(st, 2, lo);
 		sqlite3_bind_int64(st, 3, hi);
-		found = pw_db_row(db, st);
-		if (found) {
+		s = step(db, st, found);
+		if (*found) {
 			*grp = sqlite3_column_int64(st, 0);
 			*date = sqlite3_column_int64(st, 1);
 		}
 		sqlite3_reset(st);
-		return found;
+		return s;
 	}
 	/* The newest week first: the first match is the latest. */
 	wide = bucket_of(hi) - bucket_of(lo) + 1 > FILTER_SPAN;
-	for (b = bucket_of(hi); !found && b >= bucket_of(lo); b--) {
-		if (!wide && !filter_may_have(db, b, key))
+	for (b = bucket_of(hi); !s && !*found && b >= bucket_of(lo); b--) {
+		if (!wide && ((s = filter_may_have(db, f, b, key, &may)) || !may))
 			continue;
 		st = pw_db_stmt(db,
 			"SELECT m.grp, k.date FROM flood_key k"
@@ -707,33 +790,36 @@ static bool find_key(struct pw_db *db, int k, int64_t key, int64_t lo,
 		sqlite3_bind_int64(st, 2, key);
 		sqlite3_bind_int64(st, 3, lo);
 		sqlite3_bind_int64(st, 4, hi);
-		found = pw_db_row(db, st);
-		if (found) {
+		s = step(db, st, found);
+		if (*found) {
 			*grp = sqlite3_column_int64(st, 0);
 			*date = sqlite3_column_int64(st, 1);
 		}
 		sqlite3_reset(st);
 	}
-	return found;
+	return s;
 }
 
-/* Members of group gid dated within [lo, hi], counting up to cap. */
-static int count_window(struct pw_db *db, int64_t gid, int64_t lo, int64_t hi,
-			int cap)
+/* Members of group gid dated within [lo, hi] into *n, counting up to cap. */
+static enum pw_status count_window(struct pw_db *db, int64_t gid, int64_t lo,
+				   int64_t hi, int cap, int *n)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT count(*) FROM (SELECT 1 FROM flood_member"
 		" WHERE grp = ?1 AND date BETWEEN ?2 AND ?3 LIMIT ?4)");
-	int n = 0;
+	enum pw_status s;
+	bool row;
 
+	*n = 0;
 	sqlite3_bind_int64(st, 1, gid);
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_int(st, 4, cap);
-	if (pw_db_row(db, st))
-		n = sqlite3_column_int(st, 0);
+	s = step(db, st, &row);
+	if (row)
+		*n = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
-	return n;
+	return s;
 }
 
 /* ---- RESEND_IDENTICAL ---- */
@@ -751,17 +837,19 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool msg_facts(struct pw_db *db, int64_t id, struct msg_facts *f)
+/* Reads message id's facts into *f; *found says whether it exists. */
+static enum pw_status msg_facts(struct pw_db *db, int64_t id,
+				struct msg_facts *f, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT msgid, date, version, prefixes, total FROM message"
 		" WHERE id = ?1");
-	bool found;
+	enum pw_status s;
 
 	memset(f, 0, sizeof(*f));
 	sqlite3_bind_int64(st, 1, id);
-	found = pw_db_row(db, st);
-	if (found) {
+	s = step(db, st, found);
+	if (*found) {
 		char *low = g_ascii_strdown(col_text(st, 3), -1);
 		char **tags = g_strsplit(low, ",", -1);
 		size_t i, n;
@@ -787,7 +875,7 @@ static bool msg_facts(struct pw_db *db, int64_t id, struct msg_facts *f)
 		g_free(low);
 	}
 	sqlite3_reset(st);
-	return found;
+	return s;
 }
 
 static void msg_facts_release(struct msg_facts *f)
@@ -796,55 +884,41 @@ static void msg_facts_release(struct msg_facts *f)
 	g_free(f->tags);
 }
 
-static char *date_str(int64_t t)
-{
-	GDateTime *dt = g_date_time_new_from_unix_utc(t);
-	char *s = dt ? g_date_time_format(dt, "%Y-%m-%d") : g_strdup("?");
-
-	if (dt)
-		g_date_time_unref(dt);
-	return s;
-}
-
 /*
  * Gives patch copy_patch (message copy) RESEND_IDENTICAL against the
  * earlier message orig, unless it has one, or the two differ in version
  * (an unchanged patch in a rerolled series) or in their other subject
  * tags (the same fix sent for each stable branch, "[PATCH 4.19 ...]" and
- * "[PATCH 5.1 ...]").  A lone patch (not one of a series) sent again
- * within PW_FLOOD_CROSSPOST seconds and not marked RESEND is a
- * cross-post made of separate messages, or a double send: a warning.
- * Otherwise it is a resend, or an unchanged patch reposted with its
- * series: info.
+ * "[PATCH 5.1 ...]").  Its severity and text are checks/floodrules.c's.
  */
 static enum pw_status resend_finding(struct pw_db *db, int64_t copy_patch,
 				     int64_t copy, int64_t orig)
 {
+	const char *rule = pw_rule_at(PW_R_RESEND_IDENTICAL)->id;
+	struct pw_resend_facts rf;
 	struct msg_facts c, o;
-	enum pw_status s = PW_OK;
-	char *when, *text;
-	bool warn;
+	enum pw_status s;
+	bool fc, fo = false, has = false;
+	char *text;
 
 	memset(&o, 0, sizeof(o));
-	if (!msg_facts(db, copy, &c) || !msg_facts(db, orig, &o) ||
-	    c.version != o.version || strcmp(c.tags, o.tags) ||
-	    has_finding(db, copy_patch, PW_RULE_RESEND_IDENTICAL))
+	s = msg_facts(db, copy, &c, &fc);
+	if (!s && fc)
+		s = msg_facts(db, orig, &o, &fo);
+	if (s || !fc || !fo || c.version != o.version || strcmp(c.tags, o.tags))
 		goto out;
-	warn = !c.resend && c.total <= 1 && c.date - o.date < PW_FLOOD_CROSSPOST;
-	when = date_str(o.date);
-	if (warn)
-		text = g_strdup_printf(
-			"the same change (patch-id) as <%s> of %s, sent again"
-			" under another Message-ID: one message with every list"
-			" in Cc reaches them all as one", o.msgid, when);
-	else
-		text = g_strdup_printf(
-			"%s the same change (patch-id) as <%s> of %s",
-			c.resend ? "resends" : "repeats", o.msgid, when);
-	s = add_finding(db, copy_patch, PW_RULE_RESEND_IDENTICAL,
-			warn ? PW_SEV_WARNING : PW_SEV_INFO, text);
+	s = has_finding(db, copy_patch, rule, &has);
+	if (s || has)
+		goto out;
+	memset(&rf, 0, sizeof(rf));
+	rf.orig_msgid = o.msgid;
+	rf.orig_date = o.date;
+	rf.date = c.date;
+	rf.resend = c.resend;
+	rf.total = c.total;
+	text = pw_resend_message(&rf);
+	s = add_finding(db, copy_patch, rule, pw_resend_severity(&rf), text);
 	g_free(text);
-	g_free(when);
 out:
 	msg_facts_release(&c);
 	msg_facts_release(&o);
@@ -855,28 +929,31 @@ out:
  * Looks the patch-id key up over the whole history: the new patch is a
  * copy when an earlier one exists, and stored copies dated after it
  * (arrived out of order) become copies of it.  *any says whether any
- * other patch has the key.
+ * other patch has the key.  RESEND_IDENTICAL switched off under p files
+ * no finding.
  */
 static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
-			     int64_t key, bool *any)
+			     const struct pw_flood_params *p, int64_t key,
+			     bool *any)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT message, date FROM flood_patch_id WHERE key = ?1"
 		" ORDER BY date, message LIMIT 1");
 	int64_t first = 0, first_date = 0, orig;
-	enum pw_status s = PW_OK;
+	enum pw_status s;
 	GArray *later;
+	bool row;
 	guint i;
 
 	sqlite3_bind_int64(st, 1, key);
-	*any = pw_db_row(db, st);
+	s = step(db, st, any);
 	if (*any) {
 		first = sqlite3_column_int64(st, 0);
 		first_date = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_reset(st);
-	if (!*any)
-		return PW_OK;
+	if (s || !*any || !rule_on(p, PW_R_RESEND_IDENTICAL))
+		return s;
 	if (first_date < o->date ||
 	    (first_date == o->date && first < o->message_id)) {
 		s = resend_finding(db, o->patch_id, o->message_id, first);
@@ -894,7 +971,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 	sqlite3_bind_int64(st, 1, key);
 	sqlite3_bind_int64(st, 2, o->date);
 	sqlite3_bind_int64(st, 3, o->message_id);
-	while (pw_db_row(db, st)) {
+	while (!(s = step(db, st, &row)) && row) {
 		struct mem m = { sqlite3_column_int64(st, 0),
 				 sqlite3_column_int64(st, 1), false };
 
@@ -912,13 +989,15 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 
 /* ---- SERIES_OVERSIZED ---- */
 
-static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o)
+static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o,
+				const struct pw_flood_params *p)
 {
 	sqlite3_stmt *st;
 	enum pw_status s;
 	char *text;
 
-	if (!o->has_counter || o->total < PW_FLOOD_OVERSIZED || o->series_id <= 0)
+	if (!pw_oversized(o->has_counter, o->total) || o->series_id <= 0 ||
+	    !rule_on(p, PW_R_SERIES_OVERSIZED))
 		return PW_OK;
 	st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_oversized(series, message)"
 			" VALUES (?1, ?2)");
@@ -927,14 +1006,9 @@ static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o)
 	s = pw_db_done(db, st);
 	if (s || sqlite3_changes(db->h) == 0)
 		return s;
-	text = g_strdup_printf(
-		"the subject announces a series of %d patches ([PATCH %d/%d]):"
-		" a series that large is hard to review and reaches people who"
-		" need only a few of its patches; split it per subsystem%s",
-		o->total, o->number, o->total,
-		o->threaded ? "" : " and thread it under a cover letter");
-	s = add_finding(db, o->patch_id, PW_RULE_SERIES_OVERSIZED,
-			o->threaded ? PW_SEV_INFO : PW_SEV_WARNING, text);
+	text = pw_oversized_message(o->number, o->total, o->threaded);
+	s = add_finding(db, o->patch_id, pw_rule_at(PW_R_SERIES_OVERSIZED)->id,
+			pw_oversized_severity(o->threaded), text);
 	g_free(text);
 	return s;
 }
@@ -949,10 +1023,16 @@ static enum pw_status set_subject(struct pw_db *db, const struct grp *g,
 		"SELECT subject_clean FROM message WHERE id = ?1");
 	char *subject;
 	enum pw_status s;
+	bool row;
 
 	sqlite3_bind_int64(st, 1, o->message_id);
-	subject = g_strdup(pw_db_row(db, st) ? col_text(st, 0) : "");
+	s = step(db, st, &row);
+	subject = g_strdup(row ? col_text(st, 0) : "");
 	sqlite3_reset(st);
+	if (s) {
+		g_free(subject);
+		return s;
+	}
 	if (!*subject && o->subject) {
 		g_free(subject);
 		subject = g_strdup(o->subject);
@@ -1008,20 +1088,27 @@ static void add_found(int64_t *grps, unsigned *bits, int *n, int64_t grp,
 
 /*
  * Loads the group to file a patch in, among the n groups found: a flood
- * (the oldest), else the largest.  Groups that are gone get id 0.
- * Returns its index, or -1 when none is left; *matched receives the
+ * (the oldest), else the largest.  Groups that are gone get id 0.  *b
+ * receives its index, or -1 when none is left; *matched receives the
  * fingerprints the patch shares with the groups left.
  */
-static int choose(struct pw_db *db, int64_t *grps, const unsigned *bits,
-		  int n, struct grp *best, unsigned *matched)
+static enum pw_status choose(struct pw_db *db, int64_t *grps,
+			     const unsigned *bits, int n, struct grp *best,
+			     unsigned *matched, int *b_out)
 {
 	struct grp cand;
+	enum pw_status s;
 	int b = -1, i;
+	bool found;
 
 	*matched = 0;
+	*b_out = -1;
 	memset(best, 0, sizeof(*best));
 	for (i = 0; i < n; i++) {
-		if (!grp_load(db, grps[i], &cand)) {
+		s = grp_load(db, grps[i], &cand, &found);
+		if (s)
+			return s;
+		if (!found) {
 			grps[i] = 0;
 			continue;
 		}
@@ -1035,7 +1122,8 @@ static int choose(struct pw_db *db, int64_t *grps, const unsigned *bits,
 			b = i;
 		}
 	}
-	return b;
+	*b_out = b;
+	return PW_OK;
 }
 
 /* Starts a new group of one, patch o. */
@@ -1066,7 +1154,8 @@ static enum pw_status grp_create(struct pw_db *db, const struct pw_flood_obs *o,
 	return s;
 }
 
-static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
+static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
+			    const struct pw_flood_obs *o,
 			    const struct pw_flood_params *p, int64_t *flood_id)
 {
 	const struct pw_fingerprint *fp = o->fp;
@@ -1074,13 +1163,13 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 				      fp->patch_id };
 	int64_t keys[NKEYS], grps[2 * NKEYS], lo, hi, gid, date;
 	unsigned bits[2 * NKEYS], matched = 0;
-	bool have[NKEYS], any_copy = true, rewrite_all = false, fresh;
+	bool have[NKEYS], any_copy = true, rewrite_all = false, fresh, found;
 	const char *sender = o->from_addr;
 	int64_t window = p->window > 0 ? p->window : 0;
 	sqlite3_stmt *st;
 	enum pw_status s = PW_OK;
 	struct grp g;
-	int nfound = 0, k, i, b, nkeys = 0;
+	int nfound = 0, k, i, b, nkeys = 0, n;
 
 	for (k = 0; k < NKEYS; k++) {
 		have[k] = digest[k][0] != '\0';
@@ -1091,27 +1180,35 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	}
 	if (nkeys == 0)
 		return PW_OK;
-	filter_start(db);
-	if (have[K_PATCH_ID]) {
-		s = resend(db, o, keys[K_PATCH_ID], &any_copy);
-		if (s)
-			return s;
-	}
+	s = filter_start(db, f);
+	if (!s && have[K_PATCH_ID])
+		s = resend(db, o, p, keys[K_PATCH_ID], &any_copy);
+	if (s)
+		return s;
 	lo = o->date - window;
 	hi = o->date + window;
 	for (k = 0; k < NKEYS; k++) {
 		if (!have[k] || (k == K_PATCH_ID && !any_copy))
 			continue;
-		if (!find_key(db, k, keys[k], lo, hi, &gid, &date))
+		s = find_key(db, f, k, keys[k], lo, hi, &found, &gid, &date);
+		if (s)
+			return s;
+		if (!found)
 			continue;
 		add_found(grps, bits, &nfound, gid, 1u << k);
 		/* Arrived out of order: the earlier side may be another group. */
-		if (date > o->date &&
-		    find_key(db, k, keys[k], lo, o->date, &gid, &date))
+		if (date <= o->date)
+			continue;
+		s = find_key(db, f, k, keys[k], lo, o->date, &found, &gid, &date);
+		if (s)
+			return s;
+		if (found)
 			add_found(grps, bits, &nfound, gid, 1u << k);
 	}
 
-	b = choose(db, grps, bits, nfound, &g, &matched);
+	s = choose(db, grps, bits, nfound, &g, &matched, &b);
+	if (s)
+		return s;
 	fresh = b < 0;
 	if (fresh) {
 		s = grp_create(db, o, &g);
@@ -1120,7 +1217,7 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	}
 	for (i = 0; !fresh && !s && i < nfound; i++)
 		if (i != b && grps[i])
-			s = merge(db, &g, grps[i], sender, &rewrite_all);
+			s = merge(db, &g, grps[i], sender, p, &rewrite_all);
 	if (s)
 		return s;
 
@@ -1134,7 +1231,7 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	s = pw_db_done(db, st);
 	for (k = 0; k < K_PATCH_ID; k++)
 		if (have[k])
-			filter_note(db, bucket_of(o->date), keys[k]);
+			filter_note(f, bucket_of(o->date), keys[k]);
 	if (!s && have[K_SUBJECT] && have[K_BODY] && have[K_SHAPE]) {
 		/* The usual case, in one statement. */
 		int64_t bk = bucket_of(o->date);
@@ -1180,25 +1277,30 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 	}
 
 	if (rewrite_all) {
-		g.rank = MAX(g.rank, rank_of(&g));
-		s = rewrite(db, g.id, g.rank, sender);
+		g.rank = MAX(g.rank, (int)rank_of(&g));
+		s = rewrite(db, g.id, g.rank, sender, p);
 	}
+	n = 0;
+	if (!s && !g.detected && g.size >= p->count)
+		s = count_window(db, g.id, lo, hi, p->count, &n);
 	if (!s && g.detected) {
 		struct mem m = { o->message_id, o->patch_id, o->threaded };
 
-		s = attach(db, &g, &m, 1, sender);
-	} else if (!s && g.size >= p->count &&
-		   count_window(db, g.id, lo, hi, p->count) >= p->count) {
-		GArray *all = grp_members(db, g.id);
+		s = attach(db, &g, &m, 1, sender, p);
+	} else if (!s && n >= p->count) {
+		GArray *all = NULL;
 
 		g.detected = true;
 		g.detected_at = o->date;
 		g.ncovered = 0;
 		s = set_subject(db, &g, o);
 		if (!s)
+			s = grp_members(db, g.id, &all);
+		if (!s)
 			s = attach(db, &g, &g_array_index(all, struct mem, 0),
-				   all->len, sender);
-		g_array_unref(all);
+				   all->len, sender, p);
+		if (all)
+			g_array_unref(all);
 	}
 	if (!s && g.detected)
 		s = set_digests(db, &g, matched, fp);
@@ -1211,6 +1313,7 @@ static enum pw_status group(struct pw_db *db, const struct pw_flood_obs *o,
 }
 
 enum pw_status pw_db_flood_observe(struct pw_db *db,
+				   struct pw_flood_filter *filter,
 				   const struct pw_flood_obs *o,
 				   const struct pw_flood_params *p,
 				   int64_t *flood_id)
@@ -1221,9 +1324,9 @@ enum pw_status pw_db_flood_observe(struct pw_db *db,
 	s = pw_db_begin(db);
 	if (s)
 		return s;
-	s = oversized(db, o);
+	s = oversized(db, o, p);
 	if (!s && o->fp && o->from_addr && *o->from_addr && o->patch_id > 0)
-		s = group(db, o, p, flood_id);
+		s = group(db, filter, o, p, flood_id);
 	if (s) {
 		pw_db_rollback(db);
 		return s;
@@ -1233,20 +1336,20 @@ enum pw_status pw_db_flood_observe(struct pw_db *db,
 
 /* ---- what the reply stage and the queries read ---- */
 
-bool pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
-			    int64_t *flood_id)
+enum pw_status pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
+				      bool *found, int64_t *flood_id)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT g.id FROM flood_member m JOIN flood_group g ON g.id = m.grp"
 		" WHERE m.message = ?1 AND g.detected_at IS NOT NULL");
-	bool found;
+	enum pw_status s;
 
 	sqlite3_bind_int64(st, 1, message_id);
-	found = pw_db_row(db, st);
-	if (found && flood_id)
+	s = step(db, st, found);
+	if (*found && flood_id)
 		*flood_id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return found;
+	return s;
 }
 
 void pw_db_flood_info_release(struct pw_flood_info *f)
@@ -1288,6 +1391,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 	GPtrArray *lists;
 	GHashTable *seen;
 	enum pw_status s;
+	bool row;
 	int rc, rank;
 
 	memset(f, 0, sizeof(*f));
@@ -1326,7 +1430,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 	f->subject_fp = g_strdup(col_text(st, 13));
 	f->body_fp = g_strdup(col_text(st, 14));
 	f->shape_fp = g_strdup(col_text(st, 15));
-	f->rule = rule_of(rank);
+	f->rule = rule_id(rank);
 	f->severity = severity_of(rank);
 	f->threaded = rank >= 0 && rank <= 1;
 	sqlite3_reset(st);
@@ -1336,7 +1440,8 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message m ON m.id = fm.message WHERE fm.grp = ?1"
 		" ORDER BY fm.date, fm.message LIMIT 1");
 	sqlite3_bind_int64(st, 1, flood_id);
-	if (pw_db_row(db, st)) {
+	s = step(db, st, &row);
+	if (row) {
 		f->first_message = sqlite3_column_int64(st, 0);
 		f->first_msgid = g_strdup(col_text(st, 1));
 		f->first_refs = split_refs((const char *)sqlite3_column_text(st, 2));
@@ -1345,6 +1450,8 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		f->first_refs = split_refs(NULL);
 	}
 	sqlite3_reset(st);
+	if (s)
+		goto out;
 
 	lists = g_ptr_array_new();
 	st = pw_db_stmt(db,
@@ -1352,11 +1459,13 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message_list ml ON ml.message = fm.message"
 		" JOIN list l ON l.id = ml.list WHERE fm.grp = ?1 ORDER BY l.name");
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (pw_db_row(db, st))
+	while (!(s = step(db, st, &row)) && row)
 		g_ptr_array_add(lists, g_strdup(col_text(st, 0)));
 	sqlite3_reset(st);
 	g_ptr_array_add(lists, NULL);
 	f->lists = (char **)g_ptr_array_free(lists, FALSE);
+	if (s)
+		goto out;
 
 	seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	st = pw_db_stmt(db,
@@ -1364,7 +1473,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message m ON m.id = fm.message"
 		" WHERE fm.grp = ?1 AND m.recipients IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (pw_db_row(db, st)) {
+	while (!(s = step(db, st, &row)) && row) {
 		char **v = g_strsplit(col_text(st, 0), "\n", -1);
 		char **a;
 
@@ -1389,16 +1498,17 @@ out:
 	return s;
 }
 
-bool pw_db_flood_kind(struct pw_db *db, int64_t flood_id, const char **rule,
-		      enum pw_severity *severity, bool *reported)
+enum pw_status pw_db_flood_kind(struct pw_db *db, int64_t flood_id, int *rule,
+				enum pw_severity *severity, bool *reported)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT rank, reported_at IS NOT NULL FROM flood_group"
 		" WHERE id = ?1 AND detected_at IS NOT NULL");
+	enum pw_status s;
 	bool found;
 
 	sqlite3_bind_int64(st, 1, flood_id);
-	found = pw_db_row(db, st);
+	s = step(db, st, &found);
 	if (found) {
 		int rank = sqlite3_column_int(st, 0);
 
@@ -1410,7 +1520,7 @@ bool pw_db_flood_kind(struct pw_db *db, int64_t flood_id, const char **rule,
 			*reported = sqlite3_column_int(st, 1);
 	}
 	sqlite3_reset(st);
-	return found;
+	return s ? s : found ? PW_OK : PW_ERR_INPUT;
 }
 
 enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
@@ -1425,10 +1535,12 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
 	st = pw_db_stmt(db, "SELECT reported_at IS NOT NULL FROM flood_group"
 			" WHERE id = ?1 AND detected_at IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
-	exists = pw_db_row(db, st);
+	s = step(db, st, &exists);
 	if (exists && already)
 		*already = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
+	if (s)
+		return s;
 	if (!exists)
 		return PW_ERR_INPUT;
 	st = pw_db_stmt(db, "UPDATE flood_group SET reported_at = ?2"
@@ -1439,9 +1551,30 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
 	return s;
 }
 
-GArray *pw_db_flood_members(struct pw_db *db, int64_t flood_id)
+/* The ids of the first column of st, stepped to its end, into *out. */
+static enum pw_status ids(struct pw_db *db, sqlite3_stmt *st, GArray **out)
 {
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	enum pw_status s;
+	bool row;
+
+	while (!(s = step(db, st, &row)) && row) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		g_array_append_val(a, id);
+	}
+	sqlite3_reset(st);
+	if (s) {
+		g_array_unref(a);
+		a = NULL;
+	}
+	*out = a;
+	return s;
+}
+
+enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
+				   GArray **out)
+{
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT fm.message FROM flood_member fm"
 		" JOIN flood_group g ON g.id = fm.grp"
@@ -1449,28 +1582,15 @@ GArray *pw_db_flood_members(struct pw_db *db, int64_t flood_id)
 		" ORDER BY fm.date, fm.message");
 
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (pw_db_row(db, st)) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		g_array_append_val(a, id);
-	}
-	sqlite3_reset(st);
-	return a;
+	return ids(db, st, out);
 }
 
-GArray *pw_db_flood_list(struct pw_db *db, int64_t since)
+enum pw_status pw_db_flood_list(struct pw_db *db, int64_t since, GArray **out)
 {
-	GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT id FROM flood_group WHERE detected_at IS NOT NULL"
 		" AND last_seen >= ?1 ORDER BY first_seen, id");
 
 	sqlite3_bind_int64(st, 1, since);
-	while (pw_db_row(db, st)) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		g_array_append_val(a, id);
-	}
-	sqlite3_reset(st);
-	return a;
+	return ids(db, st, out);
 }

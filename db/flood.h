@@ -14,13 +14,29 @@
 #include <stdint.h>
 
 #include "checks/flood.h"
+#include "checks/floodrules.h"
 #include "checks/patch.h"
+#include "checks/rules.h"
 #include "db/db.h"
 
 struct pw_flood_params {
 	int count;		/* patches that make a flood, at least 2 */
 	int window;		/* seconds */
+	/* The rule switches of the list the patch is filed under, or
+	 * NULL for the defaults: a flood rule switched off there stores
+	 * no finding (detection still files the patch). */
+	const struct pw_check_opts *rules;
 };
+
+/*
+ * An in-memory filter over the flood keys of the store, for a bulk load
+ * (see db/FLOODS.md): the caller creates one for the load, passes it to
+ * every pw_db_flood_observe() of that load on one connection, and frees
+ * it.  pw_db_flood_filter_free(NULL) is a no-op.
+ */
+struct pw_flood_filter;
+struct pw_flood_filter *pw_db_flood_filter_new(void);
+void pw_db_flood_filter_free(struct pw_flood_filter *f);
 
 /* One patch as the flood detector sees it; strings are borrowed. */
 struct pw_flood_obs {
@@ -40,29 +56,23 @@ struct pw_flood_obs {
 /*
  * Files a newly stored patch, inside the caller's transaction, once:
  * filing the same message again fails (its membership is a primary
- * key) rather than counting it twice.  *flood_id receives the flood it
- * belongs to now, or 0.
+ * key) rather than counting it twice.  filter is the load's filter, or
+ * NULL (one mail: no filter).  *flood_id receives the flood it belongs
+ * to now, or 0.  A database error fails the caller's transaction.
  */
 enum pw_status pw_db_flood_observe(struct pw_db *db,
+				   struct pw_flood_filter *filter,
 				   const struct pw_flood_obs *o,
 				   const struct pw_flood_params *p,
 				   int64_t *flood_id);
 
-/* ---- rule IDs (db/FLOODS.md) ---- */
+/*
+ * The rules' IDs, severities and wording are in checks/floodrules.h and
+ * checks/rules.def; db/FLOODS.md says how they are found.
+ */
 
-#define PW_RULE_FLOOD "FLOOD"
-#define PW_RULE_FLOOD_SERIES "FLOOD_SERIES"
-#define PW_RULE_RESEND_IDENTICAL "RESEND_IDENTICAL"
-#define PW_RULE_SERIES_OVERSIZED "SERIES_OVERSIZED"
-
-/* A counter announcing at least this many patches makes SERIES_OVERSIZED. */
-#define PW_FLOOD_OVERSIZED 100
 /* Subject, body and shape keys are filed by week (seconds). */
 #define PW_FLOOD_BUCKET (7 * 24 * 3600)
-/* An unmarked identical copy within this many seconds is a cross-post. */
-#define PW_FLOOD_CROSSPOST (24 * 3600)
-/* A FLOOD_SERIES of at least this many patches is a warning, not info. */
-#define PW_FLOOD_TREEWIDE 100
 
 /* Which fingerprints joined the members of a group (pw_flood_info.shared). */
 enum pw_flood_shared {
@@ -78,7 +88,7 @@ enum pw_flood_shared {
  */
 struct pw_flood_info {
 	int64_t id;
-	const char *rule;		/* PW_RULE_FLOOD or PW_RULE_FLOOD_SERIES (static) */
+	const char *rule;		/* "FLOOD" or "FLOOD_SERIES" (static) */
 	enum pw_severity severity;
 	char *key;			/* Message-ID of the member that started the
 					 * group: a stable identity for the flood */
@@ -108,13 +118,14 @@ struct pw_flood_info {
 void pw_db_flood_info_release(struct pw_flood_info *info);
 
 /*
- * Whether stored message message_id is a patch attached to a flood: when
- * it is, returns true and sets *flood_id (which may be NULL).  A patch
- * belongs to a flood from the moment its group crosses the threshold,
- * earlier members included.
+ * Whether stored message message_id is a patch attached to a flood:
+ * *found says whether it is, and *flood_id (which may be NULL) receives
+ * the flood then.  A patch belongs to a flood from the moment its group
+ * crosses the threshold, earlier members included.  Returns a database
+ * error, or PW_OK (found or not).
  */
-bool pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
-			    int64_t *flood_id);
+enum pw_status pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
+				      bool *found, int64_t *flood_id);
 
 /*
  * Fills *out with the facts of flood flood_id; the caller releases it
@@ -126,13 +137,14 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 				struct pw_flood_info *out);
 
 /*
- * The rule (PW_RULE_FLOOD or PW_RULE_FLOOD_SERIES, static) and severity
- * of flood flood_id and whether its report was queued, in one indexed
- * lookup, where pw_db_flood_info() reads every member.  Any output may
- * be NULL.  Returns false when there is no such flood.
+ * The rule (PW_R_FLOOD or PW_R_FLOOD_SERIES, enum pw_rule_index) and
+ * severity of flood flood_id and whether its report was queued, in one
+ * indexed lookup, where pw_db_flood_info() reads every member.  Any
+ * output may be NULL.  Returns PW_ERR_INPUT when there is no such
+ * flood, a database error otherwise.
  */
-bool pw_db_flood_kind(struct pw_db *db, int64_t flood_id, const char **rule,
-		      enum pw_severity *severity, bool *reported);
+enum pw_status pw_db_flood_kind(struct pw_db *db, int64_t flood_id, int *rule,
+				enum pw_severity *severity, bool *reported);
 
 /*
  * Marks flood flood_id as reported (its one summary reply is queued).
@@ -146,15 +158,18 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
 
 /*
  * The message row ids of every member of flood flood_id, oldest Date
- * first: a new GArray of int64_t (g_array_unref), empty when there is no
- * such flood.  What the reply stage passes to pw_outbox_queue_flood().
+ * first, into *out: a new GArray of int64_t (g_array_unref), empty when
+ * there is no such flood.  What the reply stage passes to
+ * pw_outbox_queue_flood().  On a database error *out is NULL.
  */
-GArray *pw_db_flood_members(struct pw_db *db, int64_t flood_id);
+enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
+				   GArray **out);
 
 /*
  * The floods whose latest member is dated at or after since, oldest
- * first: a new GArray of int64_t flood ids (g_array_unref).
+ * first, into *out: a new GArray of int64_t flood ids (g_array_unref).
+ * On a database error *out is NULL.
  */
-GArray *pw_db_flood_list(struct pw_db *db, int64_t since);
+enum pw_status pw_db_flood_list(struct pw_db *db, int64_t since, GArray **out);
 
 #endif

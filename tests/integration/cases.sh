@@ -4,6 +4,18 @@
 # options for a case go in <name>.args (one line).  Every rule has a case
 # that fires and a clean one; UPDATE=1 rewrites the .expected files for
 # review instead of comparing.
+#
+# A case sits under the rule it proves: the expected output of a case
+# must name its folder's rule (fail otherwise), and that of a clean*
+# case must not.
+#
+# Rules about a patch's company (FLOOD, RESEND_IDENTICAL, ...) need
+# several messages: an .mbox beside a <name>.conf (the store's
+# configuration: [flood] count and window, [list NAME] disable) is
+# ingested into a fresh store, and its expected output is what
+# "patchwarden query findings" reports (with <name>.args as its extra
+# options).  Flood windows and severities read the mails' Date headers
+# only, and ingest without --reply queues no reply: no clock is read.
 . "$(dirname "$0")/../lib.sh"
 cases=$TOP/tests/cases
 
@@ -16,6 +28,22 @@ run_case() {	# dir, file
 	printf '%s\n# exit %d\n' "$out" "$rc" | sed '/^$/d'
 }
 
+run_store_case() {	# dir, file: ingest into a fresh store, query the findings
+	local dir=$1 f=$2 args=() out rc db
+	local stem=${f%.*}
+	[ -f "$dir/$stem.args" ] && read -r -a args <"$dir/$stem.args"
+	db=$(mktemp -d "$T/store.XXXXXX")/pw.db
+	if ! out=$(cd "$dir" && "$PW" ingest --db "$db" -c "$stem.conf" \
+			--threads 1 "$f" 2>&1); then
+		printf '# ingest failed: %s\n' "$out"
+		return
+	fi
+	out=$(cd "$dir" && "$PW" query --db "$db" -c "$stem.conf" findings \
+		"${args[@]}" 2>&1)
+	rc=$?
+	printf '%s\n# exit %d\n' "$out" "$rc" | sed '/^$/d'
+}
+
 rules_seen=()
 # Rule directories are named by rule ID; tests/cases/mail/ belongs to
 # tests/integration/mailcases.sh.
@@ -24,10 +52,17 @@ for dir in "$cases"/[A-Z]*/; do
 	rule=$(basename "$dir")
 	fired=0 clean=0
 	for f in "$dir"/*; do
-		case "$f" in *.expected|*.args) continue ;; esac
+		case "$f" in *.expected|*.args|*.conf) continue ;; esac
 		name=$(basename "$f")
 		stem=${name%.*}
-		got=$(run_case "$dir" "$name")
+		case "$name" in
+		*.mbox) if [ -f "$dir/$stem.conf" ]; then
+				got=$(run_store_case "$dir" "$name")
+			else
+				got=$(run_case "$dir" "$name")
+			fi ;;
+		*) got=$(run_case "$dir" "$name") ;;
+		esac
 		if [ -n "${UPDATE:-}" ]; then
 			printf '%s\n' "$got" >"$dir/$stem.expected"
 			echo "# $rule/$stem updated"
@@ -40,8 +75,20 @@ for dir in "$cases"/[A-Z]*/; do
 		want=$(cat "$dir/$stem.expected")
 		is "$rule/$stem" "$got" "$want"
 		[ "$got" = "$want" ] || diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | sed 's/^/#   /'
-		if grep -q ":$rule: " <<<"$want"; then fired=$((fired + 1)); fi
-		case "$stem" in clean*) clean=$((clean + 1)) ;; esac
+		# check prints "file:line: SEVERITY:RULE: ", query "RULE severity".
+		if grep -qE "(:$rule: |^$rule (info|warning|error) )" <<<"$want"; then
+			names=1
+		else
+			names=0
+		fi
+		case "$stem" in
+		clean*)
+			clean=$((clean + 1))
+			check "$rule/$stem (clean) has no $rule finding" test "$names" -eq 0 ;;
+		*)
+			fired=$((fired + names))
+			check "$rule/$stem fires $rule, the rule of its folder" test "$names" -eq 1 ;;
+		esac
 	done
 	[ -n "${UPDATE:-}" ] && continue
 	rules_seen+=("$rule")
@@ -58,4 +105,4 @@ while read -r id _; do
 	*) [ -n "${UPDATE:-}" ] || not_ok "rule $id has no cases in tests/cases/$id" ;;
 	esac
 done < <("$PW" check --list-rules)
-check "check --list-rules names the rules (12)" test "$nrules" -ge 12
+check "check --list-rules names the rules (16)" test "$nrules" -ge 16

@@ -67,6 +67,14 @@ for id in PERM_SYMBOLIC PERM_NOT_OCTAL PERM_WORLD_WRITABLE PERM_SPECIAL_BITS PER
 	contains "--list-rules lists $id" "$rules" "$id"
 done
 contains "PERM_UNCOMMON is off by default" "$(grep PERM_UNCOMMON <<<"$rules")" " off "
+# The rules about a patch's company are in the same table.
+contains "--list-rules lists FLOOD, an error" "$(grep '^FLOOD ' <<<"$rules")" " error "
+for id in FLOOD_SERIES RESEND_IDENTICAL SERIES_OVERSIZED; do
+	contains "--list-rules lists $id, a warning" "$(grep "^$id " <<<"$rules")" " warning "
+done
+"$PW" check --disable FLOOD,FLOOD_SERIES --disable RESEND_IDENTICAL,SERIES_OVERSIZED \
+	"$cases/PERM_SYMBOLIC/module-param.patch" >/dev/null
+is "--disable takes the flood rules (the patch's own findings stay)" $? 1
 out=$("$PW" check --style perm-macros "$T/bare.diff")
 contains "--style perm-macros suggests PERM_ names" "$out" "PERM_rw_r__r__"
 

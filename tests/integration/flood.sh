@@ -317,3 +317,68 @@ done
 $PW query --db "$T/none.db" floods >/dev/null 2>&1
 is "query on a missing database: exit 2" "$?" 2
 check "query leaves no database behind" test ! -e "$T/none.db"
+
+# ---- a list that switches the flood rules off --------------------------------
+# Four unthreaded "[PATCH n/4]" patches that each earn a finding: with
+# count = 3 the list gets one flood summary (the first two held until it
+# is clear, the last two answered by it); with FLOOD off for the list, no
+# FLOOD finding, no summary and nothing held: each patch its own reply.
+# RESEND_IDENTICAL off stores none of its findings either.  The mails
+# are dated hours ago: the reply policy does not answer old mail.
+$py - "$T/off.mbox" <<'PY'
+import sys, time
+from email.utils import formatdate
+t = int(time.time()) // 3600 * 3600 - 6 * 3600
+out = []
+for i in range(4):
+    n = "m%d" % i
+    out.append("""From x Thu Jan  1 00:00:00 1970
+From: Ann Sender <ann@example.org>
+To: foo@lists.example.org
+Subject: [PATCH %d/4] %s: use a symbolic mode
+Date: %s
+Message-ID: <off-%d@example.org>
+List-Id: <foo.lists.example.org>
+
+Use the symbolic mode.
+
+Signed-off-by: Ann Sender <ann@example.org>
+---
+diff --git a/drivers/%s.c b/drivers/%s.c
+index 1111111..2222222 100644
+--- a/drivers/%s.c
++++ b/drivers/%s.c
+@@ -10,3 +10,3 @@
+ static int debug;
+-module_param(debug, int, 0444);
++module_param(debug, int, S_IRUGO);
+ MODULE_PARM_DESC(debug, "debug level");
+
+""" % (i + 1, n, formatdate(t + 600 * i, usegmt=True), i, n, n, n, n))
+# The same change again, an hour later, under another Message-ID.
+out.append(out[0].replace("<off-0@", "<off-again@").replace(
+    formatdate(t, usegmt=True), formatdate(t + 3600, usegmt=True)))
+open(sys.argv[1], "w").write("".join(out))
+PY
+printf '[flood]\ncount = 3\n' >"$T/on.conf"
+printf '[flood]\ncount = 3\n[list foo.lists.example.org]\ndisable = FLOOD;RESEND_IDENTICAL\n' >"$T/off.conf"
+$PW ingest -q --reply --threads 1 --config "$T/on.conf" --db "$T/on.db" "$T/off.mbox" >/dev/null
+$PW ingest -q --reply --threads 1 --config "$T/off.conf" --db "$T/off.db" "$T/off.mbox" >/dev/null
+is "FLOOD on: every patch has its FLOOD finding" \
+	"$(lines $PW query --db "$T/on.db" findings --rule FLOOD)" 5
+is "FLOOD on: the copy has RESEND_IDENTICAL" \
+	"$(lines $PW query --db "$T/on.db" findings --rule RESEND_IDENTICAL)" 1
+is "FLOOD on: one pending reply, the flood's summary" \
+	"$($PW outbox --db "$T/on.db" list --state pending | cut -f5)" "Re: use a symbolic mode"
+is "FLOOD off for the list: no FLOOD finding" \
+	"$(lines $PW query --db "$T/off.db" findings --rule FLOOD)" 0
+is "RESEND_IDENTICAL off for the list: no finding" \
+	"$(lines $PW query --db "$T/off.db" findings --rule RESEND_IDENTICAL)" 0
+is "FLOOD off for the list: the other findings stay" \
+	"$(lines $PW query --db "$T/off.db" findings --rule PERM_SYMBOLIC)" 5
+is "FLOOD off for the list: the flood is still recorded" \
+	"$(lines $PW query --db "$T/off.db" floods)" 1
+is "FLOOD off for the list: each patch has its own reply" \
+	"$($PW outbox --db "$T/off.db" list | wc -l)" 5
+is "FLOOD off for the list: none held or suppressed for a flood" \
+	"$($PW outbox --db "$T/off.db" list | grep -c flood)" 0

@@ -1,6 +1,7 @@
 /*
- * Unit tests for db/flood.c's key filter: once a connection has filed a
- * few hundred patches it answers most key lookups from memory, and must
+ * Unit tests for db/flood.c's key filter: once a bulk load's filter
+ * (one per connection here) has seen a few hundred patches it answers
+ * most key lookups from memory, and must
  * still find every key the table holds: keys another connection filed,
  * its own keys in a week it read before, weeks it dropped, and none of
  * a transaction rolled back.
@@ -21,8 +22,18 @@
 #define WEEK PW_FLOOD_BUCKET
 #define BASE ((int64_t)1700000000 / WEEK * WEEK)	/* the start of a week */
 
-static struct pw_flood_params params = { 2, 3 * 24 * 3600 };
+static struct pw_flood_params params = { 2, 3 * 24 * 3600, NULL };
 static int serial;
+
+/* Each connection's bulk-load filter, owned by the test as ingest owns
+ * its own. */
+static struct pw_db *filter_db[2];
+static struct pw_flood_filter *filters[2];
+
+static struct pw_flood_filter *filter_of(struct pw_db *db)
+{
+	return filter_db[0] == db ? filters[0] : filters[1];
+}
 
 /*
  * Stores a patch of sender a@example.org dated date whose subject,
@@ -70,7 +81,8 @@ static int64_t file(struct pw_db *db, int64_t date, const char *subject,
 	assert_int_equal(pw_db_patch_add(db, id, 0, NULL, &patch), PW_OK);
 	o.message_id = id;
 	o.patch_id = patch;
-	assert_int_equal(pw_db_flood_observe(db, &o, &params, &flood), PW_OK);
+	assert_int_equal(pw_db_flood_observe(db, filter_of(db), &o, &params,
+					     &flood), PW_OK);
 	if (rollback) {
 		pw_db_rollback(db);
 		return flood;
@@ -111,6 +123,10 @@ static int setup(void **state)
 		g_free(err);
 		return -1;
 	}
+	filter_db[0] = st->a;
+	filter_db[1] = st->b;
+	filters[0] = pw_db_flood_filter_new();
+	filters[1] = pw_db_flood_filter_new();
 	*state = st;
 	return 0;
 }
@@ -122,6 +138,9 @@ static int teardown(void **state)
 	int rc;
 
 	params.window = 3 * 24 * 3600;	/* long_window changes it */
+	pw_db_flood_filter_free(filters[0]);
+	pw_db_flood_filter_free(filters[1]);
+	filters[0] = filters[1] = NULL;
 	pw_db_close(st->a);
 	pw_db_close(st->b);
 	rc = system(cmd);

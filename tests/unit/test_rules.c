@@ -1,6 +1,7 @@
 /*
- * Unit tests for checks/mode.c, checks/text.c and the permission rules
- * (checks/rules.c, perm_*.c), driven from strings.
+ * Unit tests for checks/mode.c, checks/text.c, the permission rules
+ * (checks/rules.c, review.c, perm_*.c) and the flood rules' wording
+ * (checks/floodrules.c), driven from strings.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "checks/floodrules.h"
 #include "checks/mode.h"
 #include "checks/rules.h"
 #include "checks/text.h"
@@ -403,7 +405,7 @@ static void table(void **state)
 	enum pw_style s;
 
 	(void)state;
-	assert_true(n >= 10);
+	assert_true(n >= 16);
 	for (i = 0; i < n; i++)
 		assert_ptr_equal(pw_rule_find(r[i].id), &r[i]);
 	assert_null(pw_rule_find("NO_SUCH_RULE"));
@@ -412,6 +414,80 @@ static void table(void **state)
 	assert_int_equal(s, PW_STYLE_PERM_MACROS);
 	assert_false(pw_style_parse("hex", &s));
 	assert_string_equal(pw_style_str(PW_STYLE_SYMBOLIC), "symbolic");
+}
+
+/* Rule switches: defaults, --enable and --disable by ID, any case. */
+static void switches(void **state)
+{
+	const char *const off[] = { "flood", "PERM_SYMBOLIC", NULL };
+	const char *const on[] = { "PERM_UNCOMMON", NULL };
+	struct pw_check_opts o = { PW_STYLE_OCTAL, off, on };
+
+	(void)state;
+	assert_true(pw_rule_on(NULL, PW_R_FLOOD));
+	assert_false(pw_rule_on(NULL, PW_R_PERM_UNCOMMON));
+	assert_false(pw_rule_on(&o, PW_R_FLOOD));
+	assert_false(pw_rule_on(&o, PW_R_PERM_SYMBOLIC));
+	assert_true(pw_rule_on(&o, PW_R_FLOOD_SERIES));
+	assert_true(pw_rule_on(&o, PW_R_PERM_UNCOMMON));
+	assert_string_equal(pw_rule_at(PW_R_SERIES_OVERSIZED)->id,
+			    "SERIES_OVERSIZED");
+	assert_ptr_equal(pw_rule_find("resend_identical"),
+			 pw_rule_at(PW_R_RESEND_IDENTICAL));
+}
+
+/* The flood rules: which rule and severity the facts make, and the words. */
+static void flood_wording(void **state)
+{
+	struct pw_resend_facts rf = { "a@example.org", 1767225600,
+				      1767225600 + 3600, false, 0 };
+	char *t;
+
+	(void)state;
+	/* Most under a cover letter: FLOOD_SERIES, a warning from 100. */
+	assert_int_equal(pw_flood_rank(20, 20, 11), PW_FLOOD_RANK_SERIES);
+	assert_int_equal(pw_flood_rank(100, 100, 51), PW_FLOOD_RANK_TREEWIDE);
+	assert_int_equal(pw_flood_rank(20, 11, 0), PW_FLOOD_RANK_CHAINED);
+	assert_int_equal(pw_flood_rank(20, 10, 0), PW_FLOOD_RANK_SEPARATE);
+	assert_int_equal(pw_flood_rule(PW_FLOOD_RANK_TREEWIDE), PW_R_FLOOD_SERIES);
+	assert_int_equal(pw_flood_rule(PW_FLOOD_RANK_CHAINED), PW_R_FLOOD);
+	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_SERIES), PW_SEV_INFO);
+	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_TREEWIDE), PW_SEV_WARNING);
+	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_CHAINED), PW_SEV_WARNING);
+	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_SEPARATE), PW_SEV_ERROR);
+	t = pw_flood_message(PW_FLOOD_RANK_SEPARATE, "b@example.org", 7);
+	assert_non_null(strstr(t, "from b@example.org, each sent on its own"));
+	assert_non_null(strstr(t, "(flood 7)"));
+	g_free(t);
+
+	/* A lone copy an hour later is a double send; marked RESEND, info. */
+	assert_int_equal(pw_resend_severity(&rf), PW_SEV_WARNING);
+	t = pw_resend_message(&rf);
+	assert_string_equal(t, "the same change (patch-id) as <a@example.org> of"
+			    " 2026-01-01, sent again under another Message-ID:"
+			    " one message with every list in Cc reaches them all"
+			    " as one");
+	g_free(t);
+	rf.resend = true;
+	assert_int_equal(pw_resend_severity(&rf), PW_SEV_INFO);
+	t = pw_resend_message(&rf);
+	assert_string_equal(t, "resends the same change (patch-id) as"
+			    " <a@example.org> of 2026-01-01");
+	g_free(t);
+	rf.resend = false;
+	rf.date = rf.orig_date + PW_FLOOD_CROSSPOST;
+	assert_int_equal(pw_resend_severity(&rf), PW_SEV_INFO);
+
+	/* "[PATCH 0014/1285]": oversized, a warning unless threaded. */
+	assert_true(pw_oversized(true, 1285));
+	assert_false(pw_oversized(true, 99));
+	assert_false(pw_oversized(false, 1285));
+	assert_int_equal(pw_oversized_severity(false), PW_SEV_WARNING);
+	assert_int_equal(pw_oversized_severity(true), PW_SEV_INFO);
+	t = pw_oversized_message(14, 1285, false);
+	assert_non_null(strstr(t, "a series of 1285 patches ([PATCH 14/1285])"));
+	assert_non_null(strstr(t, "thread it under a cover letter"));
+	g_free(t);
 }
 
 int main(void)
@@ -432,6 +508,8 @@ int main(void)
 		cmocka_unit_test(other_languages),
 		cmocka_unit_test(patch_only_added_lines),
 		cmocka_unit_test(table),
+		cmocka_unit_test(switches),
+		cmocka_unit_test(flood_wording),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
