@@ -4,8 +4,8 @@
 set -u
 : "${PW:?PW must name the patchwarden binary}"
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-: "${SHARED:=$(cd "$TOP/../shared" && pwd)}"
-CORPUS=$SHARED/corpus
+# The mail the tests read, vendored with its provenance (tests/corpus/README.md).
+CORPUS=$TOP/tests/corpus
 T=$(mktemp -d "${TMPDIR:-/tmp}/pw-t.XXXXXX")
 _pw_cleanup_hooks=()
 _pw_cleanup() {

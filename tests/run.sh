@@ -13,7 +13,6 @@ top=$(cd "$here/.." && pwd)
 export PW=${PW:-$top/patchwarden}
 export UNIT_DIR=${UNIT_DIR:-$top/build/tests/unit}
 export TOP=$top
-export SHARED=${SHARED:-$(cd "$top/../shared" 2>/dev/null && pwd)}
 pattern=${1:-}
 
 passed=0 failed=0

@@ -35,7 +35,7 @@ if [ ! -s "$dir/chunk-09.mbox" ]; then
 	rm -rf "$dir.tmp"
 	mkdir -p "$dir.tmp"
 	/usr/bin/python3 "$top/tests/bench/gen_ingest.py" \
-		"$top/../shared/corpus/lore-linux-mips/first-2000.mbox.xz" /dev/stdout "$copies" |
+		"$top/tests/corpus/lore-linux-mips/first-2000.mbox.xz" /dev/stdout "$copies" |
 	/usr/bin/python3 -c '
 import re, sys
 from email.utils import parsedate_to_datetime, format_datetime

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Write a deterministic benchmark mbox of real list mail.
 
-The 2,000 real linux-mips messages of ../shared/corpus are repeated COPIES
+The 2,000 real linux-mips messages of tests/corpus are repeated COPIES
 times; each copy rewrites every Message-ID (and the In-Reply-To and
 References that name them) with a copy suffix, so every message is new to
 the store and threads stay threads.  Output is mboxrd, streamed.

@@ -14,7 +14,7 @@ mkdir -p "$cache"
 mbox=$cache/ingest-$copies.mbox
 if [ ! -s "$mbox" ]; then
 	/usr/bin/python3 "$top/tests/bench/gen_ingest.py" \
-		"$top/../shared/corpus/lore-linux-mips/first-2000.mbox.xz" "$mbox.tmp" "$copies" >/dev/null
+		"$top/tests/corpus/lore-linux-mips/first-2000.mbox.xz" "$mbox.tmp" "$copies" >/dev/null
 	mv "$mbox.tmp" "$mbox"
 fi
 n=$(grep -c '^From ' "$mbox")

@@ -1,20 +1,13 @@
 /*
- * Fuzz harness for pw_mail_parse() and pw_subject_parse().
+ * Fuzz harness for pw_mail_parse() (bot/mail.c, GMime) and
+ * pw_subject_parse().  Everything handed out must be valid UTF-8, and a
+ * rejected mail must come with the reason.
  *
- * libFuzzer (clang):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE -I. \
- *     $(pkg-config --cflags gmime-3.0) tests/fuzz/fuzz_mail.c bot/mail.c \
- *     checks/status.c -o build/fuzz_mail $(pkg-config --libs gmime-3.0)
- *   build/fuzz_mail -max_len=65536 CORPUS_DIR $SHARED/corpus/patchwork/fuzz
- *
- * Standalone (any compiler): built with -DPW_FUZZ_STANDALONE, it runs
- * each file named on the command line through the same entry point, so
- * crash reproducers can be replayed under valgrind or in the test suite.
+ * Built and run by "make fuzz" (libFuzzer) and replayed standalone by
+ * tests/integration/fuzz_replay.sh; see tests/fuzz/README.md.
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "bot/mail.h"
 
@@ -50,24 +43,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_free(subj);
 	return 0;
 }
-
-#ifdef PW_FUZZ_STANDALONE
-int main(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		gchar *buf = NULL;
-		gsize len = 0;
-
-		if (!g_file_get_contents(argv[i], &buf, &len, NULL)) {
-			fprintf(stderr, "fuzz_mail: cannot read %s\n", argv[i]);
-			return 2;
-		}
-		LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-		g_free(buf);
-	}
-	printf("fuzz_mail: %d inputs ran\n", argc - 1);
-	return 0;
-}
-#endif

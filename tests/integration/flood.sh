@@ -4,7 +4,7 @@
 # patch, counted once per message whatever the lists it came through,
 # every patch of it attached, in order or not; the big threaded series
 # gets the milder FLOOD_SERIES; resends and oversized counters get their
-# findings; real series in the shared corpus make no FLOOD; the query
+# findings; real series in the corpus (tests/corpus) make no FLOOD; the query
 # command filters and fails as documented.
 . "$(dirname "$0")/../lib.sh"
 # lines CMD...: how many lines CMD prints, or "failed (N)" when it exits

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# patchwarden ingest: the Patchwork series expectations of the shared
+# patchwarden ingest: the Patchwork series expectations of the vendored
 # corpus, idempotency, the same message on several lists, bad input,
 # the summary line and exit codes.
 . "$(dirname "$0")/../lib.sh"

@@ -2,7 +2,7 @@
 # patchwarden parse: what is read from real and hostile mail.
 #
 # The expectations come from the projects that wrote the mails (see
-# $SHARED/corpus/README.md): patchwork's test_parser.py and test_series.py
+# tests/corpus/README.md): patchwork's test_parser.py and test_series.py
 # for mail/, patches/ and series/, public-inbox and notmuch for charsets
 # and broken mail.  Big and broken inputs are generated in $T.
 . "$(dirname "$0")/../lib.sh"
