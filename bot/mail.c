@@ -547,6 +547,11 @@ static char *part_text(GMimePart *part, size_t *len, struct walk *w)
 	g_mime_data_wrapper_write_to_stream(dw, mem);
 	g_object_unref(mem);
 
+	if (ba->len == 0) {
+		/* Nothing to convert (and no buffer: g_convert wants one). */
+		g_byte_array_free(ba, TRUE);
+		return g_strdup("");
+	}
 	/* CRLF to LF, in place */
 	end = (char *)ba->data + ba->len;
 	for (p = q = (char *)ba->data; p < end; p++) {
@@ -555,11 +560,6 @@ static char *part_text(GMimePart *part, size_t *len, struct walk *w)
 		*q++ = *p;
 	}
 	g_byte_array_set_size(ba, (guint)(q - (char *)ba->data));
-	if (ba->len == 0) {
-		/* Nothing to convert (and no buffer: g_convert wants one). */
-		g_byte_array_free(ba, TRUE);
-		return g_strdup("");
-	}
 
 	cs = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part),
 						      "charset");

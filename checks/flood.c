@@ -1137,8 +1137,10 @@ static void shape_walk(struct shape *sh, const struct pw_patch *p)
 
 	g_once(&once, byte_class_init, NULL);
 	sh->e = g_string_sized_new(256);
-	sh->ta = g_array_new(FALSE, FALSE, sizeof(struct tok));
-	sh->tb = g_array_new(FALSE, FALSE, sizeof(struct tok));
+	/* Room reserved, so that their data is never NULL: an empty
+	 * line's tokens are still a (zero-length) array to compare. */
+	sh->ta = g_array_sized_new(FALSE, FALSE, sizeof(struct tok), 64);
+	sh->tb = g_array_sized_new(FALSE, FALSE, sizeof(struct tok), 64);
 	sh->end = p ? p->text + p->len : NULL;
 	for (i = 0; p && i < p->nfiles; i++) {
 		const struct pw_file *f = &p->files[i];
