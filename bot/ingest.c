@@ -90,6 +90,9 @@ static void process(struct job *j, const struct pw_config *cfg,
 	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
 	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
 	pw_check_patch(p, &co, j->findings);
+	/* The quoted lines travel with the findings: a reply reads them
+	 * from the store, never from the patch again. */
+	pw_patch_quote_findings(p, j->findings);
 	if (!o->no_floods) {
 		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;
 

@@ -40,7 +40,6 @@
 
 #include "bot/outbox.h"
 #include "bot/log.h"
-#include "bot/mail.h"
 #include "bot/smtp.h"
 #include "checks/patch.h"
 #include "db/outbox.h"
@@ -207,55 +206,6 @@ static char **cc_for(const struct pw_config *cfg, const struct pw_outbox_msg *m,
 	return (char **)g_ptr_array_free(v, FALSE);
 }
 
-/*
- * Finds the text of the added lines the findings are about, by parsing
- * the stored message again (the finding table keeps file and line, not
- * the text).  lines[i] is NULL where it cannot be found.
- */
-static char **added_lines(struct pw_db *db, int64_t message_id,
-			  GPtrArray *findings)
-{
-	char **lines = g_new0(char *, findings->len + 1);
-	GBytes *raw = pw_db_message_raw(db, message_id);
-	struct pw_mail *mail = NULL;
-	struct pw_patch *p = NULL;
-	gsize len;
-	const char *data;
-	guint i;
-	size_t k, l;
-
-	if (!raw)
-		return lines;
-	data = g_bytes_get_data(raw, &len);
-	if (pw_mail_parse(data, len, &mail, NULL) || !mail->diff)
-		goto out;
-	p = pw_diff_parse(mail->diff, strlen(mail->diff));
-	for (i = 0; i < findings->len; i++) {
-		const struct pw_finding *f = g_ptr_array_index(findings, i);
-
-		for (k = 0; k < p->nfiles && !lines[i]; k++) {
-			const struct pw_file *file = &p->files[k];
-			const char *path = pw_file_path(file);
-
-			if (!f->file || !path || strcmp(path, f->file) || f->line <= 0)
-				continue;
-			for (l = 0; l < file->nlines; l++)
-				if (file->lines[l].kind == '+' &&
-				    file->lines[l].new_no == f->line) {
-					lines[i] = g_strndup(file->lines[l].text,
-							     file->lines[l].len);
-					break;
-				}
-		}
-	}
-out:
-	pw_patch_free(p);
-	if (mail)
-		pw_mail_free(mail);
-	g_bytes_unref(raw);
-	return lines;
-}
-
 /* Stores a composed reply; hold is the suppression reason or NULL. */
 static enum pw_status store(struct pw_db *db, const char *kind,
 			    const char *key, int64_t message_id,
@@ -292,13 +242,12 @@ static enum pw_status store(struct pw_db *db, const char *kind,
 	return st;
 }
 
-/* One patch message with its findings at or above [reply] min_severity
- * and the added lines they are about. */
+/* One patch message with its findings at or above [reply] min_severity,
+ * each with the added line it quotes, as stored. */
 struct patch_items {
 	struct pw_outbox_msg *m;
 	GPtrArray *all;		/* every stored finding (owns them) */
 	GPtrArray *shown;	/* those worth a reply (borrowed) */
-	char **lines;		/* shown->len added lines, NULL where unknown */
 };
 
 static void patch_items_release(struct patch_items *pi)
@@ -308,7 +257,6 @@ static void patch_items_release(struct patch_items *pi)
 		g_ptr_array_free(pi->shown, TRUE);
 	if (pi->all)
 		g_ptr_array_unref(pi->all);
-	g_strfreev(pi->lines);
 	memset(pi, 0, sizeof(*pi));
 }
 
@@ -334,8 +282,6 @@ static enum pw_status collect(struct pw_db *db, const struct pw_config *cfg,
 		if (f->severity >= cfg->reply_min_severity)
 			g_ptr_array_add(pi->shown, f);
 	}
-	if (pi->shown->len)
-		pi->lines = added_lines(db, message_id, pi->shown);
 	return PW_OK;
 }
 
@@ -419,7 +365,7 @@ static enum pw_status queue(struct pw_db *db, const struct pw_config *cfg,
 	items = g_new0(struct pw_reply_item, pi.shown->len);
 	for (i = 0; i < pi.shown->len; i++) {
 		items[i].f = g_ptr_array_index(pi.shown, i);
-		items[i].added_line = pi.lines[i];
+		items[i].added_line = items[i].f->added_line;
 	}
 	st = answer(db, cfg, &me, pi.m, "patch", key, items, pi.shown->len,
 		    forced_hold);
@@ -462,7 +408,9 @@ enum pw_status pw_outbox_queue_series(struct pw_db *db,
 		for (k = 0; k < pis[i].shown->len; k++) {
 			struct pw_reply_item it = {
 				g_ptr_array_index(pis[i].shown, k),
-				pis[i].lines[k], pis[i].m->subject,
+				((const struct pw_finding *)g_ptr_array_index(
+					pis[i].shown, k))->added_line,
+				pis[i].m->subject,
 			};
 
 			g_array_append_val(items, it);

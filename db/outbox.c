@@ -486,24 +486,16 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 	return PW_OK;
 }
 
-static void finding_free(gpointer p)
-{
-	struct pw_finding *f = p;
-
-	g_free(f->file);
-	g_free(f->message);
-	g_free(f->fix);
-	g_free(f);
-}
-
 enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 				     GPtrArray **out)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT f.rule, f.severity, f.file, f.line, f.col, f.message, f.fix"
+		"SELECT f.rule, f.severity, f.file, f.line, f.col, f.message, f.fix,"
+		" f.added_line"
 		" FROM finding f JOIN patch p ON p.id = f.patch"
 		" WHERE p.message = ?1 ORDER BY f.id");
-	GPtrArray *v = g_ptr_array_new_with_free_func(finding_free);
+	GPtrArray *v = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_finding_free);
 	int rc;
 
 	sqlite3_bind_int64(st, 1, message_id);
@@ -518,6 +510,7 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 		f->column = sqlite3_column_int(st, 4);
 		f->message = pw_db_col_dup(st, 5);
 		f->fix = pw_db_col_dup(st, 6);
+		f->added_line = pw_db_col_dup(st, 7);
 		g_ptr_array_add(v, f);
 	}
 	sqlite3_reset(st);

@@ -132,6 +132,13 @@ static const char *const migrations[] = {
 	"PRAGMA writable_schema = OFF;"
 	"CREATE TABLE schema_cookie_bump (x);"
 	"DROP TABLE schema_cookie_bump;",
+	/*
+	 * The text of the added line a finding is about (user_version 7),
+	 * stored with it, so that a reply quotes it from the row instead of
+	 * parsing the raw message again.  Older rows have NULL: their
+	 * replies omit the quote until "db recheck" stores it.
+	 */
+	"ALTER TABLE finding ADD COLUMN added_line TEXT;",
 };
 
 const char *const *pw_db_migrations(size_t *n)
