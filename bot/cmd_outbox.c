@@ -115,11 +115,12 @@ static bool parse_id(const char *s, int64_t *id)
 static int show(struct pw_db *db, int64_t id, bool json)
 {
 	struct pw_outbox_row *r = NULL;
-	enum pw_status s = pw_db_outbox_get(db, id, true, &r);
+	bool found;
+	enum pw_status s = pw_db_outbox_get(db, id, true, &r, &found);
 	gsize len, i;
 	const char *p;
 
-	if (s == PW_ERR_INPUT) {
+	if (!s && !found) {
 		fprintf(stderr, "patchwarden outbox: no reply %" G_GINT64_FORMAT "\n", id);
 		return 2;
 	}

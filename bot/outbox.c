@@ -117,57 +117,82 @@ static bool auto_submitted(const char *v)
 }
 
 /*
- * Returns why the policy holds back a reply to addr (new string), or
- * NULL when it may go.  per_recipient: whether that limit applies.
+ * Sets *why (new string) to the reason the hourly limits hold back a
+ * reply to addr, or NULL when it may go.  per_recipient: whether that
+ * limit applies.
  */
-static char *rate_limited(struct pw_db *db, const struct pw_config *cfg,
-			  const char *addr, bool per_recipient)
+static enum pw_status rate_limited(struct pw_db *db, const struct pw_config *cfg,
+				   const char *addr, bool per_recipient,
+				   char **why)
 {
 	int64_t since = now() - 3600, n;
+	enum pw_status st;
 
+	*why = NULL;
 	if (per_recipient && cfg->per_recipient_per_hour >= 0) {
-		n = pw_db_outbox_count_since(db, addr, since);
-		if (n < 0 || n >= cfg->per_recipient_per_hour)
-			return g_strdup_printf("rate limit: %" G_GINT64_FORMAT
+		st = pw_db_outbox_count_since(db, addr, since, &n);
+		if (st)
+			return st;
+		if (n >= cfg->per_recipient_per_hour) {
+			*why = g_strdup_printf("rate limit: %" G_GINT64_FORMAT
 					       " replies to %s in the last hour"
 					       " (per_recipient_per_hour = %d)",
 					       n, addr, cfg->per_recipient_per_hour);
+			return PW_OK;
+		}
 	}
 	if (cfg->global_per_hour >= 0) {
-		n = pw_db_outbox_count_since(db, NULL, since);
-		if (n < 0 || n >= cfg->global_per_hour)
-			return g_strdup_printf("rate limit: %" G_GINT64_FORMAT
+		st = pw_db_outbox_count_since(db, NULL, since, &n);
+		if (st)
+			return st;
+		if (n >= cfg->global_per_hour)
+			*why = g_strdup_printf("rate limit: %" G_GINT64_FORMAT
 					       " replies in the last hour"
 					       " (global_per_hour = %d)",
 					       n, cfg->global_per_hour);
 	}
-	return NULL;
+	return PW_OK;
 }
 
-/* Why a message may not be answered at all, or NULL. */
-static char *never_answer(struct pw_db *db, const struct pw_config *cfg,
-			  const struct sender *me, const struct pw_outbox_msg *m)
+/* Sets *why (new string) to the reason m may not be answered at all,
+ * or NULL. */
+static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg,
+				   const struct sender *me,
+				   const struct pw_outbox_msg *m, char **why)
 {
-	if (m->backfill)
-		return g_strdup("read while backfilling an archive");
+	enum pw_status st;
+	bool own = false;
+
+	*why = NULL;
+	if (m->backfill) {
+		*why = g_strdup("read while backfilling an archive");
+		return PW_OK;
+	}
 	if (cfg->reply_max_age > 0 && m->date > 0 &&
-	    m->date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age)
-		return g_strdup_printf("older than %d days: too late to answer",
+	    m->date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age) {
+		*why = g_strdup_printf("older than %d days: too late to answer",
 				       cfg->reply_max_age / 86400);
+		return PW_OK;
+	}
 	if (auto_submitted(m->auto_submitted)) {
 		char *v = pw_reply_clean(m->auto_submitted, 60);
-		char *r = g_strdup_printf("automated mail (Auto-Submitted: %s)", v);
 
+		*why = g_strdup_printf("automated mail (Auto-Submitted: %s)", v);
 		g_free(v);
-		return r;
+		return PW_OK;
 	}
-	if (!g_ascii_strcasecmp(m->from_addr, me->addr) ||
-	    (g_str_has_prefix(m->msgid, "patchwarden.") &&
-	     pw_db_outbox_is_own(db, m->msgid)))
-		return g_strdup("the bot's own mail");
-	if (is_automated(cfg, m->from_addr))
-		return g_strdup_printf("automated sender %s", m->from_addr);
-	return NULL;
+	if (!g_ascii_strcasecmp(m->from_addr, me->addr)) {
+		own = true;
+	} else if (g_str_has_prefix(m->msgid, "patchwarden.")) {
+		st = pw_db_outbox_is_own(db, m->msgid, &own);
+		if (st)
+			return st;
+	}
+	if (own)
+		*why = g_strdup("the bot's own mail");
+	else if (is_automated(cfg, m->from_addr))
+		*why = g_strdup_printf("automated sender %s", m->from_addr);
+	return PW_OK;
 }
 
 /* Adds addr to v unless it is there already, the author's or the bot's. */
@@ -264,10 +289,13 @@ static enum pw_status collect(struct pw_db *db, const struct pw_config *cfg,
 			      int64_t message_id, struct patch_items *pi)
 {
 	enum pw_status st;
+	bool found;
 	guint i;
 
 	memset(pi, 0, sizeof(*pi));
-	st = pw_db_outbox_message(db, message_id, &pi->m);
+	st = pw_db_outbox_message(db, message_id, &pi->m, &found);
+	if (!st && !found)
+		st = PW_ERR_INPUT;
 	if (st)
 		return st;
 	pi->shown = g_ptr_array_new();
@@ -305,13 +333,17 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 	if (forced_hold)
 		hold = g_strdup(forced_hold);
 	if (!hold)
-		hold = never_answer(db, cfg, me, m);
+		st = never_answer(db, cfg, me, m, &hold);
+	if (st)
+		goto out;
 	if (!hold && !pw_reply_addr_ok(m->from_addr)) {
 		pw_warn("message %s: no usable address to reply to", m->msgid);
 		goto out;
 	}
 	if (!hold)
-		hold = rate_limited(db, cfg, m->from_addr, true);
+		st = rate_limited(db, cfg, m->from_addr, true, &hold);
+	if (st)
+		goto out;
 
 	cc = cc_for(cfg, m, me);
 	msgid = pw_reply_msgid(kind, m->msgid, me->addr);
@@ -353,6 +385,7 @@ static enum pw_status queue(struct pw_db *db, const struct pw_config *cfg,
 	struct sender me;
 	char *key = NULL;
 	enum pw_status st;
+	bool answered;
 	guint i;
 
 	sender_init(&me, cfg);
@@ -360,7 +393,8 @@ static enum pw_status queue(struct pw_db *db, const struct pw_config *cfg,
 	if (st || pi.shown->len == 0)
 		goto out;
 	key = g_strdup_printf("msg:%s", pi.m->msgid);
-	if (pw_db_outbox_answered(db, key))
+	st = pw_db_outbox_answered(db, key, &answered);
+	if (st || answered)
 		goto out;
 	items = g_new0(struct pw_reply_item, pi.shown->len);
 	for (i = 0; i < pi.shown->len; i++) {
@@ -393,10 +427,13 @@ enum pw_status pw_outbox_queue_series(struct pw_db *db,
 	enum pw_status st;
 	int64_t cover;
 	int total, changed;
+	bool found, answered;
 	guint i, k;
 
 	sender_init(&me, cfg);
-	st = pw_db_outbox_series(db, series_id, &cover, &total, ids);
+	st = pw_db_outbox_series(db, series_id, &cover, &total, ids, &found);
+	if (!st && !found)
+		st = PW_ERR_INPUT;
 	if (st || ids->len == 0)
 		goto out;
 	pis = g_new0(struct patch_items, ids->len);
@@ -419,11 +456,14 @@ enum pw_status pw_outbox_queue_series(struct pw_db *db,
 		goto out;
 	/* The series is answered at its cover letter, else its first patch. */
 	st = pw_db_outbox_message(db, cover ? cover : g_array_index(ids, int64_t, 0),
-				  &target);
+				  &target, &found);
+	if (!st && !found)
+		st = PW_ERR_DB;
 	if (st)
 		goto out;
 	key = g_strdup_printf("series:%s", target->msgid);
-	if (pw_db_outbox_answered(db, key))
+	st = pw_db_outbox_answered(db, key, &answered);
+	if (st || answered)
 		goto out;
 	for (i = 0; i < ids->len && !st; i++)
 		st = pw_db_outbox_supersede(db, g_array_index(ids, int64_t, i),
@@ -473,6 +513,7 @@ enum pw_status pw_outbox_queue_flood(struct pw_db *db,
 	char *key = g_strdup_printf("flood:%s", f->key);
 	char *hold = NULL, *err = NULL, *msgid = NULL, *why;
 	enum pw_status st = PW_OK;
+	bool answered = false;
 	size_t i;
 	int changed;
 
@@ -480,7 +521,9 @@ enum pw_status pw_outbox_queue_flood(struct pw_db *db,
 	why = g_strdup_printf("superseded by the summary of flood %s", f->key);
 	for (i = 0; i < n && !st; i++)
 		st = pw_db_outbox_supersede(db, members[i], why, &changed);
-	if (st || pw_db_outbox_answered(db, key))
+	if (!st)
+		st = pw_db_outbox_answered(db, key, &answered);
+	if (st || answered)
 		goto out;
 	if (!pw_reply_addr_ok(f->sender_addr)) {
 		pw_warn("flood %s: no usable address to reply to", f->key);
@@ -491,7 +534,9 @@ enum pw_status pw_outbox_queue_flood(struct pw_db *db,
 	else if (is_automated(cfg, f->sender_addr))
 		hold = g_strdup_printf("automated sender %s", f->sender_addr);
 	else
-		hold = rate_limited(db, cfg, f->sender_addr, false);
+		st = rate_limited(db, cfg, f->sender_addr, false, &hold);
+	if (st)
+		goto out;
 
 	msgid = pw_reply_msgid("flood", f->key, me.addr);
 	h.from_name = me.name;
@@ -610,15 +655,16 @@ static enum pw_status send_one(struct pw_db *db, struct pw_smtp *smtp, FILE *mbo
 	struct pw_smtp_result res;
 	enum pw_status s, outcome;
 	char **rcpt = NULL;
-	bool claimed;
+	bool claimed, found;
 
 	s = pw_db_outbox_claim(db, id, now(), &claimed);
 	if (s || !claimed)
 		return s;
 	st->attempted++;
-	s = pw_db_outbox_get(db, id, true, &r);
-	if (s)
-		return s;
+	/* Claimed a moment ago by this, the only sender: the row is there. */
+	s = pw_db_outbox_get(db, id, true, &r, &found);
+	if (s || !found)
+		return s ? s : PW_ERR_DB;
 	if (mbox) {
 		outcome = mbox_append(mbox, r);
 		memset(&res, 0, sizeof(res));

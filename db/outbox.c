@@ -111,34 +111,41 @@ enum pw_status pw_db_outbox_add(struct pw_db *db, const struct pw_outbox_new *n,
 	return PW_OK;
 }
 
-bool pw_db_outbox_answered(struct pw_db *db, const char *key)
+/* Whether the one-parameter query st, bound, finds a row. */
+static enum pw_status exists(struct pw_db *db, sqlite3_stmt *st, bool *found)
+{
+	int rc = sqlite3_step(st);
+
+	*found = rc == SQLITE_ROW;
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+}
+
+enum pw_status pw_db_outbox_answered(struct pw_db *db, const char *key,
+				     bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT 1 FROM outbox WHERE answers = ?1");
-	bool found;
 
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_reset(st);
-	return found;
+	return exists(db, st, found);
 }
 
-bool pw_db_outbox_is_own(struct pw_db *db, const char *msgid)
+enum pw_status pw_db_outbox_is_own(struct pw_db *db, const char *msgid,
+				   bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT 1 FROM outbox WHERE msgid = ?1");
-	bool found;
 
 	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_TRANSIENT);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_reset(st);
-	return found;
+	return exists(db, st, found);
 }
 
-int64_t pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
-				 int64_t since)
+enum pw_status pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
+					int64_t since, int64_t *n)
 {
 	sqlite3_stmt *st;
-	int64_t n = -1;
+	int rc;
 
+	*n = 0;
 	if (rcpt) {
 		st = pw_db_stmt(db, "SELECT count(*) FROM outbox"
 			" WHERE rcpt_to = ?1 AND created_at >= ?2"
@@ -150,10 +157,11 @@ int64_t pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
 			" AND state IN ('pending','sending','sent')");
 	}
 	sqlite3_bind_int64(st, 2, since);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return n;
+	return rc == SQLITE_ROW ? PW_OK : pw_db_status(db, rc);
 }
 
 #define ROW_COLUMNS \
@@ -190,7 +198,7 @@ static struct pw_outbox_row *read_row(sqlite3_stmt *st)
 }
 
 enum pw_status pw_db_outbox_get(struct pw_db *db, int64_t id, bool with_raw,
-				struct pw_outbox_row **out)
+				struct pw_outbox_row **out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT " ROW_COLUMNS ", raw FROM outbox WHERE id = ?1");
@@ -198,16 +206,16 @@ enum pw_status pw_db_outbox_get(struct pw_db *db, int64_t id, bool with_raw,
 	int rc;
 
 	*out = NULL;
+	*found = false;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*out = read_row(st);
+		*found = true;
 		if (with_raw)
 			(*out)->raw = g_bytes_new(sqlite3_column_blob(st, 20),
 						  (gsize)sqlite3_column_bytes(st, 20));
-	} else if (rc == SQLITE_DONE) {
-		s = PW_ERR_INPUT;
-	} else {
+	} else if (rc != SQLITE_DONE) {
 		s = pw_db_status(db, rc);
 	}
 	sqlite3_reset(st);
@@ -350,6 +358,7 @@ enum pw_status pw_db_outbox_release(struct pw_db *db, int64_t id, int64_t now,
 	struct pw_outbox_row *r = NULL;
 	enum pw_status s;
 	int n = 0;
+	bool found;
 
 	*why = NULL;
 	sqlite3_bind_int64(st, 1, id);
@@ -357,8 +366,8 @@ enum pw_status pw_db_outbox_release(struct pw_db *db, int64_t id, int64_t now,
 	s = write1(db, st, &n);
 	if (s || n == 1)
 		return s;
-	s = pw_db_outbox_get(db, id, false, &r);
-	if (s == PW_ERR_INPUT)
+	s = pw_db_outbox_get(db, id, false, &r, &found);
+	if (!s && !found)
 		*why = "no such reply";
 	else if (!s && !strcmp(r->state, "sent"))
 		*why = "already sent";
@@ -433,7 +442,7 @@ static char **split(const unsigned char *text, const char *seps)
 }
 
 enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
-				    struct pw_outbox_msg **out)
+				    struct pw_outbox_msg **out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT msgid, msgid_derived, kind, from_name, from_addr, subject,"
@@ -444,11 +453,12 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 	int rc;
 
 	*out = NULL;
+	*found = false;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? PW_ERR_INPUT : pw_db_status(db, rc);
+		return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
 	}
 	m = g_new0(struct pw_outbox_msg, 1);
 	m->id = id;
@@ -483,6 +493,7 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 		return pw_db_status(db, rc);
 	}
 	*out = m;
+	*found = true;
 	return PW_OK;
 }
 
@@ -524,7 +535,8 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 }
 
 enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
-				   int64_t *cover, int *total, GArray *patches)
+				   int64_t *cover, int *total, GArray *patches,
+				   bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT coalesce(cover, 0), total FROM series WHERE id = ?1");
@@ -532,6 +544,7 @@ enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
 
 	*cover = 0;
 	*total = 0;
+	*found = false;
 	sqlite3_bind_int64(st, 1, series_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -540,7 +553,8 @@ enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? PW_ERR_INPUT : pw_db_status(db, rc);
+		return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+	*found = true;
 	st = pw_db_stmt(db, "SELECT message FROM patch WHERE series = ?1"
 		" ORDER BY number, id");
 	sqlite3_bind_int64(st, 1, series_id);

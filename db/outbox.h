@@ -72,26 +72,34 @@ struct pw_outbox_new {
 enum pw_status pw_db_outbox_add(struct pw_db *db, const struct pw_outbox_new *n,
 				int64_t *id, bool *added);
 
-/* True when a reply (in any state) answering key is stored. */
-bool pw_db_outbox_answered(struct pw_db *db, const char *key);
-
-/* True when msgid is the Message-ID of one of the bot's own replies. */
-bool pw_db_outbox_is_own(struct pw_db *db, const char *msgid);
-
 /*
- * Counts the replies created at or after since that are on their way or
- * gone (pending, sending, sent), to rcpt, or to anyone when rcpt is NULL.
- * Returns -1 on a database error.
+ * The reads below tell "not found" (PW_OK, *found false) from a database
+ * error (its status): a caller inside a transaction fails it on the
+ * latter rather than taking it for an answer.
  */
-int64_t pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
-				 int64_t since);
+
+/* *found: whether a reply (in any state) answering key is stored. */
+enum pw_status pw_db_outbox_answered(struct pw_db *db, const char *key,
+				     bool *found);
+
+/* *found: whether msgid is the Message-ID of one of the bot's replies. */
+enum pw_status pw_db_outbox_is_own(struct pw_db *db, const char *msgid,
+				   bool *found);
 
 /*
- * Reads one row, with its raw bytes when with_raw.  Returns PW_ERR_INPUT
- * when there is no such row.  *out is new: pw_outbox_row_free().
+ * Counts into *n the replies created at or after since that are on
+ * their way or gone (pending, sending, sent), to rcpt, or to anyone when
+ * rcpt is NULL.
+ */
+enum pw_status pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
+					int64_t since, int64_t *n);
+
+/*
+ * Reads one row, with its raw bytes when with_raw.  *out is new
+ * (pw_outbox_row_free()), NULL when there is no such row (*found false).
  */
 enum pw_status pw_db_outbox_get(struct pw_db *db, int64_t id, bool with_raw,
-				struct pw_outbox_row **out);
+				struct pw_outbox_row **out, bool *found);
 
 /*
  * Appends every row (without raw bytes) in id order to out, a GPtrArray
@@ -192,9 +200,12 @@ struct pw_outbox_msg {
 
 void pw_outbox_msg_free(struct pw_outbox_msg *m);
 
-/* Reads message id; PW_ERR_INPUT when absent.  *out is new. */
+/*
+ * Reads message id.  *out is new (pw_outbox_msg_free()), NULL when there
+ * is no such message (*found false).
+ */
 enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
-				    struct pw_outbox_msg **out);
+				    struct pw_outbox_msg **out, bool *found);
 
 /*
  * Reads the stored findings of the patch carried by message id, in
@@ -212,9 +223,10 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
  * Reads series series_id: *cover receives its cover letter's message id
  * (0 when none), *total the announced number of patches, and patches (a
  * GArray of int64_t) the message ids of its patches in number order.
- * PW_ERR_INPUT when there is no such series.
+ * *found is false when there is no such series.
  */
 enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
-				   int64_t *cover, int *total, GArray *patches);
+				   int64_t *cover, int *total, GArray *patches,
+				   bool *found);
 
 #endif
