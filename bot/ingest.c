@@ -171,7 +171,6 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 				  int64_t flood_id, int64_t message_id)
 {
 	struct pw_flood_info info;
-	struct pw_flood_facts f;
 	const char *rule;
 	GArray *members;
 	enum pw_status s;
@@ -192,22 +191,8 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 		s = pw_db_flood_info(db, flood_id, &info);
 		if (s)
 			return s;
-		memset(&f, 0, sizeof(f));
-		f.key = info.key;
-		f.sender_name = info.sender_name;
-		f.sender_addr = info.sender_addr;
-		f.size = info.size;
-		f.announced = info.claimed_total;
-		f.subject = info.subject;
-		f.lists = (const char *const *)info.lists;
-		f.recipients = info.recipients;
-		f.first_seen = info.first_seen;
-		f.last_seen = info.last_seen;
-		f.threaded = info.threaded;
-		f.answer_msgid = info.first_msgid;
-		f.answer_refs = (const char *const *)info.first_refs;
 		members = pw_db_flood_members(db, flood_id);
-		s = pw_outbox_queue_flood(db, cfg, &f,
+		s = pw_outbox_queue_flood(db, cfg, &info,
 					  (const int64_t *)(void *)members->data,
 					  members->len);
 		g_array_unref(members);

@@ -160,6 +160,7 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 				   const struct sender *me,
 				   const struct pw_outbox_msg *m, char **why)
 {
+	const struct pw_mail *mail = m->mail;
 	enum pw_status st;
 	bool own = false;
 
@@ -168,30 +169,30 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 		*why = g_strdup("read while backfilling an archive");
 		return PW_OK;
 	}
-	if (cfg->reply_max_age > 0 && m->date > 0 &&
-	    m->date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age) {
+	if (cfg->reply_max_age > 0 && mail->date > 0 &&
+	    mail->date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age) {
 		*why = g_strdup_printf("older than %d days: too late to answer",
 				       cfg->reply_max_age / 86400);
 		return PW_OK;
 	}
-	if (auto_submitted(m->auto_submitted)) {
-		char *v = pw_reply_clean(m->auto_submitted, 60);
+	if (auto_submitted(mail->auto_submitted)) {
+		char *v = pw_reply_clean(mail->auto_submitted, 60);
 
 		*why = g_strdup_printf("automated mail (Auto-Submitted: %s)", v);
 		g_free(v);
 		return PW_OK;
 	}
-	if (!g_ascii_strcasecmp(m->from_addr, me->addr)) {
+	if (!g_ascii_strcasecmp(mail->from_addr, me->addr)) {
 		own = true;
-	} else if (g_str_has_prefix(m->msgid, "patchwarden.")) {
-		st = pw_db_outbox_is_own(db, m->msgid, &own);
+	} else if (g_str_has_prefix(mail->msgid, "patchwarden.")) {
+		st = pw_db_outbox_is_own(db, mail->msgid, &own);
 		if (st)
 			return st;
 	}
 	if (own)
 		*why = g_strdup("the bot's own mail");
-	else if (is_automated(cfg, m->from_addr))
-		*why = g_strdup_printf("automated sender %s", m->from_addr);
+	else if (is_automated(cfg, mail->from_addr))
+		*why = g_strdup_printf("automated sender %s", mail->from_addr);
 	return PW_OK;
 }
 
@@ -222,10 +223,11 @@ static char **cc_for(const struct pw_config *cfg, const struct pw_outbox_msg *m,
 							      nl ? m->lists[i] : NULL);
 
 		if (l->cc_list)
-			add_cc(v, l->address, m->from_addr, me->addr);
+			add_cc(v, l->address, m->mail->from_addr, me->addr);
 		if (l->cc_all)
-			for (j = 0; m->recipients[j]; j++)
-				add_cc(v, m->recipients[j], m->from_addr, me->addr);
+			for (j = 0; m->mail->recipients[j]; j++)
+				add_cc(v, m->mail->recipients[j], m->mail->from_addr,
+				       me->addr);
 	}
 	g_ptr_array_add(v, NULL);
 	return (char **)g_ptr_array_free(v, FALSE);
@@ -299,7 +301,7 @@ static enum pw_status collect(struct pw_db *db, const struct pw_config *cfg,
 	if (st)
 		return st;
 	pi->shown = g_ptr_array_new();
-	if (strcmp(pi->m->kind, "patch"))
+	if (pi->m->mail->kind != PW_MAIL_PATCH)
 		return PW_OK;
 	st = pw_db_outbox_findings(db, message_id, &pi->all);
 	if (st)
@@ -324,7 +326,7 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 			     const struct pw_reply_item *items, size_t n,
 			     const char *forced_hold)
 {
-	struct pw_reply_head h = { 0 };
+	struct pw_reply_self self = { 0 };
 	struct pw_reply *r = NULL;
 	char **cc = NULL;
 	char *hold = NULL, *err = NULL, *msgid = NULL;
@@ -336,38 +338,34 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 		st = never_answer(db, cfg, me, m, &hold);
 	if (st)
 		goto out;
-	if (!hold && !pw_reply_addr_ok(m->from_addr)) {
-		pw_warn("message %s: no usable address to reply to", m->msgid);
+	if (!hold && !pw_reply_addr_ok(m->mail->from_addr)) {
+		pw_warn("message %s: no usable address to reply to", m->mail->msgid);
 		goto out;
 	}
 	if (!hold)
-		st = rate_limited(db, cfg, m->from_addr, true, &hold);
+		st = rate_limited(db, cfg, m->mail->from_addr, true, &hold);
 	if (st)
 		goto out;
 
 	cc = cc_for(cfg, m, me);
-	msgid = pw_reply_msgid(kind, m->msgid, me->addr);
-	h.from_name = me->name;
-	h.from_addr = me->addr;
-	h.reply_to = cfg->reply_to;
-	h.to_name = m->from_name;
-	h.to_addr = m->from_addr;
-	h.cc = (const char *const *)cc;
-	h.parent_msgid = m->msgid_derived ? NULL : m->msgid;
-	h.parent_refs = (const char *const *)m->references;
-	h.parent_subject = m->subject;
-	h.msgid = msgid;
-	h.date = now();
-	h.list = m->lists[0] ? m->lists[0] : m->list_id;
-	h.dashboard_url = cfg->dashboard_url;
-	st = pw_reply_patch(&h, items, n, MAX_LISTED, &r, &err);
+	msgid = pw_reply_msgid(kind, m->mail->msgid, me->addr);
+	self.name = me->name;
+	self.addr = me->addr;
+	self.reply_to = cfg->reply_to;
+	self.dashboard_url = cfg->dashboard_url;
+	self.msgid = msgid;
+	self.date = now();
+	st = pw_reply_patch(&self, m->mail, (const char *const *)cc,
+			    m->lists[0] ? m->lists[0] : m->mail->list_id,
+			    items, n, MAX_LISTED, &r, &err);
 	if (st) {
 		/* Nothing to store: the message cannot be answered. */
-		pw_warn("message %s: cannot compose a reply: %s", m->msgid, err);
+		pw_warn("message %s: cannot compose a reply: %s", m->mail->msgid, err);
 		st = PW_OK;
 		goto out;
 	}
-	st = store(db, kind, key, m->id, me, r, h.parent_msgid, hold);
+	st = store(db, kind, key, m->id, me, r,
+		   m->mail->msgid_derived ? NULL : m->mail->msgid, hold);
 out:
 	pw_reply_free(r);
 	g_strfreev(cc);
@@ -392,15 +390,13 @@ static enum pw_status queue(struct pw_db *db, const struct pw_config *cfg,
 	st = collect(db, cfg, message_id, &pi);
 	if (st || pi.shown->len == 0)
 		goto out;
-	key = g_strdup_printf("msg:%s", pi.m->msgid);
+	key = g_strdup_printf("msg:%s", pi.m->mail->msgid);
 	st = pw_db_outbox_answered(db, key, &answered);
 	if (st || answered)
 		goto out;
 	items = g_new0(struct pw_reply_item, pi.shown->len);
-	for (i = 0; i < pi.shown->len; i++) {
+	for (i = 0; i < pi.shown->len; i++)
 		items[i].f = g_ptr_array_index(pi.shown, i);
-		items[i].added_line = items[i].f->added_line;
-	}
 	st = answer(db, cfg, &me, pi.m, "patch", key, items, pi.shown->len,
 		    forced_hold);
 out:
@@ -445,9 +441,7 @@ enum pw_status pw_outbox_queue_series(struct pw_db *db,
 		for (k = 0; k < pis[i].shown->len; k++) {
 			struct pw_reply_item it = {
 				g_ptr_array_index(pis[i].shown, k),
-				((const struct pw_finding *)g_ptr_array_index(
-					pis[i].shown, k))->added_line,
-				pis[i].m->subject,
+				pis[i].m->mail->subject,
 			};
 
 			g_array_append_val(items, it);
@@ -461,7 +455,7 @@ enum pw_status pw_outbox_queue_series(struct pw_db *db,
 		st = PW_ERR_DB;
 	if (st)
 		goto out;
-	key = g_strdup_printf("series:%s", target->msgid);
+	key = g_strdup_printf("series:%s", target->mail->msgid);
 	st = pw_db_outbox_answered(db, key, &answered);
 	if (st || answered)
 		goto out;
@@ -504,10 +498,10 @@ enum pw_status pw_outbox_hold_message(struct pw_db *db,
 
 enum pw_status pw_outbox_queue_flood(struct pw_db *db,
 				     const struct pw_config *cfg,
-				     const struct pw_flood_facts *f,
+				     const struct pw_flood_info *f,
 				     const int64_t *members, size_t n)
 {
-	struct pw_reply_head h = { 0 };
+	struct pw_reply_self self = { 0 };
 	struct pw_reply *r = NULL;
 	struct sender me;
 	char *key = g_strdup_printf("flood:%s", f->key);
@@ -539,26 +533,20 @@ enum pw_status pw_outbox_queue_flood(struct pw_db *db,
 		goto out;
 
 	msgid = pw_reply_msgid("flood", f->key, me.addr);
-	h.from_name = me.name;
-	h.from_addr = me.addr;
-	h.reply_to = cfg->reply_to;
-	h.to_name = f->sender_name;
-	h.to_addr = f->sender_addr;
-	h.parent_msgid = f->answer_msgid;
-	h.parent_refs = f->answer_refs;
-	h.parent_subject = f->subject;
-	h.msgid = msgid;
-	h.date = now();
-	h.list = f->lists && f->lists[0] ? f->lists[0] : NULL;
-	h.dashboard_url = cfg->dashboard_url;
-	st = pw_reply_flood(&h, f, &r, &err);
+	self.name = me.name;
+	self.addr = me.addr;
+	self.reply_to = cfg->reply_to;
+	self.dashboard_url = cfg->dashboard_url;
+	self.msgid = msgid;
+	self.date = now();
+	st = pw_reply_flood(&self, f, &r, &err);
 	if (st) {
 		pw_warn("flood %s: cannot compose the summary: %s", f->key, err);
 		st = PW_OK;
 		goto out;
 	}
 	st = store(db, "flood", key, 0, &me, r,
-		   pw_reply_msgid_ok(f->answer_msgid) ? f->answer_msgid : NULL,
+		   pw_reply_msgid_ok(f->first_msgid) ? f->first_msgid : NULL,
 		   hold);
 out:
 	pw_reply_free(r);

@@ -19,6 +19,7 @@
 #include "bot/config.h"
 #include "bot/reply.h"
 #include "db/db.h"
+#include "db/flood.h"
 
 /*
  * Decides about, composes and stores the reply to stored message
@@ -65,7 +66,7 @@ enum pw_status pw_outbox_queue_series(struct pw_db *db,
  */
 enum pw_status pw_outbox_queue_flood(struct pw_db *db,
 				     const struct pw_config *cfg,
-				     const struct pw_flood_facts *f,
+				     const struct pw_flood_info *f,
 				     const int64_t *members, size_t n);
 
 struct pw_outbox_send_opts {

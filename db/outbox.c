@@ -406,16 +406,7 @@ void pw_outbox_msg_free(struct pw_outbox_msg *m)
 {
 	if (!m)
 		return;
-	g_free(m->msgid);
-	g_free(m->kind);
-	g_free(m->from_name);
-	g_free(m->from_addr);
-	g_free(m->subject);
-	g_free(m->in_reply_to);
-	g_strfreev(m->references);
-	g_free(m->list_id);
-	g_free(m->auto_submitted);
-	g_strfreev(m->recipients);
+	pw_mail_free(m->mail);
 	g_strfreev(m->lists);
 	g_free(m);
 }
@@ -441,13 +432,64 @@ static char **split(const unsigned char *text, const char *seps)
 	return (char **)g_ptr_array_free(v, FALSE);
 }
 
+/* The kind stored as text (pw_mail_kind_str), PW_MAIL_OTHER if unknown. */
+static enum pw_mail_kind kind_of(const unsigned char *text)
+{
+	static const enum pw_mail_kind kinds[] = {
+		PW_MAIL_PATCH, PW_MAIL_COVER, PW_MAIL_COMMENT, PW_MAIL_PULL,
+	};
+	size_t i;
+
+	for (i = 0; text && i < G_N_ELEMENTS(kinds); i++)
+		if (!strcmp((const char *)text, pw_mail_kind_str(kinds[i])))
+			return kinds[i];
+	return PW_MAIL_OTHER;
+}
+
+/* A text column as a new string, "" when NULL. */
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	char *s = pw_db_col_dup(st, i);
+
+	return s ? s : g_strdup("");
+}
+
+/* The header fields of the message row st stands on. */
+static struct pw_mail *read_mail(sqlite3_stmt *st)
+{
+	struct pw_mail *m = g_new0(struct pw_mail, 1);
+
+	m->msgid = col_str(st, 0);
+	m->msgid_derived = sqlite3_column_int(st, 1) != 0;
+	m->kind = kind_of(sqlite3_column_text(st, 2));
+	m->from_name = col_str(st, 3);
+	m->from_addr = col_str(st, 4);
+	m->subject = col_str(st, 5);
+	m->subject_clean = col_str(st, 6);
+	m->date = sqlite3_column_int64(st, 7);
+	m->in_reply_to = pw_db_col_dup(st, 8);
+	m->references = split(sqlite3_column_text(st, 9), " \t\r\n");
+	m->list_id = pw_db_col_dup(st, 10);
+	m->auto_submitted = pw_db_col_dup(st, 11);
+	m->recipients = split(sqlite3_column_text(st, 12), "\r\n");
+	m->nrecipients = sqlite3_column_int(st, 13);
+	m->tags.version = sqlite3_column_int(st, 14);
+	m->tags.number = sqlite3_column_int(st, 15);
+	m->tags.total = sqlite3_column_int(st, 16);
+	m->tags.has_counter = sqlite3_column_int(st, 17) != 0;
+	m->tags.rfc = sqlite3_column_int(st, 18) != 0;
+	m->tags.prefixes = col_str(st, 19);
+	return m;
+}
+
 enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 				    struct pw_outbox_msg **out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT msgid, msgid_derived, kind, from_name, from_addr, subject,"
-		" in_reply_to, refs, list_id, auto_submitted, recipients, backfill,"
-		" number, total, date FROM message WHERE id = ?1");
+		" subject_clean, date, in_reply_to, refs, list_id, auto_submitted,"
+		" recipients, nrecipients, version, number, total, has_counter, rfc,"
+		" prefixes, backfill FROM message WHERE id = ?1");
 	struct pw_outbox_msg *m;
 	GPtrArray *lists;
 	int rc;
@@ -462,21 +504,8 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 	}
 	m = g_new0(struct pw_outbox_msg, 1);
 	m->id = id;
-	m->msgid = pw_db_col_dup(st, 0);
-	m->msgid_derived = sqlite3_column_int(st, 1) != 0;
-	m->kind = pw_db_col_dup(st, 2);
-	m->from_name = pw_db_col_dup(st, 3);
-	m->from_addr = pw_db_col_dup(st, 4);
-	m->subject = pw_db_col_dup(st, 5);
-	m->in_reply_to = pw_db_col_dup(st, 6);
-	m->references = split(sqlite3_column_text(st, 7), " \t\r\n");
-	m->list_id = pw_db_col_dup(st, 8);
-	m->auto_submitted = pw_db_col_dup(st, 9);
-	m->recipients = split(sqlite3_column_text(st, 10), "\r\n");
-	m->backfill = sqlite3_column_int(st, 11) != 0;
-	m->number = sqlite3_column_int(st, 12);
-	m->total = sqlite3_column_int(st, 13);
-	m->date = sqlite3_column_int64(st, 14);
+	m->mail = read_mail(st);
+	m->backfill = sqlite3_column_int(st, 20) != 0;
 	sqlite3_reset(st);
 
 	st = pw_db_stmt(db, "SELECT l.name FROM message_list ml"

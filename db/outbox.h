@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "checks/message.h"
 #include "db/db.h"
 
 /* The outbox migration (listed in db/schema.c). */
@@ -179,23 +180,16 @@ enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
 
 /* ---- what a reply answers ---- */
 
-/* The stored facts of a message that a reply needs; strings owned. */
+/*
+ * A stored message as a reply needs it: its header fields as a message
+ * model (what the composer takes), and what only the store knows.
+ */
 struct pw_outbox_msg {
 	int64_t id;
-	char *msgid;
-	bool msgid_derived;
-	char *kind;
-	char *from_name, *from_addr;
-	char *subject;
-	char *in_reply_to;	/* or NULL */
-	char **references;	/* NULL-terminated, oldest first */
-	char *list_id;		/* or NULL */
-	char *auto_submitted;	/* or NULL */
-	char **recipients;	/* NULL-terminated */
-	char **lists;		/* names of the lists it was seen on */
-	bool backfill;
-	int number, total;
-	int64_t date;		/* Unix time of its Date header, 0 if unusable */
+	struct pw_mail *mail;	/* the header fields of the message row:
+				 * commit_msg, diff and pull_url are NULL */
+	char **lists;		/* names of the lists it was seen on, sorted */
+	bool backfill;		/* read while backfilling an archive */
 };
 
 void pw_outbox_msg_free(struct pw_outbox_msg *m);

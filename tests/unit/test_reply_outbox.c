@@ -1,8 +1,8 @@
 /*
- * Unit tests for bot/outbox.c and db/outbox.c on a real SQLite file:
- * the policy (what is answered, what is held back and why), the flood
- * summary that replaces per-patch replies and is stored once, and the
- * outbox state machine (claim, recover, release).
+ * Unit tests for bot/outbox.c on a real SQLite file: the policy (what
+ * is answered, what is held back and why), the flood summary that
+ * replaces per-patch replies and is stored once, and the one reply to a
+ * series.  The outbox state machine is tested in test_outbox.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,12 +152,12 @@ static void test_flood(void **state)
 {
 	struct fx *f = *state;
 	int64_t m[3];
-	const char *lists[] = { "linux-foo", NULL };
-	struct pw_flood_facts facts = {
+	char *lists[] = { "linux-foo", NULL };
+	struct pw_flood_info facts = {
 		.key = "burst-7", .sender_name = "Baole", .sender_addr = "baole@example.com",
-		.size = 3, .announced = 1285, .subject = "[PATCH 0001/1285] Replace 0444",
+		.size = 3, .claimed_total = 1285, .subject = "[PATCH 0001/1285] Replace 0444",
 		.lists = lists, .recipients = 40, .first_seen = 1000, .last_seen = 4000,
-		.answer_msgid = "f1@x",
+		.first_msgid = "f1@x",
 	};
 	int64_t n;
 	char *s;
@@ -283,47 +283,12 @@ static void test_series(void **state)
 	g_ptr_array_unref(rows);
 }
 
-static void test_state_machine(void **state)
-{
-	struct fx *f = *state;
-	int64_t a = add_patch(f, "s@x", "sam@example.com", NULL, false);
-	struct pw_outbox_row *r = NULL;
-	const char *why = NULL;
-	bool claimed, found;
-	int n;
-
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
-	assert_int_equal(pw_db_outbox_claim(f->db, 1, 100, &claimed), PW_OK);
-	assert_true(claimed);
-	assert_int_equal(pw_db_outbox_claim(f->db, 1, 100, &claimed), PW_OK);
-	assert_false(claimed);
-	assert_int_equal(pw_db_outbox_release(f->db, 1, 100, &why), PW_ERR_INPUT);
-	assert_string_equal(why, "being sent right now");
-	assert_int_equal(pw_db_outbox_recover(f->db, 200, &n), PW_OK);
-	assert_int_equal(n, 1);
-	assert_int_equal(pw_db_outbox_get(f->db, 1, true, &r, &found), PW_OK);
-	assert_true(found);
-	assert_string_equal(r->state, "pending");
-	assert_int_equal(r->attempts, 1);
-	assert_non_null(strstr(r->last_error, "same Message-ID"));
-	assert_non_null(r->raw);
-	assert_non_null(memmem(g_bytes_get_data(r->raw, NULL), g_bytes_get_size(r->raw),
-			       r->msgid, strlen(r->msgid)));
-	pw_outbox_row_free(r);
-	assert_int_equal(pw_db_outbox_mark_sent(f->db, 1, 300, "smtp", 250, NULL), PW_OK);
-	assert_int_equal(pw_db_outbox_release(f->db, 1, 300, &why), PW_ERR_INPUT);
-	assert_string_equal(why, "already sent");
-	assert_int_equal(pw_db_outbox_release(f->db, 99, 300, &why), PW_ERR_INPUT);
-	assert_string_equal(why, "no such reply");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_series, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_state_machine, setup, teardown),
 	};
 
 	pw_mail_init();
