@@ -18,7 +18,7 @@
 #include "bot/cmd.h"
 #include "bot/json.h"
 #include "bot/log.h"
-#include "bot/outbox.h"
+#include "bot/reply_send.h"
 #include "db/outbox.h"
 
 static void json_row(JsonBuilder *b, const struct pw_outbox_row *r)
@@ -159,10 +159,10 @@ static int show(struct pw_db *db, int64_t id, bool json)
 static int send(struct pw_db *db, const struct pw_config *cfg, bool all,
 		int limit)
 {
-	struct pw_outbox_send_opts o = { .limit = limit, .all = all };
-	struct pw_outbox_stats st;
+	struct pw_reply_send_opts o = { .limit = limit, .all = all };
+	struct pw_reply_send_stats st;
 	char *err = NULL;
-	enum pw_status s = pw_outbox_send_due(db, cfg, &o, &st, &err);
+	enum pw_status s = pw_reply_send_due(db, cfg, &o, &st, &err);
 
 	printf("attempted=%d sent=%d deferred=%d failed=%d recovered=%d\n",
 	       st.attempted, st.sent, st.deferred, st.failed, st.recovered);

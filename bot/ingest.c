@@ -19,7 +19,7 @@
 #include "bot/json.h"
 #include "bot/log.h"
 #include "bot/mail.h"
-#include "bot/outbox.h"
+#include "bot/reply_policy.h"
 #include "bot/source.h"
 #include "checks/rules.h"
 #include "db/flood.h"
@@ -160,51 +160,6 @@ static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
 	ob.threaded = m->in_reply_to || (m->references && m->references[0]);
 	ob.fp = &j->fp;
 	return pw_db_flood_observe(db, &ob, &fp, flood_id);
-}
-
-/*
- * A patch of a flood gets no reply of its own (held, with the reason,
- * so that it stays visible); the flood gets one summary, queued by the
- * patch that made it one.
- */
-static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
-				  int64_t flood_id, int64_t message_id)
-{
-	struct pw_flood_info info;
-	const char *rule;
-	GArray *members;
-	enum pw_status s;
-	bool already;
-	char *why;
-
-	if (!pw_db_flood_kind(db, flood_id, &rule, NULL, NULL))
-		return PW_ERR_DB;
-	if (strcmp(rule, PW_RULE_FLOOD))
-		/* A large series sent properly, threaded under a cover
-		 * letter: its finding is stored, its patches are answered
-		 * as any other patch is. */
-		return pw_outbox_queue_message(db, cfg, message_id);
-	s = pw_db_flood_mark_reported(db, flood_id, &already);
-	if (s)
-		return s;
-	if (!already) {
-		s = pw_db_flood_info(db, flood_id, &info);
-		if (s)
-			return s;
-		members = pw_db_flood_members(db, flood_id);
-		s = pw_outbox_queue_flood(db, cfg, &info,
-					  (const int64_t *)(void *)members->data,
-					  members->len);
-		g_array_unref(members);
-		pw_db_flood_info_release(&info);
-		if (s)
-			return s;
-	}
-	why = g_strdup_printf("part of flood %" G_GINT64_FORMAT
-			      ": answered once, for the whole flood", flood_id);
-	s = pw_outbox_hold_message(db, cfg, message_id, why);
-	g_free(why);
-	return s;
 }
 
 /*
@@ -366,14 +321,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 		return s;
 	/* In the same transaction: a stored patch always has its reply
 	 * decision stored with it, whatever happens next. */
-	if (flood_id)
-		return reply_flood(db, cfg, flood_id, id);
-	if (m->tags.total >= cfg->flood_count && !m->in_reply_to &&
-	    !(m->references && m->references[0]))
-		return pw_outbox_hold_message(db, cfg, id,
-			"an unthreaded patch of a series announced as large: "
-			"held until it is clear whether it is a flood");
-	return pw_outbox_queue_message(db, cfg, id);
+	return pw_reply_policy_new_patch(db, cfg, id, m, flood_id);
 }
 
 /*

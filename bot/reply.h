@@ -2,7 +2,7 @@
  * patchwarden: composing replies with GMime.  A reply answers one patch
  * (or a whole series) with its findings, or a whole flood with one
  * summary.  The composer takes plain data and returns the message in
- * wire form (CRLF); it never decides who gets mail (bot/outbox.c
+ * wire form (CRLF); it never decides who gets mail (bot/reply_policy.c
  * does).
  *
  * Every byte that comes from mail and reaches a header is cleaned

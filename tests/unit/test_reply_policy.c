@@ -1,8 +1,7 @@
 /*
- * Unit tests for bot/outbox.c on a real SQLite file: the policy (what
- * is answered, what is held back and why), the flood summary that
- * replaces per-patch replies and is stored once, and the one reply to a
- * series.  The outbox state machine is tested in test_outbox.c.
+ * Unit tests for bot/reply_policy.c on a real SQLite file: what is
+ * answered, what is held back and why, the flood summary that replaces
+ * per-patch replies and is stored once, and the one reply to a series.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +14,7 @@
 
 #include "bot/config.h"
 #include "bot/mail.h"
-#include "bot/outbox.h"
+#include "bot/reply_policy.h"
 #include "db/outbox.h"
 #include "db/series.h"
 
@@ -127,11 +126,11 @@ static void test_policy(void **state)
 	int64_t n;
 	char *s;
 
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, b), PW_OK);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, c), PW_OK);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, d), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, a), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, a), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, b), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, c), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, d), PW_OK);
 	s = state_of(f, "msg:a@x");
 	assert_string_equal(s, "pending");
 	g_free(s);
@@ -167,11 +166,11 @@ static void test_flood(void **state)
 	m[1] = add_patch(f, "f2@x", "baole@example.com", NULL, false);
 	m[2] = add_patch(f, "f3@x", "baole@example.com", NULL, false);
 	for (i = 0; i < 2; i++)
-		assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, m[i]), PW_OK);
-	assert_int_equal(pw_outbox_hold_message(f->db, f->cfg, m[2],
+		assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, m[i]), PW_OK);
+	assert_int_equal(pw_reply_policy_hold(f->db, f->cfg, m[2],
 						"part of flood burst-7"), PW_OK);
-	assert_int_equal(pw_outbox_queue_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
-	assert_int_equal(pw_outbox_queue_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
+	assert_int_equal(pw_reply_policy_answer_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
+	assert_int_equal(pw_reply_policy_answer_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
 	s = state_of(f, "msg:f1@x");
 	assert_string_equal(s, "suppressed");
 	g_free(s);
@@ -256,9 +255,9 @@ static void test_series(void **state)
 	assert_int_equal(s2, series);
 	add_member(f, "p2@x", "patch", 2, "[PATCH 2/2] foo: two", &s2);
 	assert_int_equal(s2, series);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, p1), PW_OK);
-	assert_int_equal(pw_outbox_queue_series(f->db, f->cfg, series), PW_OK);
-	assert_int_equal(pw_outbox_queue_series(f->db, f->cfg, series), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, p1), PW_OK);
+	assert_int_equal(pw_reply_policy_answer_series(f->db, f->cfg, series), PW_OK);
+	assert_int_equal(pw_reply_policy_answer_series(f->db, f->cfg, series), PW_OK);
 	s = state_of(f, "msg:p1@x");
 	assert_string_equal(s, "suppressed");
 	g_free(s);
