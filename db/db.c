@@ -942,8 +942,8 @@ enum pw_status pw_db_findings_add(struct pw_db *db, int64_t patch_id,
 		const struct pw_finding *f = findings->pdata[i];
 
 		st = pw_db_stmt(db, "INSERT INTO finding(patch, rule, severity,"
-				" file, line, col, message, fix, added_line)"
-				" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+				" file, line, col, message, fix)"
+				" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
 		sqlite3_bind_int64(st, 1, patch_id);
 		pw_db_bind_text(st, 2, f->rule);
 		sqlite3_bind_int(st, 3, f->severity);
@@ -952,7 +952,13 @@ enum pw_status pw_db_findings_add(struct pw_db *db, int64_t patch_id,
 		sqlite3_bind_int(st, 6, f->column);
 		pw_db_bind_text(st, 7, f->message ? f->message : "");
 		pw_db_bind_text(st, 8, f->fix);
-		pw_db_bind_text(st, 9, f->added_line);
+		s = pw_db_done(db, st);
+		if (s || !f->added_line)
+			continue;
+		/* The line it quotes; deleting the finding deletes it. */
+		st = pw_db_stmt(db, "INSERT OR REPLACE INTO finding_line(finding, text)"
+				" VALUES (last_insert_rowid(), ?1)");
+		pw_db_bind_text(st, 1, f->added_line);
 		s = pw_db_done(db, st);
 	}
 	if (!s) {

@@ -531,8 +531,8 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT f.rule, f.severity, f.file, f.line, f.col, f.message, f.fix,"
-		" f.added_line"
-		" FROM finding f JOIN patch p ON p.id = f.patch"
+		" l.text FROM finding f JOIN patch p ON p.id = f.patch"
+		" LEFT JOIN finding_line l ON l.finding = f.id"
 		" WHERE p.message = ?1 ORDER BY f.id");
 	GPtrArray *v = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)pw_finding_free);

@@ -205,8 +205,8 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
  * Reads the stored findings of the patch carried by message id, in
  * stored order, into *out: a new GPtrArray of struct pw_finding * that
  * frees them itself (g_ptr_array_unref).  rule points at an interned
- * string; added_line is the text stored with the finding.  Findings
- * stored before the schema kept that text (user_version 7) have none:
+ * string; added_line is the line stored with the finding (finding_line).
+ * Findings stored before the schema kept it (user_version 7) have none:
  * their replies give file and line without quoting it, until "db
  * recheck" stores it.
  */

@@ -491,18 +491,19 @@ is "a 2-day-old patch is answered" \
 
 # ---- 11. the quoted line is stored with its finding ----
 # A reply is composed from stored rows: each finding keeps the text of
-# the added line it is about, and "db recheck" stores it again (for
-# findings stored before the schema kept it).
+# the added line it is about (finding_line), and "db recheck" stores it
+# again (for findings stored before the schema kept it).
 mkdir -p "$T/line"
 LDB=$T/line/pw.db
 mkmail "$T/line.mbox" 70 1 prefix=line
 $PW ingest -q --list linux-foo --db "$LDB" "$T/line.mbox" >/dev/null 2>"$T/err"
 is "the finding stores the line it quotes" \
-	"$(q "$LDB" "SELECT file || ':' || line || ':' || col || ':' || added_line FROM finding")" \
+	"$(q "$LDB" "SELECT file || ':' || line || ':' || col || ':' || text
+		FROM finding JOIN finding_line ON finding = finding.id")" \
 	"$(printf 'drivers/foo/foo70.c:12:30:\tdebugfs_create_file("knob", 0666, d, NULL, &knob_fops);')"
-q "$LDB" "UPDATE finding SET added_line = NULL"
+q "$LDB" "DELETE FROM finding_line"
 out=$($PW db --db "$LDB" recheck 2>"$T/err")
 is "db recheck: one patch rechecked" "$out" "rechecked=1 findings=1"
 is "db recheck stores the line again" \
-	"$(q "$LDB" "SELECT added_line FROM finding")" \
+	"$(q "$LDB" "SELECT text FROM finding JOIN finding_line ON finding = finding.id")" \
 	"$(printf '\tdebugfs_create_file("knob", 0666, d, NULL, &knob_fops);')"

@@ -184,7 +184,7 @@ static void test_old_findings(void **state)
 	char *text;
 
 	/* Stored before the schema kept the lines: listed, not quoted. */
-	exec(f, "UPDATE finding SET added_line = NULL");
+	exec(f, "DELETE FROM finding_line");
 	exec(f, "UPDATE message SET backfill = 0");
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
 	text = reply_text(f);
