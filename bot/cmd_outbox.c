@@ -17,8 +17,8 @@
 #include "bot/cli.h"
 #include "bot/cmd.h"
 #include "bot/log.h"
-#include "bot/outbox.h"
 #include "bot/printer.h"
+#include "bot/reply_send.h"
 #include "db/outbox.h"
 
 /* One line of "list": tab-separated, the note last when there is one. */
@@ -116,10 +116,11 @@ static bool parse_id(const char *s, int64_t *id)
 static int show(struct pw_db *db, int64_t id, enum pw_format fmt)
 {
 	struct pw_outbox_row *r = NULL;
-	enum pw_status s = pw_db_outbox_get(db, id, true, &r);
+	bool found;
+	enum pw_status s = pw_db_outbox_get(db, id, true, &r, &found);
 	struct pw_printer *p;
 
-	if (s == PW_ERR_INPUT) {
+	if (!s && !found) {
 		fprintf(stderr, "patchwarden outbox: no reply %" G_GINT64_FORMAT "\n", id);
 		return 2;
 	}
@@ -137,10 +138,10 @@ static int show(struct pw_db *db, int64_t id, enum pw_format fmt)
 static int send(struct pw_db *db, const struct pw_config *cfg, bool all,
 		int limit)
 {
-	struct pw_outbox_send_opts o = { .limit = limit, .all = all };
-	struct pw_outbox_stats st;
+	struct pw_reply_send_opts o = { .limit = limit, .all = all };
+	struct pw_reply_send_stats st;
 	char *err = NULL;
-	enum pw_status s = pw_outbox_send_due(db, cfg, &o, &st, &err);
+	enum pw_status s = pw_reply_send_due(db, cfg, &o, &st, &err);
 	const struct pw_count n[] = {
 		{ "attempted", st.attempted }, { "sent", st.sent },
 		{ "deferred", st.deferred }, { "failed", st.failed },

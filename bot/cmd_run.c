@@ -22,7 +22,7 @@
 #include "bot/cmd.h"
 #include "bot/ingest.h"
 #include "bot/log.h"
-#include "bot/outbox.h"
+#include "bot/reply_send.h"
 
 int pw_cmd_run(int argc, char **argv)
 {
@@ -35,8 +35,8 @@ int pw_cmd_run(int argc, char **argv)
 	};
 	struct pw_ingest_counts counts = { 0 };
 	struct pw_ingest_opts o = { 0 };
-	struct pw_outbox_send_opts so = { 0 };
-	struct pw_outbox_stats ost = { 0 };
+	struct pw_reply_send_opts so = { 0 };
+	struct pw_reply_send_stats ost = { 0 };
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
 	char *err = NULL;
@@ -70,7 +70,7 @@ int pw_cmd_run(int argc, char **argv)
 	 * they do not make the delivery fail, which an MTA piping the mail
 	 * here would bounce.
 	 */
-	if (pw_outbox_send_due(db, cfg, &so, &ost, &err)) {
+	if (pw_reply_send_due(db, cfg, &so, &ost, &err)) {
 		pw_warn("outbox: %s; the replies wait for the next send",
 			err ? err : "sending failed");
 		g_clear_pointer(&err, g_free);

@@ -19,7 +19,7 @@
 #include "bot/printer.h"
 #include "bot/log.h"
 #include "bot/mail.h"
-#include "bot/outbox.h"
+#include "bot/reply_policy.h"
 #include "bot/source.h"
 #include "checks/rules.h"
 #include "db/flood.h"
@@ -90,6 +90,9 @@ static void process(struct job *j, const struct pw_config *cfg,
 	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
 	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
 	pw_check_patch(p, &co, j->findings);
+	/* The quoted lines travel with the findings: a reply reads them
+	 * from the store, never from the patch again. */
+	pw_patch_quote_findings(p, j->findings);
 	if (!o->no_floods) {
 		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;
 
@@ -162,69 +165,6 @@ static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
 	ob.threaded = m->in_reply_to || (m->references && m->references[0]);
 	ob.fp = &j->fp;
 	return pw_db_flood_observe(db, ff, &ob, &fp, flood_id);
-}
-
-/*
- * A patch of a flood gets no reply of its own (held, with the reason,
- * so that it stays visible); the flood gets one summary, queued by the
- * patch that made it one.
- */
-static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
-				  int64_t flood_id, int64_t message_id)
-{
-	struct pw_flood_info info;
-	struct pw_flood_facts f;
-	GArray *members;
-	enum pw_status s;
-	bool already;
-	char *why;
-	int rule;
-
-	s = pw_db_flood_kind(db, flood_id, &rule, NULL, NULL);
-	if (s)
-		return s == PW_ERR_INPUT ? PW_ERR_DB : s;
-	if (rule != PW_R_FLOOD)
-		/* A large series sent properly, threaded under a cover
-		 * letter: its finding is stored, its patches are answered
-		 * as any other patch is. */
-		return pw_outbox_queue_message(db, cfg, message_id);
-	s = pw_db_flood_mark_reported(db, flood_id, &already);
-	if (s)
-		return s;
-	if (!already) {
-		s = pw_db_flood_info(db, flood_id, &info);
-		if (s)
-			return s;
-		memset(&f, 0, sizeof(f));
-		f.key = info.key;
-		f.sender_name = info.sender_name;
-		f.sender_addr = info.sender_addr;
-		f.size = info.size;
-		f.announced = info.claimed_total;
-		f.subject = info.subject;
-		f.lists = (const char *const *)info.lists;
-		f.recipients = info.recipients;
-		f.first_seen = info.first_seen;
-		f.last_seen = info.last_seen;
-		f.threaded = info.threaded;
-		f.answer_msgid = info.first_msgid;
-		f.answer_refs = (const char *const *)info.first_refs;
-		s = pw_db_flood_members(db, flood_id, &members);
-		if (!s) {
-			s = pw_outbox_queue_flood(db, cfg, &f,
-						  (const int64_t *)(void *)members->data,
-						  members->len);
-			g_array_unref(members);
-		}
-		pw_db_flood_info_release(&info);
-		if (s)
-			return s;
-	}
-	why = g_strdup_printf("part of flood %" G_GINT64_FORMAT
-			      ": answered once, for the whole flood", flood_id);
-	s = pw_outbox_hold_message(db, cfg, message_id, why);
-	g_free(why);
-	return s;
 }
 
 /*
@@ -395,18 +335,9 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	if (s || !o->reply)
 		return s;
 	/* In the same transaction: a stored patch always has its reply
-	 * decision stored with it, whatever happens next.  A list that
-	 * switches FLOOD off answers its patches one by one. */
-	if (!pw_rule_on(&co, PW_R_FLOOD))
-		return pw_outbox_queue_message(db, cfg, id);
-	if (flood_id)
-		return reply_flood(db, cfg, flood_id, id);
-	if (m->tags.total >= cfg->flood_count && !m->in_reply_to &&
-	    !(m->references && m->references[0]))
-		return pw_outbox_hold_message(db, cfg, id,
-			"an unthreaded patch of a series announced as large: "
-			"held until it is clear whether it is a flood");
-	return pw_outbox_queue_message(db, cfg, id);
+	 * decision stored with it, whatever happens next. */
+	return pw_reply_policy_new_patch(db, cfg, id, m, flood_id,
+					 pw_rule_on(&co, PW_R_FLOOD));
 }
 
 /*

@@ -34,6 +34,19 @@ void pw_reply_free(struct pw_reply *r)
 	g_free(r);
 }
 
+/* Who writes, to whom, and what the reply answers.  All borrowed. */
+struct head {
+	const struct pw_reply_self *me;
+	const char *to_name;		/* the author's name as read from mail */
+	const char *to_addr;		/* the author's address */
+	const char *const *cc;		/* addresses, NULL-terminated, or NULL */
+	const char *parent_msgid;	/* the answered Message-ID (no <>), or
+					 * NULL when it cannot be threaded */
+	const char *const *parent_refs;	/* its References, oldest first, or NULL */
+	const char *parent_subject;	/* its decoded subject */
+	const char *list;		/* the list it came through, or NULL */
+};
+
 /* ---- cleaning what comes from mail ---- */
 
 char *pw_reply_clean(const char *s, size_t max)
@@ -269,7 +282,7 @@ static void append_item(GString *b, size_t no, const struct pw_reply_item *it)
 	const struct pw_finding *f = it->f;
 	char *file = pw_reply_clean(f->file && *f->file ? f->file : "(patch)", 200);
 	char *msg = pw_reply_clean(f->message, 600);
-	char *line = it->added_line ? clean_code(it->added_line, MAX_QUOTE) : NULL;
+	char *line = f->added_line ? clean_code(f->added_line, MAX_QUOTE) : NULL;
 	char *fix = f->fix ? clean_code(f->fix, MAX_QUOTE) : NULL;
 
 	if (f->line > 0)
@@ -302,7 +315,7 @@ static void append_greeting(GString *b, const char *name)
 	g_free(n);
 }
 
-static void append_footer(GString *b, const struct pw_reply_head *h,
+static void append_footer(GString *b, const struct head *h,
 			  bool flood)
 {
 	char *list = h->list ? pw_reply_clean(h->list, 100) : NULL;
@@ -319,7 +332,7 @@ static void append_footer(GString *b, const struct pw_reply_head *h,
 	else
 		wrap(b, "", "To run the same check on your patch before sending:");
 	g_string_append(b, "\n    patchwarden check 0001-your-change.patch\n\n");
-	if (h->reply_to)
+	if (h->me->reply_to)
 		wrap(b, "", "If this report is wrong, please reply to this "
 		     "message (replies reach the people who run the bot) and "
 		     "say what patchwarden got wrong.");
@@ -327,8 +340,8 @@ static void append_footer(GString *b, const struct pw_reply_head *h,
 		wrapf(b, "", "If this report is wrong, please say so on %s, "
 		      "so that the maintainers can correct the bot.",
 		      list && *list ? list : "the list");
-	if (h->dashboard_url) {
-		char *url = pw_reply_clean(h->dashboard_url, 300);
+	if (h->me->dashboard_url) {
+		char *url = pw_reply_clean(h->me->dashboard_url, 300);
 
 		wrapf(b, "", "Every finding, and what the maintainers decided, is "
 		      "on the dashboard: %s", url);
@@ -351,7 +364,7 @@ static void add_mailbox(InternetAddressList *l, const char *name,
 }
 
 /* Builds "<a> <b> ... <parent>" from the parent's references. */
-static char *references(const struct pw_reply_head *h)
+static char *references(const struct head *h)
 {
 	GString *s = g_string_new(NULL);
 	size_t n = 0, i;
@@ -405,7 +418,7 @@ static bool wire_ok(const char *p, size_t len)
 	return !in_headers;
 }
 
-static enum pw_status build(const struct pw_reply_head *h, const char *body,
+static enum pw_status build(const struct head *h, const char *body,
 			    struct pw_reply **out, char **err)
 {
 	GMimeMessage *m = NULL;
@@ -422,27 +435,27 @@ static enum pw_status build(const struct pw_reply_head *h, const char *body,
 	size_t i;
 
 	*out = NULL;
-	if (!pw_reply_addr_ok(h->from_addr)) {
+	if (!pw_reply_addr_ok(h->me->addr)) {
 		*err = g_strdup_printf("unusable sender address '%s'",
-				       h->from_addr ? h->from_addr : "");
+				       h->me->addr ? h->me->addr : "");
 		goto out;
 	}
 	if (!pw_reply_addr_ok(h->to_addr)) {
 		*err = g_strdup("unusable recipient address");
 		goto out;
 	}
-	if (!pw_reply_msgid_ok(h->msgid)) {
+	if (!pw_reply_msgid_ok(h->me->msgid)) {
 		*err = g_strdup("unusable Message-ID for the reply");
 		goto out;
 	}
 	pw_mail_init();
 
 	m = g_mime_message_new(TRUE);
-	add_mailbox(g_mime_message_get_from(m), h->from_name ? h->from_name :
-		    "patchwarden", h->from_addr);
-	if (h->reply_to) {
+	add_mailbox(g_mime_message_get_from(m), h->me->name ? h->me->name :
+		    "patchwarden", h->me->addr);
+	if (h->me->reply_to) {
 		InternetAddressList *l = internet_address_list_parse(NULL,
-								      h->reply_to);
+								      h->me->reply_to);
 		int k, n = l ? internet_address_list_length(l) : 0;
 
 		for (k = 0; k < n; k++) {
@@ -473,7 +486,7 @@ static enum pw_status build(const struct pw_reply_head *h, const char *body,
 		low = g_ascii_strdown(h->cc[i], -1);
 		for (k = 0; k < rcpt->len; k++)
 			dup |= !strcmp(g_ptr_array_index(rcpt, k), low);
-		if (dup || !g_ascii_strcasecmp(low, h->from_addr)) {
+		if (dup || !g_ascii_strcasecmp(low, h->me->addr)) {
 			g_free(low);
 			continue;
 		}
@@ -485,9 +498,9 @@ static enum pw_status build(const struct pw_reply_head *h, const char *body,
 
 	subject = pw_reply_subject(h->parent_subject);
 	g_mime_message_set_subject(m, subject, "utf-8");
-	date = g_date_time_new_from_unix_utc(h->date);
+	date = g_date_time_new_from_unix_utc(h->me->date);
 	g_mime_message_set_date(m, date);
-	g_mime_message_set_message_id(m, h->msgid);
+	g_mime_message_set_message_id(m, h->me->msgid);
 	if (h->parent_msgid && pw_reply_msgid_ok(h->parent_msgid)) {
 		char *irt = g_strdup_printf("<%s>", h->parent_msgid);
 
@@ -528,7 +541,7 @@ static enum pw_status build(const struct pw_reply_head *h, const char *body,
 		goto out;
 	}
 	r = g_new0(struct pw_reply, 1);
-	r->msgid = g_strdup(h->msgid);
+	r->msgid = g_strdup(h->me->msgid);
 	r->subject = subject;
 	subject = NULL;
 	r->to = g_ascii_strdown(h->to_addr, -1);
@@ -559,11 +572,24 @@ out:
 	return st;
 }
 
-enum pw_status pw_reply_patch(const struct pw_reply_head *h,
+enum pw_status pw_reply_patch(const struct pw_reply_self *me,
+			      const struct pw_mail *parent,
+			      const char *const *cc, const char *list,
 			      const struct pw_reply_item *items, size_t n,
 			      size_t max_listed, struct pw_reply **out,
 			      char **err)
 {
+	struct head head = {
+		.me = me,
+		.to_name = parent->from_name,
+		.to_addr = parent->from_addr,
+		.cc = cc,
+		.parent_msgid = parent->msgid_derived ? NULL : parent->msgid,
+		.parent_refs = (const char *const *)parent->references,
+		.parent_subject = parent->subject,
+		.list = list,
+	};
+	const struct head *h = &head;
 	GString *b = g_string_new(NULL);
 	char *subj = pw_reply_clean(h->parent_subject, MAX_SUBJECT);
 	const char *last_patch = NULL;
@@ -631,10 +657,20 @@ static char *format_span(int64_t secs)
 	return g_strdup_printf("%d days", (int)(secs / 86400));
 }
 
-enum pw_status pw_reply_flood(const struct pw_reply_head *h,
-			      const struct pw_flood_facts *f,
+enum pw_status pw_reply_flood(const struct pw_reply_self *me,
+			      const struct pw_flood_info *f,
 			      struct pw_reply **out, char **err)
 {
+	struct head head = {
+		.me = me,
+		.to_name = f->sender_name,
+		.to_addr = f->sender_addr,
+		.parent_msgid = f->first_msgid,
+		.parent_refs = (const char *const *)f->first_refs,
+		.parent_subject = f->subject,
+		.list = f->lists && f->lists[0] ? f->lists[0] : NULL,
+	};
+	const struct head *h = &head;
 	GString *b = g_string_new(NULL), *lists = g_string_new(NULL);
 	char *subj = pw_reply_clean(f->subject, MAX_SUBJECT);
 	char *first = format_time(f->first_seen), *last = format_time(f->last_seen);
@@ -655,9 +691,9 @@ enum pw_status pw_reply_flood(const struct pw_reply_head *h,
 	      "(from %s to %s), all titled like this one:", f->size, span,
 	      first, last);
 	g_string_append_printf(b, "\n    %s\n\n", subj);
-	if (f->announced > f->size)
+	if (f->claimed_total > f->size)
 		wrapf(b, "", "Their numbering announces %d patches in all.",
-		      f->announced);
+		      f->claimed_total);
 	wrapf(b, "", "They were %s and reached %zu list%s (%s) and %d "
 	      "people.", f->threaded ? "sent as one thread" :
 	      "sent as separate threads, with no cover letter,",

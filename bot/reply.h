@@ -2,7 +2,8 @@
  * patchwarden: composing replies with GMime.  A reply answers one patch
  * (or a whole series) with its findings, or a whole flood with one
  * summary.  The composer takes plain data and returns the message in
- * wire form (CRLF); it never decides who gets mail (bot/outbox.c does).
+ * wire form (CRLF); it never decides who gets mail (bot/reply_policy.c
+ * does).
  *
  * Every byte that comes from mail and reaches a header is cleaned
  * (control characters become spaces, runs of white space fold, the text
@@ -17,51 +18,26 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "checks/message.h"
 #include "checks/status.h"
 #include "checks/patch.h"
+#include "db/flood.h"
 
-/* Who writes, to whom, and what the reply answers.  All borrowed. */
-struct pw_reply_head {
-	const char *from_name;		/* the bot's display name, or NULL */
-	const char *from_addr;		/* the bot's address */
+/* The bot, as one reply presents it.  All borrowed. */
+struct pw_reply_self {
+	const char *name;		/* the bot's display name, or NULL */
+	const char *addr;		/* the bot's address */
 	const char *reply_to;		/* an address list (configuration), or NULL */
-	const char *to_name;		/* the author's name as read from mail */
-	const char *to_addr;		/* the author's address */
-	const char *const *cc;		/* addresses, NULL-terminated, or NULL */
-	const char *parent_msgid;	/* the answered Message-ID (no <>), or
-					 * NULL when it cannot be threaded */
-	const char *const *parent_refs;	/* its References, oldest first, or NULL */
-	const char *parent_subject;	/* its decoded subject */
+	const char *dashboard_url;	/* or NULL */
 	const char *msgid;		/* the reply's own, pw_reply_msgid() */
 	int64_t date;			/* Unix time of the Date header */
-	const char *list;		/* the list it came through, or NULL */
-	const char *dashboard_url;	/* or NULL */
 };
 
-/* One finding to report, with the added line it is about. */
+/* One finding to report; it quotes f->added_line when there is one. */
 struct pw_reply_item {
 	const struct pw_finding *f;
-	const char *added_line;		/* the line's text without '+', or NULL */
 	const char *patch;		/* the patch's subject when a reply covers
 					 * several patches (a series), else NULL */
-};
-
-/* The facts of a flood that its one summary reply reports.  Borrowed. */
-struct pw_flood_facts {
-	const char *key;		/* stable identity of the flood: the summary's
-					 * Message-ID and "answered once" key */
-	const char *sender_name;
-	const char *sender_addr;
-	int size;			/* patches seen */
-	int announced;			/* N of "[PATCH n/N]", 0 when none */
-	const char *subject;		/* a representative subject */
-	const char *const *lists;	/* lists it reached, NULL-terminated */
-	int recipients;			/* distinct people it reached */
-	int64_t first_seen, last_seen;	/* Unix times */
-	bool threaded;			/* sent as one thread */
-	const char *answer_msgid;	/* the message the summary answers (the
-					 * first patch seen), or NULL */
-	const char *const *answer_refs;	/* its References, or NULL */
 };
 
 /* A composed reply.  Owns everything. */
@@ -76,23 +52,29 @@ struct pw_reply {
 void pw_reply_free(struct pw_reply *r);
 
 /*
- * Composes the reply to one patch (or a series: items then carry their
- * patch's subject) listing the n findings of items; at most max_listed
- * are written out, the rest are counted.  Returns PW_ERR_INPUT with a
- * new reason in *err when the head cannot make a valid message (an
- * unusable address).  *out is new: pw_reply_free().
+ * Composes the reply to parent, a patch (or the cover letter or first
+ * patch of a series: items then carry their patch's subject), as read
+ * from the store: to its sender, threaded under it unless its
+ * Message-ID was derived, with a copy to each address of cc
+ * (NULL-terminated, or NULL), and naming list (or NULL) as the list it
+ * came through.  Lists the n findings of items; at most max_listed are
+ * written out, the rest are counted.  Returns PW_ERR_INPUT with a new
+ * reason in *err when no valid message can be made (an unusable
+ * address).  *out is new: pw_reply_free().
  */
-enum pw_status pw_reply_patch(const struct pw_reply_head *h,
+enum pw_status pw_reply_patch(const struct pw_reply_self *me,
+			      const struct pw_mail *parent,
+			      const char *const *cc, const char *list,
 			      const struct pw_reply_item *items, size_t n,
 			      size_t max_listed, struct pw_reply **out,
 			      char **err);
 
 /*
- * Composes the one summary reply to a flood, addressed as h says (h's
- * parent fields name the message answered).  Same results as above.
+ * Composes the one summary reply to flood f, as recorded: to its
+ * sender, threaded under its first member.  Same results as above.
  */
-enum pw_status pw_reply_flood(const struct pw_reply_head *h,
-			      const struct pw_flood_facts *f,
+enum pw_status pw_reply_flood(const struct pw_reply_self *me,
+			      const struct pw_flood_info *f,
 			      struct pw_reply **out, char **err);
 
 /*

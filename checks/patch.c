@@ -23,8 +23,54 @@ void pw_patch_free(struct pw_patch *p)
 	for (i = 0; i < p->nproblems; i++)
 		g_free(p->problems[i].message);
 	g_free(p->problems);
+	g_free(p->added);
 	g_free(p->text);
 	g_free(p);
+}
+
+/* Indexes the added lines of p by patch_no. */
+static void index_added(struct pw_patch *p)
+{
+	size_t i, k, n = 1;
+
+	for (i = 0; i < p->nfiles; i++)
+		for (k = 0; k < p->files[i].nlines; k++)
+			if (p->files[i].lines[k].patch_no >= (int)n)
+				n = (size_t)p->files[i].lines[k].patch_no + 1;
+	p->added = g_new0(const struct pw_dline *, n);
+	p->nadded = n;
+	for (i = 0; i < p->nfiles; i++)
+		for (k = 0; k < p->files[i].nlines; k++) {
+			const struct pw_dline *d = &p->files[i].lines[k];
+
+			if (d->kind == '+' && d->patch_no > 0)
+				p->added[d->patch_no] = d;
+		}
+}
+
+const struct pw_dline *pw_patch_added_line(struct pw_patch *p, int patch_no)
+{
+	if (!p->added)
+		index_added(p);
+	if (patch_no <= 0 || (size_t)patch_no >= p->nadded)
+		return NULL;
+	return p->added[patch_no];
+}
+
+void pw_patch_quote_findings(struct pw_patch *p, GPtrArray *findings)
+{
+	guint i;
+
+	for (i = 0; findings && i < findings->len; i++) {
+		struct pw_finding *f = g_ptr_array_index(findings, i);
+		const struct pw_dline *d;
+
+		if (f->line <= 0 || f->added_line)
+			continue;
+		d = pw_patch_added_line(p, f->patch_no);
+		if (d && d->new_no == f->line)
+			f->added_line = g_strndup(d->text, d->len);
+	}
 }
 
 const char *pw_file_path(const struct pw_file *f)
@@ -88,5 +134,6 @@ void pw_finding_free(struct pw_finding *f)
 	g_free(f->message);
 	g_free(f->fix);
 	g_free(f->replacement);
+	g_free(f->added_line);
 	g_free(f);
 }

@@ -69,6 +69,10 @@ struct pw_patch {
 	size_t nfiles;
 	struct pw_diff_problem *problems;
 	size_t nproblems;
+	/* The added lines by their line in the diff text (patch_no), NULL
+	 * elsewhere: built by the first pw_patch_added_line() call. */
+	const struct pw_dline **added;
+	size_t nadded;
 };
 
 /*
@@ -85,6 +89,14 @@ struct pw_patch *pw_diff_parse(const char *text, size_t len);
 #define PW_DIFF_MAX_LINE 65536		/* longer lines are cut for the rules */
 
 void pw_patch_free(struct pw_patch *p);
+
+/*
+ * The added line at line patch_no of the diff text, or NULL when that
+ * line is not an added line.  The first call indexes the whole patch in
+ * one pass (p keeps the index until pw_patch_free), so that each lookup
+ * after it takes constant time.
+ */
+const struct pw_dline *pw_patch_added_line(struct pw_patch *p, int patch_no);
 
 /* The path a finding is reported against: new_path, else old_path. */
 const char *pw_file_path(const struct pw_file *f);
@@ -120,9 +132,19 @@ struct pw_finding {
 	 */
 	size_t fix_from, fix_to;
 	char *replacement;
+	char *added_line;	/* the added line it is about, without the '+',
+				 * or NULL: set by pw_patch_quote_findings() */
 };
 
 void pw_finding_free(struct pw_finding *f);
+
+/*
+ * Gives each finding of findings (struct pw_finding *) that is about an
+ * added line of p a copy of that line's text (added_line), so that the
+ * text can be stored and quoted without the patch.  Linear in the patch
+ * and the findings.
+ */
+void pw_patch_quote_findings(struct pw_patch *p, GPtrArray *findings);
 
 /*
  * Returns a new finding with copies of file and message and no fix; the

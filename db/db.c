@@ -992,6 +992,13 @@ enum pw_status pw_db_findings_add(struct pw_db *db, int64_t patch_id,
 		pw_db_bind_text(st, 7, f->message ? f->message : "");
 		pw_db_bind_text(st, 8, f->fix);
 		s = pw_db_done(db, st);
+		if (s || !f->added_line)
+			continue;
+		/* The line it quotes; deleting the finding deletes it. */
+		st = pw_db_stmt(db, "INSERT OR REPLACE INTO finding_line(finding, text)"
+				" VALUES (last_insert_rowid(), ?1)");
+		pw_db_bind_text(st, 1, f->added_line);
+		s = pw_db_done(db, st);
 	}
 	if (!s) {
 		st = pw_db_stmt(db, "UPDATE patch SET checked_at = ?2 WHERE id = ?1");

@@ -160,7 +160,7 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
  * The message row ids of every member of flood flood_id, oldest Date
  * first, into *out: a new GArray of int64_t (g_array_unref), empty when
  * there is no such flood.  What the reply stage passes to
- * pw_outbox_queue_flood().  On a database error *out is NULL.
+ * pw_reply_policy_answer_flood().  On a database error *out is NULL.
  */
 enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
 				   GArray **out);

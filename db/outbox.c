@@ -112,34 +112,41 @@ enum pw_status pw_db_outbox_add(struct pw_db *db, const struct pw_outbox_new *n,
 	return PW_OK;
 }
 
-bool pw_db_outbox_answered(struct pw_db *db, const char *key)
+/* Whether the one-parameter query st, bound, finds a row. */
+static enum pw_status exists(struct pw_db *db, sqlite3_stmt *st, bool *found)
+{
+	int rc = sqlite3_step(st);
+
+	*found = rc == SQLITE_ROW;
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+}
+
+enum pw_status pw_db_outbox_answered(struct pw_db *db, const char *key,
+				     bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT 1 FROM outbox WHERE answers = ?1");
-	bool found;
 
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_reset(st);
-	return found;
+	return exists(db, st, found);
 }
 
-bool pw_db_outbox_is_own(struct pw_db *db, const char *msgid)
+enum pw_status pw_db_outbox_is_own(struct pw_db *db, const char *msgid,
+				   bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT 1 FROM outbox WHERE msgid = ?1");
-	bool found;
 
 	sqlite3_bind_text(st, 1, msgid, -1, SQLITE_TRANSIENT);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_reset(st);
-	return found;
+	return exists(db, st, found);
 }
 
-int64_t pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
-				 int64_t since)
+enum pw_status pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
+					int64_t since, int64_t *n)
 {
 	sqlite3_stmt *st;
-	int64_t n = -1;
+	int rc;
 
+	*n = 0;
 	if (rcpt) {
 		st = pw_db_stmt(db, "SELECT count(*) FROM outbox"
 			" WHERE rcpt_to = ?1 AND created_at >= ?2"
@@ -151,10 +158,11 @@ int64_t pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
 			" AND state IN ('pending','sending','sent')");
 	}
 	sqlite3_bind_int64(st, 2, since);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return n;
+	return rc == SQLITE_ROW ? PW_OK : pw_db_status(db, rc);
 }
 
 #define ROW_COLUMNS \
@@ -191,7 +199,7 @@ static struct pw_outbox_row *read_row(sqlite3_stmt *st)
 }
 
 enum pw_status pw_db_outbox_get(struct pw_db *db, int64_t id, bool with_raw,
-				struct pw_outbox_row **out)
+				struct pw_outbox_row **out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT " ROW_COLUMNS ", raw FROM outbox WHERE id = ?1");
@@ -199,16 +207,16 @@ enum pw_status pw_db_outbox_get(struct pw_db *db, int64_t id, bool with_raw,
 	int rc;
 
 	*out = NULL;
+	*found = false;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*out = read_row(st);
+		*found = true;
 		if (with_raw)
 			(*out)->raw = g_bytes_new(sqlite3_column_blob(st, 20),
 						  (gsize)sqlite3_column_bytes(st, 20));
-	} else if (rc == SQLITE_DONE) {
-		s = PW_ERR_INPUT;
-	} else {
+	} else if (rc != SQLITE_DONE) {
 		s = pw_db_status(db, rc);
 	}
 	sqlite3_reset(st);
@@ -351,6 +359,7 @@ enum pw_status pw_db_outbox_release(struct pw_db *db, int64_t id, int64_t now,
 	struct pw_outbox_row *r = NULL;
 	enum pw_status s;
 	int n = 0;
+	bool found;
 
 	*why = NULL;
 	sqlite3_bind_int64(st, 1, id);
@@ -358,8 +367,8 @@ enum pw_status pw_db_outbox_release(struct pw_db *db, int64_t id, int64_t now,
 	s = write1(db, st, &n);
 	if (s || n == 1)
 		return s;
-	s = pw_db_outbox_get(db, id, false, &r);
-	if (s == PW_ERR_INPUT)
+	s = pw_db_outbox_get(db, id, false, &r, &found);
+	if (!s && !found)
 		*why = "no such reply";
 	else if (!s && !strcmp(r->state, "sent"))
 		*why = "already sent";
@@ -398,16 +407,7 @@ void pw_outbox_msg_free(struct pw_outbox_msg *m)
 {
 	if (!m)
 		return;
-	g_free(m->msgid);
-	g_free(m->kind);
-	g_free(m->from_name);
-	g_free(m->from_addr);
-	g_free(m->subject);
-	g_free(m->in_reply_to);
-	g_strfreev(m->references);
-	g_free(m->list_id);
-	g_free(m->auto_submitted);
-	g_strfreev(m->recipients);
+	pw_mail_free(m->mail);
 	g_strfreev(m->lists);
 	g_free(m);
 }
@@ -433,41 +433,80 @@ static char **split(const unsigned char *text, const char *seps)
 	return (char **)g_ptr_array_free(v, FALSE);
 }
 
+/* The kind stored as text (pw_mail_kind_str), PW_MAIL_OTHER if unknown. */
+static enum pw_mail_kind kind_of(const unsigned char *text)
+{
+	static const enum pw_mail_kind kinds[] = {
+		PW_MAIL_PATCH, PW_MAIL_COVER, PW_MAIL_COMMENT, PW_MAIL_PULL,
+	};
+	size_t i;
+
+	for (i = 0; text && i < G_N_ELEMENTS(kinds); i++)
+		if (!strcmp((const char *)text, pw_mail_kind_str(kinds[i])))
+			return kinds[i];
+	return PW_MAIL_OTHER;
+}
+
+/* A text column as a new string, "" when NULL. */
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	char *s = pw_db_col_dup(st, i);
+
+	return s ? s : g_strdup("");
+}
+
+/* The header fields of the message row st stands on. */
+static struct pw_mail *read_mail(sqlite3_stmt *st)
+{
+	struct pw_mail *m = g_new0(struct pw_mail, 1);
+
+	m->msgid = col_str(st, 0);
+	m->msgid_derived = sqlite3_column_int(st, 1) != 0;
+	m->kind = kind_of(sqlite3_column_text(st, 2));
+	m->from_name = col_str(st, 3);
+	m->from_addr = col_str(st, 4);
+	m->subject = col_str(st, 5);
+	m->subject_clean = col_str(st, 6);
+	m->date = sqlite3_column_int64(st, 7);
+	m->in_reply_to = pw_db_col_dup(st, 8);
+	m->references = split(sqlite3_column_text(st, 9), " \t\r\n");
+	m->list_id = pw_db_col_dup(st, 10);
+	m->auto_submitted = pw_db_col_dup(st, 11);
+	m->recipients = split(sqlite3_column_text(st, 12), "\r\n");
+	m->nrecipients = sqlite3_column_int(st, 13);
+	m->tags.version = sqlite3_column_int(st, 14);
+	m->tags.number = sqlite3_column_int(st, 15);
+	m->tags.total = sqlite3_column_int(st, 16);
+	m->tags.has_counter = sqlite3_column_int(st, 17) != 0;
+	m->tags.rfc = sqlite3_column_int(st, 18) != 0;
+	m->tags.prefixes = col_str(st, 19);
+	return m;
+}
+
 enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
-				    struct pw_outbox_msg **out)
+				    struct pw_outbox_msg **out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT msgid, msgid_derived, kind, from_name, from_addr, subject,"
-		" in_reply_to, refs, list_id, auto_submitted, recipients, backfill,"
-		" number, total, date FROM message WHERE id = ?1");
+		" subject_clean, date, in_reply_to, refs, list_id, auto_submitted,"
+		" recipients, nrecipients, version, number, total, has_counter, rfc,"
+		" prefixes, backfill FROM message WHERE id = ?1");
 	struct pw_outbox_msg *m;
 	GPtrArray *lists;
 	int rc;
 
 	*out = NULL;
+	*found = false;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? PW_ERR_INPUT : pw_db_status(db, rc);
+		return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
 	}
 	m = g_new0(struct pw_outbox_msg, 1);
 	m->id = id;
-	m->msgid = pw_db_col_dup(st, 0);
-	m->msgid_derived = sqlite3_column_int(st, 1) != 0;
-	m->kind = pw_db_col_dup(st, 2);
-	m->from_name = pw_db_col_dup(st, 3);
-	m->from_addr = pw_db_col_dup(st, 4);
-	m->subject = pw_db_col_dup(st, 5);
-	m->in_reply_to = pw_db_col_dup(st, 6);
-	m->references = split(sqlite3_column_text(st, 7), " \t\r\n");
-	m->list_id = pw_db_col_dup(st, 8);
-	m->auto_submitted = pw_db_col_dup(st, 9);
-	m->recipients = split(sqlite3_column_text(st, 10), "\r\n");
-	m->backfill = sqlite3_column_int(st, 11) != 0;
-	m->number = sqlite3_column_int(st, 12);
-	m->total = sqlite3_column_int(st, 13);
-	m->date = sqlite3_column_int64(st, 14);
+	m->mail = read_mail(st);
+	m->backfill = sqlite3_column_int(st, 20) != 0;
 	sqlite3_reset(st);
 
 	st = pw_db_stmt(db, "SELECT l.name FROM message_list ml"
@@ -484,27 +523,20 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 		return pw_db_status(db, rc);
 	}
 	*out = m;
+	*found = true;
 	return PW_OK;
-}
-
-static void finding_free(gpointer p)
-{
-	struct pw_finding *f = p;
-
-	g_free(f->file);
-	g_free(f->message);
-	g_free(f->fix);
-	g_free(f);
 }
 
 enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 				     GPtrArray **out)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT f.rule, f.severity, f.file, f.line, f.col, f.message, f.fix"
-		" FROM finding f JOIN patch p ON p.id = f.patch"
+		"SELECT f.rule, f.severity, f.file, f.line, f.col, f.message, f.fix,"
+		" l.text FROM finding f JOIN patch p ON p.id = f.patch"
+		" LEFT JOIN finding_line l ON l.finding = f.id"
 		" WHERE p.message = ?1 ORDER BY f.id");
-	GPtrArray *v = g_ptr_array_new_with_free_func(finding_free);
+	GPtrArray *v = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_finding_free);
 	int rc;
 
 	sqlite3_bind_int64(st, 1, message_id);
@@ -519,6 +551,7 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 		f->column = sqlite3_column_int(st, 4);
 		f->message = pw_db_col_dup(st, 5);
 		f->fix = pw_db_col_dup(st, 6);
+		f->added_line = pw_db_col_dup(st, 7);
 		g_ptr_array_add(v, f);
 	}
 	sqlite3_reset(st);
@@ -532,7 +565,8 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 }
 
 enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
-				   int64_t *cover, int *total, GArray *patches)
+				   int64_t *cover, int *total, GArray *patches,
+				   bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT coalesce(cover, 0), total FROM series WHERE id = ?1");
@@ -540,6 +574,7 @@ enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
 
 	*cover = 0;
 	*total = 0;
+	*found = false;
 	sqlite3_bind_int64(st, 1, series_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -548,7 +583,8 @@ enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? PW_ERR_INPUT : pw_db_status(db, rc);
+		return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+	*found = true;
 	st = pw_db_stmt(db, "SELECT message FROM patch WHERE series = ?1"
 		" ORDER BY number, id");
 	sqlite3_bind_int64(st, 1, series_id);

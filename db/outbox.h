@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "checks/message.h"
 #include "db/db.h"
 
 /* The outbox migration (listed in db/schema.c). */
@@ -72,26 +73,34 @@ struct pw_outbox_new {
 enum pw_status pw_db_outbox_add(struct pw_db *db, const struct pw_outbox_new *n,
 				int64_t *id, bool *added);
 
-/* True when a reply (in any state) answering key is stored. */
-bool pw_db_outbox_answered(struct pw_db *db, const char *key);
-
-/* True when msgid is the Message-ID of one of the bot's own replies. */
-bool pw_db_outbox_is_own(struct pw_db *db, const char *msgid);
-
 /*
- * Counts the replies created at or after since that are on their way or
- * gone (pending, sending, sent), to rcpt, or to anyone when rcpt is NULL.
- * Returns -1 on a database error.
+ * The reads below tell "not found" (PW_OK, *found false) from a database
+ * error (its status): a caller inside a transaction fails it on the
+ * latter rather than taking it for an answer.
  */
-int64_t pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
-				 int64_t since);
+
+/* *found: whether a reply (in any state) answering key is stored. */
+enum pw_status pw_db_outbox_answered(struct pw_db *db, const char *key,
+				     bool *found);
+
+/* *found: whether msgid is the Message-ID of one of the bot's replies. */
+enum pw_status pw_db_outbox_is_own(struct pw_db *db, const char *msgid,
+				   bool *found);
 
 /*
- * Reads one row, with its raw bytes when with_raw.  Returns PW_ERR_INPUT
- * when there is no such row.  *out is new: pw_outbox_row_free().
+ * Counts into *n the replies created at or after since that are on
+ * their way or gone (pending, sending, sent), to rcpt, or to anyone when
+ * rcpt is NULL.
+ */
+enum pw_status pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
+					int64_t since, int64_t *n);
+
+/*
+ * Reads one row, with its raw bytes when with_raw.  *out is new
+ * (pw_outbox_row_free()), NULL when there is no such row (*found false).
  */
 enum pw_status pw_db_outbox_get(struct pw_db *db, int64_t id, bool with_raw,
-				struct pw_outbox_row **out);
+				struct pw_outbox_row **out, bool *found);
 
 /*
  * Appends every row (without raw bytes) in id order to out, a GPtrArray
@@ -157,7 +166,7 @@ enum pw_status pw_db_outbox_release(struct pw_db *db, int64_t id, int64_t now,
 /*
  * Puts rows left in "sending" by a process that died back to pending,
  * due at now, noting the interruption.  *n receives how many.  The
- * caller must be the only sender (bot/outbox.c holds a lock).
+ * caller must be the only sender (bot/reply_send.c holds a lock).
  */
 enum pw_status pw_db_outbox_recover(struct pw_db *db, int64_t now, int *n);
 
@@ -171,36 +180,35 @@ enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
 
 /* ---- what a reply answers ---- */
 
-/* The stored facts of a message that a reply needs; strings owned. */
+/*
+ * A stored message as a reply needs it: its header fields as a message
+ * model (what the composer takes), and what only the store knows.
+ */
 struct pw_outbox_msg {
 	int64_t id;
-	char *msgid;
-	bool msgid_derived;
-	char *kind;
-	char *from_name, *from_addr;
-	char *subject;
-	char *in_reply_to;	/* or NULL */
-	char **references;	/* NULL-terminated, oldest first */
-	char *list_id;		/* or NULL */
-	char *auto_submitted;	/* or NULL */
-	char **recipients;	/* NULL-terminated */
-	char **lists;		/* names of the lists it was seen on */
-	bool backfill;
-	int number, total;
-	int64_t date;		/* Unix time of its Date header, 0 if unusable */
+	struct pw_mail *mail;	/* the header fields of the message row:
+				 * commit_msg, diff and pull_url are NULL */
+	char **lists;		/* names of the lists it was seen on, sorted */
+	bool backfill;		/* read while backfilling an archive */
 };
 
 void pw_outbox_msg_free(struct pw_outbox_msg *m);
 
-/* Reads message id; PW_ERR_INPUT when absent.  *out is new. */
+/*
+ * Reads message id.  *out is new (pw_outbox_msg_free()), NULL when there
+ * is no such message (*found false).
+ */
 enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
-				    struct pw_outbox_msg **out);
+				    struct pw_outbox_msg **out, bool *found);
 
 /*
  * Reads the stored findings of the patch carried by message id, in
  * stored order, into *out: a new GPtrArray of struct pw_finding * that
  * frees them itself (g_ptr_array_unref).  rule points at an interned
- * string.
+ * string; added_line is the line stored with the finding (finding_line).
+ * Findings stored before the schema kept it (user_version 7) have none:
+ * their replies give file and line without quoting it, until "db
+ * recheck" stores it.
  */
 enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 				     GPtrArray **out);
@@ -209,9 +217,10 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
  * Reads series series_id: *cover receives its cover letter's message id
  * (0 when none), *total the announced number of patches, and patches (a
  * GArray of int64_t) the message ids of its patches in number order.
- * PW_ERR_INPUT when there is no such series.
+ * *found is false when there is no such series.
  */
 enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
-				   int64_t *cover, int *total, GArray *patches);
+				   int64_t *cover, int *total, GArray *patches,
+				   bool *found);
 
 #endif

@@ -132,6 +132,21 @@ static const char *const migrations[] = {
 	"PRAGMA writable_schema = OFF;"
 	"CREATE TABLE schema_cookie_bump (x);"
 	"DROP TABLE schema_cookie_bump;",
+	/*
+	 * The text of the added line a finding is about (user_version 7),
+	 * stored with it, so that a reply quotes it from the row instead of
+	 * parsing the raw message again.  Findings stored before have none:
+	 * their replies omit the quote until "db recheck" stores it.  A
+	 * table beside finding rather than a column, so that the migration
+	 * can run on a store that has it already (IF NOT EXISTS; ALTER
+	 * TABLE ADD COLUMN cannot): a store whose version number was set
+	 * back, as tests/integration/ingest.sh does to make an old store
+	 * out of a new one, migrates forward again.
+	 */
+	"CREATE TABLE IF NOT EXISTS finding_line ("
+	"  finding INTEGER PRIMARY KEY REFERENCES finding(id) ON DELETE CASCADE,"
+	"  text TEXT NOT NULL"
+	");",
 };
 
 const char *const *pw_db_migrations(size_t *n)

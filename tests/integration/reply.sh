@@ -488,3 +488,22 @@ is "a 30-day-old patch is suppressed as too old" \
 	"suppressed: older than 7 days: too late to answer"
 is "a 2-day-old patch is answered" \
 	"$(q "$DDB" "SELECT state FROM outbox WHERE in_reply_to = 'recent61@example.com'")" "pending"
+
+# ---- 11. the quoted line is stored with its finding ----
+# A reply is composed from stored rows: each finding keeps the text of
+# the added line it is about (finding_line), and "db recheck" stores it
+# again (for findings stored before the schema kept it).
+mkdir -p "$T/line"
+LDB=$T/line/pw.db
+mkmail "$T/line.mbox" 70 1 prefix=line
+$PW ingest -q --list linux-foo --db "$LDB" "$T/line.mbox" >/dev/null 2>"$T/err"
+is "the finding stores the line it quotes" \
+	"$(q "$LDB" "SELECT file || ':' || line || ':' || col || ':' || text
+		FROM finding JOIN finding_line ON finding = finding.id")" \
+	"$(printf 'drivers/foo/foo70.c:12:30:\tdebugfs_create_file("knob", 0666, d, NULL, &knob_fops);')"
+q "$LDB" "DELETE FROM finding_line"
+out=$($PW db --db "$LDB" recheck 2>"$T/err")
+is "db recheck: one patch rechecked" "$out" "rechecked=1 findings=1"
+is "db recheck stores the line again" \
+	"$(q "$LDB" "SELECT text FROM finding JOIN finding_line ON finding = finding.id")" \
+	"$(printf '\tdebugfs_create_file("knob", 0666, d, NULL, &knob_fops);')"

@@ -144,25 +144,30 @@ static void test_compose_patch(void **state)
 		.file = "drivers/foo/bar.c", .line = 123,
 		.message = "0666 (rw-rw-rw-): others can write",
 		.fix = "\tdebugfs_create_file(\"x\", 0644, dir, NULL, &fops);",
+		.added_line = "\tdebugfs_create_file(\"x\", 0666, dir, NULL, &fops);",
 	};
-	struct pw_reply_item it = { &f, "\tdebugfs_create_file(\"x\", 0666, dir, NULL, &fops);", NULL };
-	const char *refs[] = { "cover@example.org", "bad id\r\nX: y", NULL };
+	struct pw_reply_item it = { &f, NULL };
+	char *refs[] = { "cover@example.org", "bad id\r\nX: y", NULL };
 	const char *cc[] = { "list@vger.example.org", "author@example.org", NULL };
-	struct pw_reply_head h = {
-		.from_name = "patchwarden", .from_addr = "bot@example.org",
+	struct pw_mail parent = {
+		.msgid = "patch1@example.org",
+		.from_name = "J\xc3\xbcrgen\r\nBcc: evil@example.org",
+		.from_addr = "author@example.org", .references = refs,
+		.subject = "[PATCH 1/2] foo: fix\r\nBcc: evil@example.org",
+	};
+	struct pw_reply_self me = {
+		.name = "patchwarden", .addr = "bot@example.org",
 		.reply_to = "maintainers@example.org",
-		.to_name = "J\xc3\xbcrgen\r\nBcc: evil@example.org", .to_addr = "author@example.org",
-		.cc = cc, .parent_msgid = "patch1@example.org", .parent_refs = refs,
-		.parent_subject = "[PATCH 1/2] foo: fix\r\nBcc: evil@example.org",
+		.dashboard_url = "https://pw.example.org/",
 		.msgid = "patchwarden.patch.abc@example.org", .date = 1470124800,
-		.list = "linux-foo", .dashboard_url = "https://pw.example.org/",
 	};
 	struct pw_reply *r = NULL;
 	char *err = NULL, *text;
 	GMimeMessage *m;
 	const char *v;
 
-	assert_int_equal(pw_reply_patch(&h, &it, 1, 20, &r, &err), PW_OK);
+	assert_int_equal(pw_reply_patch(&me, &parent, cc, "linux-foo", &it, 1, 20,
+					&r, &err), PW_OK);
 	m = parse(r->wire);
 	assert_string_equal(g_mime_message_get_subject(m),
 			    "Re: [PATCH 1/2] foo: fix Bcc: evil@example.org");
@@ -173,7 +178,7 @@ static void test_compose_patch(void **state)
 	assert_non_null(strstr(v, "<cover@example.org>"));
 	assert_non_null(strstr(v, "<patch1@example.org>"));
 	assert_null(strstr(v, "bad id"));
-	assert_string_equal(g_mime_message_get_message_id(m), h.msgid);
+	assert_string_equal(g_mime_message_get_message_id(m), me.msgid);
 	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "Auto-Submitted"),
 			    "auto-generated");
 	assert_non_null(g_mime_object_get_header(GMIME_OBJECT(m), "Reply-To"));
@@ -197,15 +202,17 @@ static void test_compose_patch(void **state)
 static void test_compose_refuses(void **state)
 {
 	struct pw_finding f = { .rule = "R", .file = "a", .message = "m" };
-	struct pw_reply_item it = { &f, NULL, NULL };
-	struct pw_reply_head h = {
-		.from_addr = "bot@example.org", .to_addr = "a\r\nb@example.org",
-		.parent_subject = "x", .msgid = "id@example.org",
+	struct pw_reply_item it = { &f, NULL };
+	struct pw_mail parent = {
+		.msgid = "p@example.org", .from_name = "",
+		.from_addr = "a\r\nb@example.org", .subject = "x",
 	};
+	struct pw_reply_self me = { .addr = "bot@example.org", .msgid = "id@example.org" };
 	struct pw_reply *r = NULL;
 	char *err = NULL;
 
-	assert_int_equal(pw_reply_patch(&h, &it, 1, 20, &r, &err), PW_ERR_INPUT);
+	assert_int_equal(pw_reply_patch(&me, &parent, NULL, NULL, &it, 1, 20, &r, &err),
+			 PW_ERR_INPUT);
 	assert_null(r);
 	assert_non_null(err);
 	g_free(err);
@@ -216,10 +223,12 @@ static void test_compose_many(void **state)
 	struct pw_finding f = { .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
 				.file = "a.c", .line = 1, .message = "use octal" };
 	struct pw_reply_item *it = g_new0(struct pw_reply_item, 1000);
-	struct pw_reply_head h = {
-		.from_addr = "bot@example.org", .to_addr = "a@example.org",
-		.parent_subject = "x", .msgid = "id@example.org",
+	/* A derived Message-ID: the reply cannot be threaded under it. */
+	struct pw_mail parent = {
+		.msgid = "derived.1234@patchwarden.invalid", .msgid_derived = true,
+		.from_name = "", .from_addr = "a@example.org", .subject = "x",
 	};
+	struct pw_reply_self me = { .addr = "bot@example.org", .msgid = "id@example.org" };
 	struct pw_reply *r = NULL;
 	char *err = NULL, *text;
 	GMimeMessage *m;
@@ -227,7 +236,8 @@ static void test_compose_many(void **state)
 
 	for (i = 0; i < 1000; i++)
 		it[i].f = &f;
-	assert_int_equal(pw_reply_patch(&h, it, 1000, 20, &r, &err), PW_OK);
+	assert_int_equal(pw_reply_patch(&me, &parent, NULL, NULL, it, 1000, 20, &r, &err),
+			 PW_OK);
 	m = parse(r->wire);
 	text = body_text(m);
 	assert_non_null(strstr(text, "20. a.c, line 1"));
@@ -256,26 +266,24 @@ static char *flatten(const char *text)
 
 static void test_compose_flood(void **state)
 {
-	const char *lists[] = { "linux-kernel", "linux-media", NULL };
-	struct pw_flood_facts f = {
+	char *lists[] = { "linux-kernel", "linux-media", NULL };
+	struct pw_flood_info f = {
 		.key = "flood-1", .sender_name = "Baole Ni", .sender_addr = "baolex.ni@intel.com",
-		.size = 1285, .announced = 1285,
+		.size = 1285, .claimed_total = 1285,
 		.subject = "[PATCH 0001/1285] Replace numeric parameter like 0444 with macro",
 		.lists = lists, .recipients = 312, .first_seen = 1470117600,
 		.last_seen = 1470129120, .threaded = false,
-		.answer_msgid = "first@intel.com",
+		.first_msgid = "first@intel.com",
 	};
-	struct pw_reply_head h = {
-		.from_addr = "bot@example.org", .to_name = f.sender_name,
-		.to_addr = f.sender_addr, .parent_msgid = f.answer_msgid,
-		.parent_subject = f.subject, .msgid = "patchwarden.flood.x@example.org",
-		.date = 1470129200, .list = "linux-kernel",
+	struct pw_reply_self me = {
+		.addr = "bot@example.org", .msgid = "patchwarden.flood.x@example.org",
+		.date = 1470129200,
 	};
 	struct pw_reply *r = NULL;
 	char *err = NULL, *text, *flat;
 	GMimeMessage *m;
 
-	assert_int_equal(pw_reply_flood(&h, &f, &r, &err), PW_OK);
+	assert_int_equal(pw_reply_flood(&me, &f, &r, &err), PW_OK);
 	m = parse(r->wire);
 	text = body_text(m);
 	flat = flatten(text);

@@ -1,8 +1,7 @@
 /*
- * Unit tests for bot/outbox.c and db/outbox.c on a real SQLite file:
- * the policy (what is answered, what is held back and why), the flood
- * summary that replaces per-patch replies and is stored once, and the
- * outbox state machine (claim, recover, release).
+ * Unit tests for bot/reply_policy.c on a real SQLite file: what is
+ * answered, what is held back and why, the flood summary that replaces
+ * per-patch replies and is stored once, and the one reply to a series.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +14,7 @@
 
 #include "bot/config.h"
 #include "bot/mail.h"
-#include "bot/outbox.h"
+#include "bot/reply_policy.h"
 #include "db/outbox.h"
 #include "db/series.h"
 
@@ -124,13 +123,14 @@ static void test_policy(void **state)
 	int64_t b = add_patch(f, "b@x", "bob@example.com", "auto-replied; x=y", false);
 	int64_t c = add_patch(f, "c@x", "cat@example.com", NULL, true);
 	int64_t d = add_patch(f, "d@x", "noreply@example.com", NULL, false);
+	int64_t n;
 	char *s;
 
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, b), PW_OK);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, c), PW_OK);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, d), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, a), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, a), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, b), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, c), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, d), PW_OK);
 	s = state_of(f, "msg:a@x");
 	assert_string_equal(s, "pending");
 	g_free(s);
@@ -143,20 +143,22 @@ static void test_policy(void **state)
 	s = state_of(f, "msg:d@x");
 	assert_string_equal(s, "suppressed");
 	g_free(s);
-	assert_int_equal(pw_db_outbox_count_since(f->db, NULL, 0), 1);
+	assert_int_equal(pw_db_outbox_count_since(f->db, NULL, 0, &n), PW_OK);
+	assert_int_equal(n, 1);
 }
 
 static void test_flood(void **state)
 {
 	struct fx *f = *state;
 	int64_t m[3];
-	const char *lists[] = { "linux-foo", NULL };
-	struct pw_flood_facts facts = {
+	char *lists[] = { "linux-foo", NULL };
+	struct pw_flood_info facts = {
 		.key = "burst-7", .sender_name = "Baole", .sender_addr = "baole@example.com",
-		.size = 3, .announced = 1285, .subject = "[PATCH 0001/1285] Replace 0444",
+		.size = 3, .claimed_total = 1285, .subject = "[PATCH 0001/1285] Replace 0444",
 		.lists = lists, .recipients = 40, .first_seen = 1000, .last_seen = 4000,
-		.answer_msgid = "f1@x",
+		.first_msgid = "f1@x",
 	};
+	int64_t n;
 	char *s;
 	int i;
 
@@ -164,11 +166,11 @@ static void test_flood(void **state)
 	m[1] = add_patch(f, "f2@x", "baole@example.com", NULL, false);
 	m[2] = add_patch(f, "f3@x", "baole@example.com", NULL, false);
 	for (i = 0; i < 2; i++)
-		assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, m[i]), PW_OK);
-	assert_int_equal(pw_outbox_hold_message(f->db, f->cfg, m[2],
+		assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, m[i]), PW_OK);
+	assert_int_equal(pw_reply_policy_hold(f->db, f->cfg, m[2],
 						"part of flood burst-7"), PW_OK);
-	assert_int_equal(pw_outbox_queue_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
-	assert_int_equal(pw_outbox_queue_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
+	assert_int_equal(pw_reply_policy_answer_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
+	assert_int_equal(pw_reply_policy_answer_flood(f->db, f->cfg, &facts, m, 3), PW_OK);
 	s = state_of(f, "msg:f1@x");
 	assert_string_equal(s, "suppressed");
 	g_free(s);
@@ -179,7 +181,9 @@ static void test_flood(void **state)
 	assert_string_equal(s, "pending");
 	g_free(s);
 	/* One summary only, and it is the only reply on its way. */
-	assert_int_equal(pw_db_outbox_count_since(f->db, "baole@example.com", 0), 1);
+	assert_int_equal(pw_db_outbox_count_since(f->db, "baole@example.com", 0, &n),
+			 PW_OK);
+	assert_int_equal(n, 1);
 }
 
 /* Stores a message of kind with the given number in series *series
@@ -244,15 +248,16 @@ static void test_series(void **state)
 	int64_t series = 0, p1, s2 = 0;
 	char *s, *text;
 	guint i;
+	bool found;
 
 	add_member(f, "cover@x", "cover", 0, "[PATCH 0/2] foo: knobs", &series);
 	p1 = add_member(f, "p1@x", "patch", 1, "[PATCH 1/2] foo: one", &s2);
 	assert_int_equal(s2, series);
 	add_member(f, "p2@x", "patch", 2, "[PATCH 2/2] foo: two", &s2);
 	assert_int_equal(s2, series);
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, p1), PW_OK);
-	assert_int_equal(pw_outbox_queue_series(f->db, f->cfg, series), PW_OK);
-	assert_int_equal(pw_outbox_queue_series(f->db, f->cfg, series), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, p1), PW_OK);
+	assert_int_equal(pw_reply_policy_answer_series(f->db, f->cfg, series), PW_OK);
+	assert_int_equal(pw_reply_policy_answer_series(f->db, f->cfg, series), PW_OK);
 	s = state_of(f, "msg:p1@x");
 	assert_string_equal(s, "suppressed");
 	g_free(s);
@@ -263,7 +268,8 @@ static void test_series(void **state)
 	assert_int_equal(rows->len, 1);
 	r = g_ptr_array_index(rows, 0);
 	assert_string_equal(r->in_reply_to, "cover@x");
-	assert_int_equal(pw_db_outbox_get(f->db, r->id, true, &r), PW_OK);
+	assert_int_equal(pw_db_outbox_get(f->db, r->id, true, &r, &found), PW_OK);
+	assert_true(found);
 	text = g_strndup(g_bytes_get_data(r->raw, NULL), g_bytes_get_size(r->raw));
 	for (i = 0; text[i]; i++)
 		if (text[i] == '\r' || text[i] == '\n')
@@ -276,46 +282,12 @@ static void test_series(void **state)
 	g_ptr_array_unref(rows);
 }
 
-static void test_state_machine(void **state)
-{
-	struct fx *f = *state;
-	int64_t a = add_patch(f, "s@x", "sam@example.com", NULL, false);
-	struct pw_outbox_row *r = NULL;
-	const char *why = NULL;
-	bool claimed;
-	int n;
-
-	assert_int_equal(pw_outbox_queue_message(f->db, f->cfg, a), PW_OK);
-	assert_int_equal(pw_db_outbox_claim(f->db, 1, 100, &claimed), PW_OK);
-	assert_true(claimed);
-	assert_int_equal(pw_db_outbox_claim(f->db, 1, 100, &claimed), PW_OK);
-	assert_false(claimed);
-	assert_int_equal(pw_db_outbox_release(f->db, 1, 100, &why), PW_ERR_INPUT);
-	assert_string_equal(why, "being sent right now");
-	assert_int_equal(pw_db_outbox_recover(f->db, 200, &n), PW_OK);
-	assert_int_equal(n, 1);
-	assert_int_equal(pw_db_outbox_get(f->db, 1, true, &r), PW_OK);
-	assert_string_equal(r->state, "pending");
-	assert_int_equal(r->attempts, 1);
-	assert_non_null(strstr(r->last_error, "same Message-ID"));
-	assert_non_null(r->raw);
-	assert_non_null(memmem(g_bytes_get_data(r->raw, NULL), g_bytes_get_size(r->raw),
-			       r->msgid, strlen(r->msgid)));
-	pw_outbox_row_free(r);
-	assert_int_equal(pw_db_outbox_mark_sent(f->db, 1, 300, "smtp", 250, NULL), PW_OK);
-	assert_int_equal(pw_db_outbox_release(f->db, 1, 300, &why), PW_ERR_INPUT);
-	assert_string_equal(why, "already sent");
-	assert_int_equal(pw_db_outbox_release(f->db, 99, 300, &why), PW_ERR_INPUT);
-	assert_string_equal(why, "no such reply");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_series, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_state_machine, setup, teardown),
 	};
 
 	pw_mail_init();

@@ -1,0 +1,433 @@
+/*
+ * patchwarden: who gets a reply and when (see bot/reply_policy.h).
+ */
+#include <string.h>
+#include <time.h>
+
+#include "bot/reply_policy.h"
+#include "bot/log.h"
+#include "bot/reply_queue.h"
+#include "db/outbox.h"
+
+#define MAX_CC 20		/* Cc addresses copied from the original */
+
+/* Senders that are machines, on top of [reply] automated_senders. */
+static const char *const automated[] = {
+	"mailer-daemon@*", "postmaster@*", "noreply@*", "no-reply@*",
+	"donotreply@*", "do-not-reply@*", "*-bounces@*", "*-bounce@*",
+	"*-owner@*", "*-request@*", "lkp@intel.com", "syzbot@*",
+	"syzbot+*", "patchwork@*", NULL,
+};
+
+static bool is_automated(const struct pw_config *cfg, const char *addr)
+{
+	char *low = g_ascii_strdown(addr, -1);
+	bool hit = false;
+	size_t i;
+
+	for (i = 0; automated[i] && !hit; i++)
+		hit = g_pattern_match_simple(automated[i], low);
+	for (i = 0; cfg->automated_senders && cfg->automated_senders[i] && !hit; i++) {
+		char *pat = g_ascii_strdown(cfg->automated_senders[i], -1);
+
+		hit = g_pattern_match_simple(g_strstrip(pat), low);
+		g_free(pat);
+	}
+	g_free(low);
+	return hit;
+}
+
+/* True when an Auto-Submitted value means a machine sent the message
+ * (RFC 3834: anything but "no", parameters aside). */
+static bool auto_submitted(const char *v)
+{
+	char *tok;
+	bool no;
+
+	if (!v)
+		return false;
+	tok = g_strstrip(g_strndup(v, strcspn(v, ";(")));
+	no = !*tok || !g_ascii_strcasecmp(tok, "no");
+	g_free(tok);
+	return !no;
+}
+
+/*
+ * Sets *why (new string) to the reason the hourly limits hold back a
+ * reply to addr, or NULL when it may go.  per_recipient: whether that
+ * limit applies.
+ */
+static enum pw_status rate_limited(struct pw_db *db, const struct pw_config *cfg,
+				   const char *addr, bool per_recipient,
+				   char **why)
+{
+	int64_t since = (int64_t)time(NULL) - 3600, n;
+	enum pw_status st;
+
+	*why = NULL;
+	if (per_recipient && cfg->per_recipient_per_hour >= 0) {
+		st = pw_db_outbox_count_since(db, addr, since, &n);
+		if (st)
+			return st;
+		if (n >= cfg->per_recipient_per_hour) {
+			*why = g_strdup_printf("rate limit: %" G_GINT64_FORMAT
+					       " replies to %s in the last hour"
+					       " (per_recipient_per_hour = %d)",
+					       n, addr, cfg->per_recipient_per_hour);
+			return PW_OK;
+		}
+	}
+	if (cfg->global_per_hour >= 0) {
+		st = pw_db_outbox_count_since(db, NULL, since, &n);
+		if (st)
+			return st;
+		if (n >= cfg->global_per_hour)
+			*why = g_strdup_printf("rate limit: %" G_GINT64_FORMAT
+					       " replies in the last hour"
+					       " (global_per_hour = %d)",
+					       n, cfg->global_per_hour);
+	}
+	return PW_OK;
+}
+
+/* Sets *why (new string) to the reason m may not be answered at all,
+ * or NULL. */
+static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg,
+				   const struct pw_outbox_msg *m, char **why)
+{
+	const struct pw_mail *mail = m->mail;
+	enum pw_status st;
+	bool own = false;
+
+	*why = NULL;
+	if (m->backfill) {
+		*why = g_strdup("read while backfilling an archive");
+		return PW_OK;
+	}
+	if (cfg->reply_max_age > 0 && mail->date > 0 &&
+	    mail->date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age) {
+		*why = g_strdup_printf("older than %d days: too late to answer",
+				       cfg->reply_max_age / 86400);
+		return PW_OK;
+	}
+	if (auto_submitted(mail->auto_submitted)) {
+		char *v = pw_reply_clean(mail->auto_submitted, 60);
+
+		*why = g_strdup_printf("automated mail (Auto-Submitted: %s)", v);
+		g_free(v);
+		return PW_OK;
+	}
+	if (!g_ascii_strcasecmp(mail->from_addr, cfg->from_addr)) {
+		own = true;
+	} else if (g_str_has_prefix(mail->msgid, "patchwarden.")) {
+		st = pw_db_outbox_is_own(db, mail->msgid, &own);
+		if (st)
+			return st;
+	}
+	if (own)
+		*why = g_strdup("the bot's own mail");
+	else if (is_automated(cfg, mail->from_addr))
+		*why = g_strdup_printf("automated sender %s", mail->from_addr);
+	return PW_OK;
+}
+
+/* Adds addr to v unless it is there already, the author's or the bot's. */
+static void add_cc(GPtrArray *v, const char *addr, const char *author,
+		   const char *bot)
+{
+	guint i;
+
+	if (!addr || !pw_reply_addr_ok(addr) || !g_ascii_strcasecmp(addr, author) ||
+	    !g_ascii_strcasecmp(addr, bot) || v->len >= MAX_CC)
+		return;
+	for (i = 0; i < v->len; i++)
+		if (!g_ascii_strcasecmp(g_ptr_array_index(v, i), addr))
+			return;
+	g_ptr_array_add(v, g_ascii_strdown(addr, -1));
+}
+
+/* The Cc of a reply, from the settings of every list m was seen on. */
+static char **cc_for(const struct pw_config *cfg, const struct pw_outbox_msg *m)
+{
+	const char *author = m->mail->from_addr, *bot = cfg->from_addr;
+	GPtrArray *v = g_ptr_array_new();
+	size_t i, j, nl = g_strv_length(m->lists);
+
+	for (i = 0; i < (nl ? nl : 1); i++) {
+		const struct pw_list_conf *l = pw_config_list(cfg,
+							      nl ? m->lists[i] : NULL);
+
+		if (l->cc_list)
+			add_cc(v, l->address, author, bot);
+		if (l->cc_all)
+			for (j = 0; m->mail->recipients[j]; j++)
+				add_cc(v, m->mail->recipients[j], author, bot);
+	}
+	g_ptr_array_add(v, NULL);
+	return (char **)g_ptr_array_free(v, FALSE);
+}
+
+/*
+ * Decides about the reply of the given kind to m, listing items, under
+ * key, and queues it.  forced_hold, when not NULL, suppresses it
+ * whatever the policy says.
+ */
+static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
+			     const struct pw_outbox_msg *m, const char *kind,
+			     const char *key, const struct pw_reply_item *items,
+			     size_t n, const char *forced_hold)
+{
+	char **cc = NULL;
+	char *hold = NULL;
+	enum pw_status st = PW_OK;
+
+	if (forced_hold)
+		hold = g_strdup(forced_hold);
+	if (!hold)
+		st = never_answer(db, cfg, m, &hold);
+	if (st)
+		goto out;
+	if (!hold && !pw_reply_addr_ok(m->mail->from_addr)) {
+		pw_warn("message %s: no usable address to reply to", m->mail->msgid);
+		goto out;
+	}
+	if (!hold)
+		st = rate_limited(db, cfg, m->mail->from_addr, true, &hold);
+	if (st)
+		goto out;
+	cc = cc_for(cfg, m);
+	st = pw_reply_queue_patch(db, cfg, m, kind, key, (const char *const *)cc,
+				  items, n, hold);
+out:
+	g_strfreev(cc);
+	g_free(hold);
+	return st;
+}
+
+static enum pw_status answer_patch(struct pw_db *db, const struct pw_config *cfg,
+				   int64_t message_id, const char *forced_hold)
+{
+	struct pw_reply_patch_facts pf;
+	struct pw_reply_item *items = NULL;
+	char *key = NULL;
+	enum pw_status st;
+	bool found, answered;
+	guint i;
+
+	st = pw_reply_queue_read(db, message_id, cfg->reply_min_severity, &pf,
+				 &found);
+	if (!st && !found) {
+		pw_warn("no message %" G_GINT64_FORMAT " to answer", message_id);
+		st = PW_ERR_INPUT;
+	}
+	if (st || pf.shown->len == 0)
+		goto out;
+	key = g_strdup_printf("msg:%s", pf.m->mail->msgid);
+	st = pw_db_outbox_answered(db, key, &answered);
+	if (st || answered)
+		goto out;
+	items = g_new0(struct pw_reply_item, pf.shown->len);
+	for (i = 0; i < pf.shown->len; i++)
+		items[i].f = g_ptr_array_index(pf.shown, i);
+	st = answer(db, cfg, pf.m, "patch", key, items, pf.shown->len,
+		    forced_hold);
+out:
+	if (st && st != PW_ERR_INPUT)
+		pw_error("queueing the reply to message %" G_GINT64_FORMAT ": %s",
+			 message_id, pw_db_errmsg(db));
+	g_free(items);
+	pw_reply_patch_facts_release(&pf);
+	g_free(key);
+	return st;
+}
+
+enum pw_status pw_reply_policy_answer(struct pw_db *db,
+				      const struct pw_config *cfg,
+				      int64_t message_id)
+{
+	return answer_patch(db, cfg, message_id, NULL);
+}
+
+enum pw_status pw_reply_policy_hold(struct pw_db *db,
+				    const struct pw_config *cfg,
+				    int64_t message_id, const char *reason)
+{
+	return answer_patch(db, cfg, message_id, reason ? reason : "held back");
+}
+
+enum pw_status pw_reply_policy_answer_series(struct pw_db *db,
+					     const struct pw_config *cfg,
+					     int64_t series_id)
+{
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GArray *items = g_array_new(FALSE, TRUE, sizeof(struct pw_reply_item));
+	struct pw_reply_patch_facts *pfs = NULL;
+	struct pw_outbox_msg *target = NULL;
+	char *key = NULL;
+	enum pw_status st;
+	int64_t cover;
+	int total, changed;
+	bool found, answered;
+	guint i, k;
+
+	st = pw_db_outbox_series(db, series_id, &cover, &total, ids, &found);
+	if (!st && !found)
+		st = PW_ERR_INPUT;
+	if (st || ids->len == 0)
+		goto out;
+	pfs = g_new0(struct pw_reply_patch_facts, ids->len);
+	for (i = 0; i < ids->len && !st; i++) {
+		st = pw_reply_queue_read(db, g_array_index(ids, int64_t, i),
+					 cfg->reply_min_severity, &pfs[i], &found);
+		/* The series names it: it is stored. */
+		if (!st && !found)
+			st = PW_ERR_DB;
+	}
+	if (st)
+		goto out;
+	for (i = 0; i < ids->len; i++)
+		for (k = 0; k < pfs[i].shown->len; k++) {
+			const struct pw_finding *f = g_ptr_array_index(pfs[i].shown, k);
+			struct pw_reply_item it = { f, pfs[i].m->mail->subject };
+
+			g_array_append_val(items, it);
+		}
+	if (items->len == 0)
+		goto out;
+	/* The series is answered at its cover letter, else its first patch. */
+	st = pw_db_outbox_message(db, cover ? cover : g_array_index(ids, int64_t, 0),
+				  &target, &found);
+	if (!st && !found)
+		st = PW_ERR_DB;
+	if (st)
+		goto out;
+	key = g_strdup_printf("series:%s", target->mail->msgid);
+	st = pw_db_outbox_answered(db, key, &answered);
+	if (st || answered)
+		goto out;
+	for (i = 0; i < ids->len && !st; i++)
+		st = pw_db_outbox_supersede(db, g_array_index(ids, int64_t, i),
+					    "superseded by the reply to its series",
+					    &changed);
+	if (!st)
+		st = answer(db, cfg, target, "series", key,
+			    (const struct pw_reply_item *)(void *)items->data,
+			    items->len, NULL);
+out:
+	if (st && st != PW_ERR_INPUT)
+		pw_error("queueing the reply to series %" G_GINT64_FORMAT ": %s",
+			 series_id, pw_db_errmsg(db));
+	for (i = 0; pfs && i < ids->len; i++)
+		pw_reply_patch_facts_release(&pfs[i]);
+	g_free(pfs);
+	g_array_unref(items);
+	g_array_unref(ids);
+	pw_outbox_msg_free(target);
+	g_free(key);
+	return st;
+}
+
+enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
+					    const struct pw_config *cfg,
+					    const struct pw_flood_info *f,
+					    const int64_t *members, size_t n)
+{
+	char *key = g_strdup_printf("flood:%s", f->key);
+	char *why = g_strdup_printf("superseded by the summary of flood %s", f->key);
+	char *hold = NULL;
+	enum pw_status st = PW_OK;
+	bool answered = false;
+	size_t i;
+	int changed;
+
+	for (i = 0; i < n && !st; i++)
+		st = pw_db_outbox_supersede(db, members[i], why, &changed);
+	if (!st)
+		st = pw_db_outbox_answered(db, key, &answered);
+	if (st || answered)
+		goto out;
+	if (!pw_reply_addr_ok(f->sender_addr)) {
+		pw_warn("flood %s: no usable address to reply to", f->key);
+		goto out;
+	}
+	if (!g_ascii_strcasecmp(f->sender_addr, cfg->from_addr))
+		hold = g_strdup("the bot's own mail");
+	else if (is_automated(cfg, f->sender_addr))
+		hold = g_strdup_printf("automated sender %s", f->sender_addr);
+	else
+		st = rate_limited(db, cfg, f->sender_addr, false, &hold);
+	if (!st)
+		st = pw_reply_queue_flood(db, cfg, f, key, hold);
+out:
+	g_free(key);
+	g_free(why);
+	g_free(hold);
+	return st;
+}
+
+/*
+ * A patch of a flood gets no reply of its own (held, with the reason,
+ * so that it stays visible); the flood gets one summary, queued by the
+ * patch that made it one.
+ */
+static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
+				  int64_t flood_id, int64_t message_id)
+{
+	struct pw_flood_info info;
+	GArray *members;
+	enum pw_status s;
+	bool already;
+	char *why;
+	int rule;
+
+	s = pw_db_flood_kind(db, flood_id, &rule, NULL, NULL);
+	if (s)
+		return s == PW_ERR_INPUT ? PW_ERR_DB : s;
+	if (rule != PW_R_FLOOD)
+		/* A large series sent properly, threaded under a cover
+		 * letter: its finding is stored, its patches are answered
+		 * as any other patch is. */
+		return pw_reply_policy_answer(db, cfg, message_id);
+	s = pw_db_flood_mark_reported(db, flood_id, &already);
+	if (s)
+		return s;
+	if (!already) {
+		s = pw_db_flood_info(db, flood_id, &info);
+		if (s)
+			return s;
+		s = pw_db_flood_members(db, flood_id, &members);
+		if (!s) {
+			s = pw_reply_policy_answer_flood(db, cfg, &info,
+							 (const int64_t *)(void *)members->data,
+							 members->len);
+			g_array_unref(members);
+		}
+		pw_db_flood_info_release(&info);
+		if (s)
+			return s;
+	}
+	why = g_strdup_printf("part of flood %" G_GINT64_FORMAT
+			      ": answered once, for the whole flood", flood_id);
+	s = pw_reply_policy_hold(db, cfg, message_id, why);
+	g_free(why);
+	return s;
+}
+
+enum pw_status pw_reply_policy_new_patch(struct pw_db *db,
+					 const struct pw_config *cfg,
+					 int64_t message_id,
+					 const struct pw_mail *m,
+					 int64_t flood_id, bool flood_rule_on)
+{
+	/* A list that switches FLOOD off answers its patches one by one. */
+	if (!flood_rule_on)
+		return pw_reply_policy_answer(db, cfg, message_id);
+	if (flood_id)
+		return reply_flood(db, cfg, flood_id, message_id);
+	if (m->tags.total >= cfg->flood_count && !m->in_reply_to &&
+	    !(m->references && m->references[0]))
+		return pw_reply_policy_hold(db, cfg, message_id,
+			"an unthreaded patch of a series announced as large: "
+			"held until it is clear whether it is a flood");
+	return pw_reply_policy_answer(db, cfg, message_id);
+}

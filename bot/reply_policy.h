@@ -1,0 +1,89 @@
+/*
+ * patchwarden: who gets a reply and when.  The decisions are taken
+ * here; bot/reply_queue.h composes and stores what they allow, and
+ * bot/reply_send.h sends it.
+ *
+ * Never answer mail read while backfilling, automated mail
+ * (Auto-Submitted other than "no", known automated senders), the bot's
+ * own mail, or the same message or flood twice; hold replies beyond the
+ * per-recipient and global hourly limits.  Held replies are still
+ * composed and stored, as suppressed with the reason, so that queries
+ * show them and "outbox retry" can release one.  A patch of a flood
+ * gets no reply of its own: the flood gets one summary.
+ *
+ * Every function here may run inside the caller's transaction, and
+ * returns a database error for the caller to roll it back.
+ */
+#ifndef PW_REPLY_POLICY_H
+#define PW_REPLY_POLICY_H
+
+#include <stdint.h>
+
+#include "bot/config.h"
+#include "checks/message.h"
+#include "db/db.h"
+#include "db/flood.h"
+
+/*
+ * Decides about the reply to a patch just stored (message row
+ * message_id, parsed as m) that was not read while backfilling: for a
+ * member of flood flood_id (0: none), the flood's one summary and a
+ * held reply; for an unthreaded patch of a series announced as large, a
+ * held reply until it is clear whether it is a flood; else
+ * pw_reply_policy_answer(); when the list switches FLOOD off
+ * (flood_rule_on false), always the latter.  Call it after the patch's findings and
+ * flood membership are stored (ingest --reply, the daemon).
+ */
+enum pw_status pw_reply_policy_new_patch(struct pw_db *db,
+					 const struct pw_config *cfg,
+					 int64_t message_id,
+					 const struct pw_mail *m,
+					 int64_t flood_id, bool flood_rule_on);
+
+/*
+ * Decides about, and queues, the reply to stored message message_id:
+ * nothing when it is not a patch or has no finding at or above [reply]
+ * min_severity, or when it was answered before; a pending reply when
+ * the policy allows; a suppressed one with the reason otherwise.
+ * PW_ERR_INPUT when there is no such message.
+ */
+enum pw_status pw_reply_policy_answer(struct pw_db *db,
+				      const struct pw_config *cfg,
+				      int64_t message_id);
+
+/*
+ * Like pw_reply_policy_answer, but stores the reply as suppressed with
+ * reason (for instance "part of a flood") whatever the policy says, so
+ * that it stays visible.
+ */
+enum pw_status pw_reply_policy_hold(struct pw_db *db,
+				    const struct pw_config *cfg,
+				    int64_t message_id, const char *reason);
+
+/*
+ * Queues one reply to a whole series (series row series_id): answered
+ * at its cover letter, or else at its first patch, listing the findings
+ * of every patch under that patch's subject, once per series, under the
+ * same policy.  Pending per-patch replies of its patches are suppressed
+ * in its favour.  Call it, instead of pw_reply_policy_answer for each
+ * patch, once the series is complete (or its window has passed), when a
+ * list prefers one reply per series.  Nothing is stored when no patch
+ * has a finding worth one; PW_ERR_INPUT when there is no such series.
+ */
+enum pw_status pw_reply_policy_answer_series(struct pw_db *db,
+					     const struct pw_config *cfg,
+					     int64_t series_id);
+
+/*
+ * Queues the one summary reply to flood f (once per f->key) under the
+ * same policy, and suppresses the pending replies of its members
+ * (members: n message row ids) that it replaces.  The per-recipient
+ * limit does not apply to the summary: it is the one reply that sender
+ * should get.
+ */
+enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
+					    const struct pw_config *cfg,
+					    const struct pw_flood_info *f,
+					    const int64_t *members, size_t n);
+
+#endif

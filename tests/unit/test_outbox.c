@@ -1,0 +1,218 @@
+/*
+ * Unit tests for db/outbox.c on a real SQLite file: the outbox state
+ * machine (claim, recover, release), the stored message read back as a
+ * message model, and reads that tell "not found" from a database error.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+
+#include "db/db-private.h"
+#include "db/outbox.h"
+#include "db/series.h"
+
+struct fx {
+	char *dir;
+	struct pw_db *db;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = g_new0(struct fx, 1);
+	char *path, *err = NULL;
+
+	f->dir = g_dir_make_tmp("pw-dboutbox-XXXXXX", NULL);
+	path = g_build_filename(f->dir, "t.db", NULL);
+	assert_int_equal(pw_db_open(path, false, &f->db, &err), PW_OK);
+	g_free(path);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	static const char *const files[] = { "t.db", "t.db-wal", "t.db-shm",
+					     "t.db-raw", "t.db-raw-wal", "t.db-raw-shm",
+					     NULL };
+	struct fx *f = *state;
+	size_t i;
+
+	pw_db_close(f->db);
+	for (i = 0; files[i]; i++) {
+		char *p = g_build_filename(f->dir, files[i], NULL);
+
+		g_unlink(p);
+		g_free(p);
+	}
+	g_rmdir(f->dir);
+	g_free(f->dir);
+	g_free(f);
+	return 0;
+}
+
+/* Stores one reply answering key; returns its row id. */
+static int64_t add_reply(struct fx *f, const char *key, const char *msgid)
+{
+	struct pw_outbox_new n = {
+		.kind = "patch", .answers = key, .state = "pending",
+		.msgid = msgid, .mail_from = "bot@example.org",
+		.rcpt_to = "ann@example.com", .recipients = "ann@example.com",
+		.subject = "Re: x", .raw = "Subject: Re: x\r\n\r\nbody\r\n",
+		.raw_len = 24, .now = 50,
+	};
+	int64_t id;
+	bool added;
+
+	assert_int_equal(pw_db_outbox_add(f->db, &n, &id, &added), PW_OK);
+	assert_true(added);
+	return id;
+}
+
+static void test_state_machine(void **state)
+{
+	struct fx *f = *state;
+	int64_t id = add_reply(f, "msg:s@x", "reply-s@example.org");
+	struct pw_outbox_row *r = NULL;
+	const char *why = NULL;
+	bool claimed, found;
+	int n;
+
+	assert_int_equal(pw_db_outbox_claim(f->db, id, 100, &claimed), PW_OK);
+	assert_true(claimed);
+	assert_int_equal(pw_db_outbox_claim(f->db, id, 100, &claimed), PW_OK);
+	assert_false(claimed);
+	assert_int_equal(pw_db_outbox_release(f->db, id, 100, &why), PW_ERR_INPUT);
+	assert_string_equal(why, "being sent right now");
+	assert_int_equal(pw_db_outbox_recover(f->db, 200, &n), PW_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(pw_db_outbox_get(f->db, id, true, &r, &found), PW_OK);
+	assert_true(found);
+	assert_string_equal(r->state, "pending");
+	assert_int_equal(r->attempts, 1);
+	assert_non_null(strstr(r->last_error, "same Message-ID"));
+	assert_non_null(r->raw);
+	assert_int_equal(g_bytes_get_size(r->raw), 24);
+	pw_outbox_row_free(r);
+	assert_int_equal(pw_db_outbox_mark_sent(f->db, id, 300, "smtp", 250, NULL), PW_OK);
+	assert_int_equal(pw_db_outbox_release(f->db, id, 300, &why), PW_ERR_INPUT);
+	assert_string_equal(why, "already sent");
+	assert_int_equal(pw_db_outbox_release(f->db, 99, 300, &why), PW_ERR_INPUT);
+	assert_string_equal(why, "no such reply");
+}
+
+static void test_message_as_mail(void **state)
+{
+	struct fx *f = *state;
+	const char *refs[] = { "cover@x", "p1@x", NULL };
+	const char *rcpts[] = { "list@vger.example.org", "other@example.com", NULL };
+	struct pw_msg_row r = {
+		.msgid = "p2@x", .kind = "patch", .from_name = "Ann Author",
+		.from_addr = "ann@example.com", .subject = "[PATCH 2/3] foo: two",
+		.subject_clean = "foo: two", .date = 1470124800,
+		.in_reply_to = "cover@x", .references = refs,
+		.list_id = "linux-foo.vger.example.org", .auto_submitted = "no",
+		.recipients = rcpts, .nrecipients = 2, .version = 2, .number = 2,
+		.total = 3, .has_counter = true, .prefixes = "net-next",
+		.raw = "x", .raw_len = 1, .backfill = false,
+	};
+	struct pw_outbox_msg *m = NULL;
+	int64_t id;
+	bool is_new, found;
+
+	assert_int_equal(pw_db_message_add(f->db, &r, "linux-foo", &id, &is_new), PW_OK);
+	assert_int_equal(pw_db_outbox_message(f->db, id, &m, &found), PW_OK);
+	assert_true(found);
+	assert_int_equal(m->id, id);
+	assert_false(m->backfill);
+	assert_string_equal(m->lists[0], "linux-foo");
+	assert_null(m->lists[1]);
+	assert_string_equal(m->mail->msgid, "p2@x");
+	assert_false(m->mail->msgid_derived);
+	assert_int_equal(m->mail->kind, PW_MAIL_PATCH);
+	assert_string_equal(m->mail->from_name, "Ann Author");
+	assert_string_equal(m->mail->from_addr, "ann@example.com");
+	assert_string_equal(m->mail->subject, "[PATCH 2/3] foo: two");
+	assert_string_equal(m->mail->subject_clean, "foo: two");
+	assert_int_equal(m->mail->date, 1470124800);
+	assert_string_equal(m->mail->in_reply_to, "cover@x");
+	assert_string_equal(m->mail->references[0], "cover@x");
+	assert_string_equal(m->mail->references[1], "p1@x");
+	assert_null(m->mail->references[2]);
+	assert_string_equal(m->mail->list_id, "linux-foo.vger.example.org");
+	assert_string_equal(m->mail->auto_submitted, "no");
+	assert_string_equal(m->mail->recipients[1], "other@example.com");
+	assert_int_equal(m->mail->nrecipients, 2);
+	assert_int_equal(m->mail->tags.version, 2);
+	assert_int_equal(m->mail->tags.number, 2);
+	assert_int_equal(m->mail->tags.total, 3);
+	assert_true(m->mail->tags.has_counter);
+	assert_string_equal(m->mail->tags.prefixes, "net-next");
+	assert_null(m->mail->diff);
+	pw_outbox_msg_free(m);
+}
+
+static int interrupt(void *unused)
+{
+	return 1;
+}
+
+static void test_not_found_or_error(void **state)
+{
+	struct fx *f = *state;
+	struct pw_outbox_row *row = NULL;
+	struct pw_outbox_msg *m = NULL;
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	int64_t cover, n;
+	int total;
+	bool found = true;
+
+	add_reply(f, "msg:a@x", "reply-a@example.org");
+	/* Absent: no error, and said so. */
+	assert_int_equal(pw_db_outbox_answered(f->db, "msg:b@x", &found), PW_OK);
+	assert_false(found);
+	assert_int_equal(pw_db_outbox_answered(f->db, "msg:a@x", &found), PW_OK);
+	assert_true(found);
+	assert_int_equal(pw_db_outbox_is_own(f->db, "nobody@x", &found), PW_OK);
+	assert_false(found);
+	assert_int_equal(pw_db_outbox_get(f->db, 42, false, &row, &found), PW_OK);
+	assert_false(found);
+	assert_null(row);
+	assert_int_equal(pw_db_outbox_message(f->db, 42, &m, &found), PW_OK);
+	assert_false(found);
+	assert_null(m);
+	assert_int_equal(pw_db_outbox_series(f->db, 42, &cover, &total, ids, &found),
+			 PW_OK);
+	assert_false(found);
+	assert_int_equal(pw_db_outbox_count_since(f->db, "ann@example.com", 0, &n), PW_OK);
+	assert_int_equal(n, 1);
+
+	/* Every statement now fails as it runs (prepared ones stay cached):
+	 * an error, never "not found". */
+	sqlite3_progress_handler(f->db->h, 1, interrupt, NULL);
+	assert_int_not_equal(pw_db_outbox_answered(f->db, "msg:b@x", &found), PW_OK);
+	assert_int_not_equal(pw_db_outbox_is_own(f->db, "nobody@x", &found), PW_OK);
+	assert_int_not_equal(pw_db_outbox_get(f->db, 42, false, &row, &found), PW_OK);
+	assert_int_not_equal(pw_db_outbox_message(f->db, 42, &m, &found), PW_OK);
+	assert_int_not_equal(pw_db_outbox_series(f->db, 42, &cover, &total, ids, &found),
+			     PW_OK);
+	assert_int_not_equal(pw_db_outbox_count_since(f->db, "ann@example.com", 0, &n),
+			     PW_OK);
+	sqlite3_progress_handler(f->db->h, 0, NULL, NULL);
+	g_array_unref(ids);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_state_machine, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_as_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_found_or_error, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
