@@ -21,6 +21,7 @@
 #endif
 
 #include "checks/flood.h"
+#include "checks/message.h"
 #include "checks/patch.h"
 
 #define SHA1_LEN 20
@@ -597,42 +598,25 @@ static bool marker_note(const char *s, size_t len)
 
 char *pw_flood_subject_normalise(const char *subject)
 {
-	static const char *const reply[] = {
-		"re:", "fwd:", "fw:", "aw:", "sv:", "antw:", "resend:",
-	};
 	const char *s = subject ? subject : "";
 	GString *out;
 	bool space = false;
 	size_t i;
 
+	/* The markers every reader skips, then what a flood's copies add:
+	 * "Resend:" and a bare "PATCH n/N" counter. */
 	for (;;) {
-		bool again = false;
+		const char *t;
 
-		while (blank((unsigned char)*s))
-			s++;
-		for (i = 0; i < G_N_ELEMENTS(reply); i++) {
-			if (starts_ci(s, strlen(s), reply[i])) {
-				s += strlen(reply[i]);
-				again = true;
-				break;
-			}
+		s = pw_subject_skip(s, NULL, NULL, NULL);
+		if (starts_ci(s, strlen(s), "resend:")) {
+			s += strlen("resend:");
+			continue;
 		}
-		if (!again && *s == '[') {
-			const char *close = strchr(s, ']');
-
-			if (close) {
-				s = close + 1;
-				again = true;
-			}
-		}
-		if (!again) {
-			const char *t = skip_bare_patch(s);
-
-			again = t != s;
-			s = t;
-		}
-		if (!again)
+		t = skip_bare_patch(s);
+		if (t == s)
 			break;
+		s = t;
 	}
 
 	out = g_string_sized_new(strlen(s));
