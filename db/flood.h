@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "checks/flood.h"
+#include "checks/message.h"
 #include "checks/patch.h"
 #include "db/db.h"
 
@@ -22,18 +23,16 @@ struct pw_flood_params {
 	int window;		/* seconds */
 };
 
-/* One patch as the flood detector sees it; strings are borrowed. */
+/*
+ * One stored patch as the flood detector files it: the message as it
+ * was parsed, what storing it made (its rows) and its fingerprints.
+ * Everything is borrowed.
+ */
 struct pw_flood_obs {
+	const struct pw_mail *mail;
 	int64_t message_id;
 	int64_t patch_id;
 	int64_t series_id;
-	const char *msgid;
-	const char *from_addr;
-	const char *subject;		/* as sent, decoded */
-	int64_t date;
-	int number, total;		/* the [PATCH n/N] counter, 0 if none */
-	bool has_counter;
-	bool threaded;			/* has In-Reply-To or References */
 	const struct pw_fingerprint *fp;
 };
 

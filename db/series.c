@@ -19,40 +19,40 @@ static int64_t series_by_ref(struct pw_db *db, const char *msgid)
 }
 
 /* Own Message-ID first, then the nearest reference outwards. */
-static int64_t find_by_references(struct pw_db *db, const struct pw_series_in *in)
+static int64_t find_by_references(struct pw_db *db, const struct pw_mail *m)
 {
 	int64_t id;
 	size_t n = 0;
 
-	if ((id = series_by_ref(db, in->msgid)))
+	if ((id = series_by_ref(db, m->msgid)))
 		return id;
-	if (in->in_reply_to && (id = series_by_ref(db, in->in_reply_to)))
+	if (m->in_reply_to && (id = series_by_ref(db, m->in_reply_to)))
 		return id;
-	while (in->references && in->references[n])
+	while (m->references && m->references[n])
 		n++;
 	while (n-- > 0)
-		if ((id = series_by_ref(db, in->references[n])))
+		if ((id = series_by_ref(db, m->references[n])))
 			return id;
 	return 0;
 }
 
 /* The newest series of the same sender, version and total in the window. */
-static int64_t find_by_markers(struct pw_db *db, const struct pw_series_in *in)
+static int64_t find_by_markers(struct pw_db *db, const struct pw_mail *m)
 {
 	sqlite3_stmt *st;
 	int64_t id = 0;
 
-	if (in->total <= 0 || !in->from_addr || !*in->from_addr)
+	if (m->tags.total <= 0 || !m->from_addr || !*m->from_addr)
 		return 0;
 	st = pw_db_stmt(db,
 		"SELECT id FROM series WHERE from_addr = ?1 AND version = ?2"
 		" AND total = ?3 AND first_date BETWEEN ?4 AND ?5"
 		" ORDER BY first_date DESC, id DESC LIMIT 1");
-	pw_db_bind_text(st, 1, in->from_addr);
-	sqlite3_bind_int(st, 2, in->version);
-	sqlite3_bind_int(st, 3, in->total);
-	sqlite3_bind_int64(st, 4, in->date - PW_SERIES_WINDOW);
-	sqlite3_bind_int64(st, 5, in->date + PW_SERIES_WINDOW);
+	pw_db_bind_text(st, 1, m->from_addr);
+	sqlite3_bind_int(st, 2, m->tags.version);
+	sqlite3_bind_int(st, 3, m->tags.total);
+	sqlite3_bind_int64(st, 4, m->date - PW_SERIES_WINDOW);
+	sqlite3_bind_int64(st, 5, m->date + PW_SERIES_WINDOW);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -60,8 +60,9 @@ static int64_t find_by_markers(struct pw_db *db, const struct pw_series_in *in)
 }
 
 /* Whether the series can take this message: same total, slot free. */
-static bool fits(struct pw_db *db, int64_t series, const struct pw_series_in *in)
+static bool fits(struct pw_db *db, int64_t series, const struct pw_mail *m)
 {
+	bool cover = m->kind == PW_MAIL_COVER;
 	sqlite3_stmt *st;
 	bool ok = false;
 
@@ -71,14 +72,14 @@ static bool fits(struct pw_db *db, int64_t series, const struct pw_series_in *in
 		int total = sqlite3_column_int(st, 0);
 		bool has_cover = sqlite3_column_int(st, 1);
 
-		ok = total == in->total && !(in->cover && has_cover);
+		ok = total == m->tags.total && !(cover && has_cover);
 	}
 	sqlite3_reset(st);
-	if (!ok || in->cover)
+	if (!ok || cover)
 		return ok;
 	st = pw_db_stmt(db, "SELECT 1 FROM patch WHERE series = ?1 AND number = ?2");
 	sqlite3_bind_int64(st, 1, series);
-	sqlite3_bind_int(st, 2, in->number > 0 ? in->number : 1);
+	sqlite3_bind_int(st, 2, m->tags.number > 0 ? m->tags.number : 1);
 	ok = sqlite3_step(st) != SQLITE_ROW;
 	sqlite3_reset(st);
 	return ok;
@@ -97,58 +98,61 @@ static enum pw_status add_ref(struct pw_db *db, const char *msgid, int64_t serie
 	return pw_db_done(db, st);
 }
 
-static enum pw_status register_refs(struct pw_db *db, const struct pw_series_in *in,
+static enum pw_status register_refs(struct pw_db *db, const struct pw_mail *m,
 				    int64_t series)
 {
-	enum pw_status s = add_ref(db, in->msgid, series);
+	enum pw_status s = add_ref(db, m->msgid, series);
 	size_t i;
 
 	if (!s)
-		s = add_ref(db, in->in_reply_to, series);
-	for (i = 0; !s && in->references && in->references[i]; i++)
-		s = add_ref(db, in->references[i], series);
+		s = add_ref(db, m->in_reply_to, series);
+	for (i = 0; !s && m->references && m->references[i]; i++)
+		s = add_ref(db, m->references[i], series);
 	return s;
 }
 
 enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				   int64_t patch_id,
-				   const struct pw_series_in *in,
+				   const struct pw_mail *m,
 				   int64_t *series_id)
 {
+	const char *name = m->subject_clean ? m->subject_clean : "";
+	int number = m->tags.number > 0 ? m->tags.number : 1;
+	bool cover = m->kind == PW_MAIL_COVER;
 	sqlite3_stmt *st;
 	enum pw_status s;
 	int64_t id;
 	int rc;
 
-	id = find_by_references(db, in);
-	if (!id || !fits(db, id, in)) {
-		id = find_by_markers(db, in);
-		if (id && !fits(db, id, in))
+	id = find_by_references(db, m);
+	if (!id || !fits(db, id, m)) {
+		id = find_by_markers(db, m);
+		if (id && !fits(db, id, m))
 			id = 0;
 	}
 	if (!id) {
 		st = pw_db_stmt(db, "INSERT INTO series(name, from_addr, version,"
 				" total, first_date, last_date)"
 				" VALUES (?1, ?2, ?3, ?4, ?5, ?5)");
-		pw_db_bind_text(st, 1, in->subject_clean ? in->subject_clean : "");
-		pw_db_bind_text(st, 2, in->from_addr ? in->from_addr : "");
-		sqlite3_bind_int(st, 3, in->version);
-		sqlite3_bind_int(st, 4, in->total);
-		sqlite3_bind_int64(st, 5, in->date);
+		pw_db_bind_text(st, 1, name);
+		pw_db_bind_text(st, 2, m->from_addr ? m->from_addr : "");
+		sqlite3_bind_int(st, 3, m->tags.version);
+		sqlite3_bind_int(st, 4, m->tags.total);
+		sqlite3_bind_int64(st, 5, m->date);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
 			return pw_db_status(db, rc);
 		id = sqlite3_last_insert_rowid(db->h);
 	}
-	if (in->cover) {
+	if (cover) {
 		st = pw_db_stmt(db, "UPDATE series SET cover = ?2, name = ?3,"
 				" first_date = min(first_date, ?4),"
 				" last_date = max(last_date, ?4) WHERE id = ?1");
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, message_id);
-		pw_db_bind_text(st, 3, in->subject_clean ? in->subject_clean : "");
-		sqlite3_bind_int64(st, 4, in->date);
+		pw_db_bind_text(st, 3, name);
+		sqlite3_bind_int64(st, 4, m->date);
 	} else {
 		/* Without a cover, the name is the first patch's subject. */
 		st = pw_db_stmt(db, "UPDATE series SET"
@@ -158,25 +162,25 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				" first_date = min(first_date, ?5),"
 				" last_date = max(last_date, ?5) WHERE id = ?1");
 		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 3, in->number > 0 ? in->number : 1);
-		pw_db_bind_text(st, 4, in->subject_clean ? in->subject_clean : "");
-		sqlite3_bind_int64(st, 5, in->date);
+		sqlite3_bind_int(st, 3, number);
+		pw_db_bind_text(st, 4, name);
+		sqlite3_bind_int64(st, 5, m->date);
 	}
 	s = pw_db_done(db, st);
 	if (s)
 		return s;
-	if (!in->cover && patch_id) {
+	if (!cover && patch_id) {
 		st = pw_db_stmt(db, "UPDATE patch SET series = ?2, number = ?3"
 				" WHERE id = ?1");
 		sqlite3_bind_int64(st, 1, patch_id);
 		sqlite3_bind_int64(st, 2, id);
-		sqlite3_bind_int(st, 3, in->number > 0 ? in->number : 1);
+		sqlite3_bind_int(st, 3, number);
 		s = pw_db_done(db, st);
 		if (s)
 			return s;
 	}
 	*series_id = id;
-	return register_refs(db, in, id);
+	return register_refs(db, m, id);
 }
 
 enum pw_status pw_db_series_naked_cover(struct pw_db *db, int64_t series_id,
