@@ -1,7 +1,10 @@
 /*
  * patchwarden: the bracketed markers of a subject, as Patchwork reads
  * them (clean_subject(), parse_series_marker()), and the subject with
- * them stripped, as git mailinfo's cleanup_subject() strips it.  Pure.
+ * them stripped, as git mailinfo's cleanup_subject() strips it.  The one
+ * list of reply and forward markers lives here (pw_subject_marker()),
+ * with the one walk over what leads a subject (pw_subject_skip()) that
+ * the flood fingerprint builds on too.  Pure.
  */
 #include <string.h>
 
