@@ -120,12 +120,10 @@ static size_t binary(const char *t, size_t n, size_t pos)
 /* "--- " then "+++ " at pos: returns the position after them, or NONE. */
 static size_t old_new(const char *t, size_t n, size_t pos)
 {
-	size_t l = line_len(t + pos, n - pos), q;
+	size_t q = next_line(t, n, pos);
 
-	if (!starts(t + pos, l, "--- "))
-		return NONE;
-	q = next_line(t, n, pos);
-	if (q >= n || !starts(t + q, line_len(t + q, n - q), "+++ "))
+	if (!pw_diff_is_old_new(t + pos, line_len(t + pos, n - pos), t + q,
+				t + n))
 		return NONE;
 	return next_line(t, n, q);
 }

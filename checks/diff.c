@@ -17,7 +17,7 @@
 
 #include "checks/patch.h"
 
-/* ---- the primitives: hunk headers, hunk lines, git header lines ---- */
+/* ---- the primitives: hunk headers and lines, file header lines ---- */
 
 static bool starts(const char *s, size_t len, const char *prefix)
 {
@@ -133,6 +133,13 @@ bool pw_diff_is_git_header(const char *l, size_t n)
 		if (starts(l, n, h[i]))
 			return true;
 	return false;
+}
+
+bool pw_diff_is_old_new(const char *s, size_t n, const char *next,
+			const char *end)
+{
+	return starts(s, n, "--- ") && next < end &&
+	       starts(next, (size_t)(end - next), "+++ ");
 }
 
 /* ---- the parser ---- */
@@ -618,8 +625,7 @@ struct pw_patch *pw_diff_parse(const char *text, size_t len)
 				problem(&ps, patch_no, "unreadable hunk header: hunk skipped");
 				ps.st = ST_NONE;
 			}
-		} else if (starts(s, l, "--- ") && next < end &&
-			   starts(next, (size_t)(end - next), "+++ ")) {
+		} else if (pw_diff_is_old_new(s, l, next, end)) {
 			const char *nl2 = memchr(next, '\n', (size_t)(end - next));
 			const char *e2 = nl2 ? nl2 : end;
 

@@ -140,6 +140,14 @@ bool pw_diff_hunk_line(const char *l, size_t n, int parents, bool *in_old,
  */
 bool pw_diff_is_git_header(const char *l, size_t n);
 
+/*
+ * Whether the line at s (n bytes, without its newline) and the line at
+ * next (the text running to end) are the "--- " and "+++ " lines that
+ * name a file's old and new paths.
+ */
+bool pw_diff_is_old_new(const char *s, size_t n, const char *next,
+			const char *end);
+
 /* Caps on untrusted diff text; what lies beyond them is a problem. */
 #define PW_DIFF_MAX_FILES 10000
 #define PW_DIFF_MAX_HUNKS 100000	/* per file */

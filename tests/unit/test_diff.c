@@ -319,6 +319,7 @@ static void hunk_headers(void **state)
 static void strict_hunk_headers(void **state)
 {
 	struct pw_patch *p = parse("--- a/f\n+++ b/f\n@@ -1 +1\n-x\n+y\n");
+	const char *s;
 	bool in_old, in_new;
 
 	(void)state;
@@ -341,6 +342,10 @@ static void strict_hunk_headers(void **state)
 	assert_false(pw_diff_hunk_line("x", 1, 1, &in_old, &in_new));
 	assert_true(pw_diff_is_git_header("similarity index 90%", 20));
 	assert_false(pw_diff_is_git_header("indexed", 7));
+	s = "--- a/f\n+++ b/f\n";
+	assert_true(pw_diff_is_old_new(s, 7, s + 8, s + strlen(s)));
+	assert_false(pw_diff_is_old_new(s, 7, s + 8, s + 8));
+	assert_false(pw_diff_is_old_new(s + 8, 7, s + 16, s + strlen(s)));
 }
 
 static void helpers(void **state)
