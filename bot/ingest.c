@@ -104,38 +104,6 @@ static void process(struct job *j, const struct pw_config *cfg,
 	pw_patch_free(p);
 }
 
-static void fill_row(struct pw_msg_row *r, const struct job *j,
-		     const struct pw_ingest_opts *o, const char *source)
-{
-	const struct pw_mail *m = j->mail;
-
-	memset(r, 0, sizeof(*r));
-	r->msgid = m->msgid;
-	r->msgid_derived = m->msgid_derived;
-	r->kind = pw_mail_kind_str(m->kind);
-	r->from_name = m->from_name;
-	r->from_addr = m->from_addr;
-	r->subject = m->subject;
-	r->subject_clean = m->subject_clean;
-	r->date = m->date;
-	r->in_reply_to = m->in_reply_to;
-	r->references = (const char *const *)m->references;
-	r->list_id = m->list_id;
-	r->auto_submitted = m->auto_submitted;
-	r->recipients = (const char *const *)m->recipients;
-	r->nrecipients = m->nrecipients;
-	r->version = m->tags.version;
-	r->number = m->tags.number;
-	r->total = m->tags.total;
-	r->has_counter = m->tags.has_counter;
-	r->rfc = m->tags.rfc;
-	r->prefixes = m->tags.prefixes;
-	r->raw = j->data;
-	r->raw_len = j->len;
-	r->source = source;
-	r->backfill = !o->reply;
-}
-
 /*
  * Files a new patch with the flood detector, through the load's filter
  * ff (or NULL); co are the rule switches of the patch's list.
@@ -147,23 +115,11 @@ static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
 			      int64_t patch_id, int64_t series_id,
 			      int64_t *flood_id)
 {
-	const struct pw_mail *m = j->mail;
 	struct pw_flood_params fp = { cfg->flood_count, cfg->flood_window, co };
-	struct pw_flood_obs ob;
+	struct pw_flood_obs ob = { .mail = j->mail, .message_id = message_id,
+				   .patch_id = patch_id, .series_id = series_id,
+				   .fp = &j->fp };
 
-	memset(&ob, 0, sizeof(ob));
-	ob.message_id = message_id;
-	ob.patch_id = patch_id;
-	ob.series_id = series_id;
-	ob.msgid = m->msgid;
-	ob.from_addr = m->from_addr;
-	ob.subject = m->subject;
-	ob.date = m->date;
-	ob.number = m->tags.number;
-	ob.total = m->tags.total;
-	ob.has_counter = m->tags.has_counter;
-	ob.threaded = m->in_reply_to || (m->references && m->references[0]);
-	ob.fp = &j->fp;
 	return pw_db_flood_observe(db, ff, &ob, &fp, flood_id);
 }
 
@@ -249,8 +205,8 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 {
 	const struct pw_mail *m = j->mail;
 	struct pw_check_opts co;
-	struct pw_series_in si;
-	struct pw_msg_row row;
+	struct pw_msg_origin from = { .raw = j->data, .raw_len = j->len,
+				      .source = source, .backfill = !o->reply };
 	int64_t id, patch_id = 0, series_id, flood_id = 0;
 	enum pw_status s;
 	bool is_new;
@@ -263,8 +219,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 		return pw_db_ingest_error_add(db, source, j->where, NULL, j->error,
 					      j->data, j->len);
 	}
-	fill_row(&row, j, o, source);
-	s = pw_db_message_add(db, &row, list_of(o, m), &id, &is_new);
+	s = pw_db_message_add(db, m, &from, list_of(o, m), &id, &is_new);
 	if (s)
 		return s;
 	c->messages++;
@@ -306,18 +261,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 			return s;
 		c->findings += j->findings ? j->findings->len : 0;
 	}
-	memset(&si, 0, sizeof(si));
-	si.msgid = m->msgid;
-	si.in_reply_to = m->in_reply_to;
-	si.references = (const char *const *)m->references;
-	si.from_addr = m->from_addr;
-	si.subject_clean = m->subject_clean;
-	si.date = m->date;
-	si.version = m->tags.version;
-	si.number = m->tags.number;
-	si.total = m->tags.total;
-	si.cover = m->kind == PW_MAIL_COVER;
-	s = pw_db_series_assign(db, id, patch_id, &si, &series_id);
+	s = pw_db_series_assign(db, id, patch_id, m, &series_id);
 	if (s || m->kind != PW_MAIL_PATCH)
 		return s;
 	s = naked_cover(db, m, series_id, c);

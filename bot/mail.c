@@ -3,22 +3,18 @@
  *
  * The only file that parses incoming mail with GMime.  Everything is
  * copied out of the GMime objects into a struct pw_mail and the objects
- * are released before pw_mail_parse() returns.
+ * are released before pw_mail_parse() returns.  What needs no GMime is
+ * in checks/: the subject markers (checks/subject.c), what the body's
+ * text says (checks/body.c: commit message, diff extent, pull request)
+ * and the kind of the message (checks/message.c).
  *
- * What is read, and from whom the rules come:
+ * What is read here:
  *  - the header block: cut into fields as GMime's parser cuts it, each
  *    value decoded by GMime (see "The header block" below);
- *  - the diff: inline in text/plain, or in text/x-patch, text/x-diff and
- *    *.patch / *.diff attachments (patchwork's find_patch_content()); the
- *    extent of a diff follows git apply: file headers, then hunks whose
- *    line counts say where they end, so a signature or a list footer
- *    after the last hunk is never part of the diff;
- *  - the commit message: the text before the first patch separator
- *    (git mailinfo's patchbreak(): "---", "diff -", "Index: ");
- *  - the pull request URL: patchwork's parse_pull_request();
- *  - the subject markers: patchwork's clean_subject() and
- *    parse_series_marker(); the stripped subject: git mailinfo's
- *    cleanup_subject() and cleanup_space().
+ *  - the MIME structure: the text/plain parts, and the diff of
+ *    text/x-patch, text/x-diff and *.patch / *.diff attachments
+ *    (patchwork's find_patch_content()), each decoded to UTF-8 and
+ *    handed to checks/body.c in order.
  */
 #include <stdarg.h>
 #include <string.h>
@@ -26,6 +22,7 @@
 #include <gmime/gmime.h>
 
 #include "bot/mail.h"
+#include "checks/body.h"
 #include "checks/inbody.h"
 
 #define MAX_DEPTH 32		/* MIME nesting followed */
@@ -45,447 +42,10 @@ void pw_mail_init(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* Strings */
-
-static bool starts_ci(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && !g_ascii_strncasecmp(s, prefix, n);
-}
-
-static bool starts(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && !memcmp(s, prefix, n);
-}
-
-/* Length of the line at s (without its newline) within the n bytes left. */
-static size_t line_len(const char *s, size_t n)
-{
-	const char *nl = memchr(s, '\n', n);
-
-	return nl ? (size_t)(nl - s) : n;
-}
-
-/* Offset of the line after the one at pos. */
-static size_t next_line(const char *t, size_t n, size_t pos)
-{
-	const char *nl = memchr(t + pos, '\n', n - pos);
-
-	return nl ? (size_t)(nl - t) + 1 : n;
-}
-
-/* ------------------------------------------------------------------ */
-/* Diffs */
-
-#define NONE ((size_t)-1)
-
-static bool git_ext_header(const char *l, size_t n)
-{
-	static const char *const h[] = {
-		"old mode ", "new mode ", "deleted file mode ",
-		"new file mode ", "copy from ", "copy to ", "rename from ",
-		"rename to ", "rename old ", "rename new ",
-		"similarity index ", "dissimilarity index ", "index ",
-	};
-	size_t i;
-
-	for (i = 0; i < G_N_ELEMENTS(h); i++)
-		if (starts(l, n, h[i]))
-			return true;
-	return false;
-}
-
-/* Parses "[-]N[,M]" at *p; M defaults to 1. */
-static bool range(const char **p, const char *end, char sign, long *count)
-{
-	const char *s = *p;
-	long v = 0;
-
-	if (s >= end || *s != sign)
-		return false;
-	s++;
-	if (s >= end || !g_ascii_isdigit(*s))
-		return false;
-	while (s < end && g_ascii_isdigit(*s))
-		s++;
-	*count = 1;
-	if (s < end && *s == ',') {
-		s++;
-		if (s >= end || !g_ascii_isdigit(*s))
-			return false;
-		while (s < end && g_ascii_isdigit(*s)) {
-			if (v < 100000000)
-				v = v * 10 + (*s - '0');
-			s++;
-		}
-		*count = v;
-	}
-	*p = s;
-	return true;
-}
-
-/*
- * "@@ -a,b +c,d @@": the old and new line counts.  A combined diff
- * ("@@@ -a,b -c,d +e,f @@@", from diff --cc) has one more "@" and one
- * more old range per parent; *parents says how many, and *old is the
- * first parent's count.
- */
-static bool hunk_header(const char *l, size_t n, long *old, long *new,
-			int *parents)
-{
-	const char *p = l, *end = l + n;
-	long other;
-	int at = 0, i;
-
-	while (p < end && *p == '@')
-		p++, at++;
-	if (at < 2 || at > 9 || p >= end || *p != ' ')
-		return false;
-	*parents = at - 1;
-	while (p < end && *p == ' ')
-		p++;
-	if (!range(&p, end, '-', old))
-		return false;
-	for (i = 1; i < *parents; i++) {
-		while (p < end && *p == ' ')
-			p++;
-		if (!range(&p, end, '-', &other))
-			return false;
-	}
-	while (p < end && *p == ' ')
-		p++;
-	if (!range(&p, end, '+', new))
-		return false;
-	return true;
-}
-
-/* Whether line l of a hunk with the given parents is in a hunk at all,
- * and which sides it counts on. */
-static bool hunk_line(const char *l, size_t n, int parents, bool *in_old,
-		      bool *in_new)
-{
-	int i;
-
-	*in_old = *in_new = true;
-	if (n == 0)		/* an empty context line, trailing space lost */
-		return true;
-	if (l[0] == '\\') {
-		*in_old = *in_new = false;
-		return true;
-	}
-	if (parents == 1) {
-		if (l[0] == '-')
-			*in_new = false;
-		else if (l[0] == '+')
-			*in_old = false;
-		else if (l[0] != ' ')
-			return false;
-		return true;
-	}
-	if (n < (size_t)parents)
-		return false;
-	for (i = 0; i < parents; i++) {
-		if (l[i] == '-')
-			*in_new = false;
-		else if (l[i] != '+' && l[i] != ' ')
-			return false;
-	}
-	*in_old = l[0] != '+';
-	return true;
-}
-
-/*
- * Hunks from pos.  Returns the end of the last one, or NONE when pos
- * does not start a hunk.  *cut is set when a hunk ends before its
- * header's line counts do.
- */
-static size_t hunks(const char *t, size_t n, size_t pos, bool *cut)
-{
-	size_t count = 0;
-	long old, new;
-	int parents;
-	bool in_old, in_new;
-
-	while (pos < n) {
-		size_t l = line_len(t + pos, n - pos);
-
-		if (!hunk_header(t + pos, l, &old, &new, &parents))
-			break;
-		pos = next_line(t, n, pos);
-		while ((old > 0 || new > 0) && pos < n) {
-			l = line_len(t + pos, n - pos);
-			if (!hunk_line(t + pos, l, parents, &in_old, &in_new))
-				break;
-			old -= in_old;
-			new -= in_new;
-			pos = next_line(t, n, pos);
-		}
-		count++;
-		while (pos < n && t[pos] == '\\')
-			pos = next_line(t, n, pos);
-		/* This hunk, not an earlier file's, decides. */
-		if (old > 0 || new > 0) {
-			*cut = true;
-			break;
-		}
-	}
-	return count ? pos : NONE;
-}
-
-/* A "GIT binary patch" section: up to two literal/delta blocks. */
-static size_t binary(const char *t, size_t n, size_t pos)
-{
-	int k;
-
-	pos = next_line(t, n, pos);
-	for (k = 0; k < 2 && pos < n; k++) {
-		size_t l = line_len(t + pos, n - pos);
-
-		if (!starts(t + pos, l, "literal ") && !starts(t + pos, l, "delta "))
-			break;
-		pos = next_line(t, n, pos);
-		while (pos < n && t[pos] != '\n')
-			pos = next_line(t, n, pos);
-		if (pos < n)
-			pos = next_line(t, n, pos);
-	}
-	return pos;
-}
-
-/* "--- " then "+++ " at pos: returns the position after them, or NONE. */
-static size_t old_new(const char *t, size_t n, size_t pos)
-{
-	size_t l = line_len(t + pos, n - pos), q;
-
-	if (!starts(t + pos, l, "--- "))
-		return NONE;
-	q = next_line(t, n, pos);
-	if (q >= n || !starts(t + q, line_len(t + q, n - q), "+++ "))
-		return NONE;
-	return next_line(t, n, q);
-}
-
-/* One file's section of a diff at pos: its end, or NONE. */
-static size_t file_section(const char *t, size_t n, size_t pos, bool *cut)
-{
-	size_t l = line_len(t + pos, n - pos), q, r;
-	int ext = 0, k;
-
-	if (starts(t + pos, l, "diff --git ") || starts(t + pos, l, "diff --cc ") ||
-	    starts(t + pos, l, "diff --combined ")) {
-		pos = next_line(t, n, pos);
-		while (pos < n && git_ext_header(t + pos, line_len(t + pos, n - pos))) {
-			ext++;
-			pos = next_line(t, n, pos);
-		}
-		l = pos < n ? line_len(t + pos, n - pos) : 0;
-		if (starts(t + pos, l, "GIT binary patch"))
-			return binary(t, n, pos);
-		if (starts(t + pos, l, "Binary files "))
-			return next_line(t, n, pos);
-		/* Hunks right after the header lines, without ---/+++
-		 * (hand-made, but patchwork accepts them). */
-		if (ext && starts(t + pos, l, "@@ "))
-			return hunks(t, n, pos, cut);
-		q = pos < n ? old_new(t, n, pos) : NONE;
-		if (q != NONE) {
-			r = hunks(t, n, q, cut);
-			return r != NONE ? r : ext ? q : NONE;
-		}
-		return ext ? pos : NONE;
-	}
-	if (starts(t + pos, l, "diff ")) {
-		pos = next_line(t, n, pos);
-		if (pos >= n)
-			return NONE;
-		l = line_len(t + pos, n - pos);
-		if (starts(t + pos, l, "Binary files "))
-			return next_line(t, n, pos);
-		q = old_new(t, n, pos);
-		return q == NONE ? NONE : hunks(t, n, q, cut);
-	}
-	if (starts(t + pos, l, "Index: ")) {
-		/* CVS and svn: "====", "RCS file:", "retrieving ...", "diff ..." */
-		pos = next_line(t, n, pos);
-		for (k = 0; k < 8 && pos < n; k++) {
-			q = old_new(t, n, pos);
-			if (q != NONE)
-				return hunks(t, n, q, cut);
-			pos = next_line(t, n, pos);
-		}
-		return NONE;
-	}
-	q = old_new(t, n, pos);
-	return q == NONE ? NONE : hunks(t, n, q, cut);
-}
-
-/* A line that may start a diff, a cheap test before file_section(). */
-static bool diff_start(const char *l, size_t n)
-{
-	return starts(l, n, "diff ") || starts(l, n, "Index: ") ||
-	       starts(l, n, "--- ");
-}
-
-/*
- * Finds the first diff in t.  Sets [*start, *end) and returns true when
- * one is found.  The diff runs over consecutive file sections.
- */
-static bool find_diff(const char *t, size_t n, size_t *start, size_t *end,
-		      bool *cut)
-{
-	size_t pos = 0, q, e;
-
-	for (pos = 0; pos < n; pos = next_line(t, n, pos)) {
-		if (!diff_start(t + pos, line_len(t + pos, n - pos)))
-			continue;
-		q = file_section(t, n, pos, cut);
-		if (q == NONE)
-			continue;
-		*start = pos;
-		e = q;
-		while (e < n) {
-			size_t l = line_len(t + e, n - e);
-
-			/* Lines that diff -r prints between files. */
-			if (starts(t + e, l, "Only in ")) {
-				e = next_line(t, n, e);
-				continue;
-			}
-			q = diff_start(t + e, l) ? file_section(t, n, e, cut)
-						 : NONE;
-			if (q == NONE)
-				break;
-			e = q;
-		}
-		*end = e;
-		return true;
-	}
-	return false;
-}
-
-/* git mailinfo's patchbreak(): where the commit message ends. */
-static bool patchbreak(const char *l, size_t n)
-{
-	size_t i;
-
-	if (starts(l, n, "diff -") || starts(l, n, "Index: "))
-		return true;
-	if (!starts(l, n, "---"))
-		return false;
-	if (n > 4 && l[3] == ' ' && !g_ascii_isspace(l[4]))
-		return true;
-	for (i = 3; i < n; i++)
-		if (!g_ascii_isspace(l[i]))
-			return false;
-	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* Pull requests: patchwork's parse_pull_request(), by hand. */
-
-static bool word_char(unsigned char c)
-{
-	return g_ascii_isalnum(c) || c == '_' || c >= 0x80;
-}
-
-static bool url_char(unsigned char c)
-{
-	return word_char(c) || c == '/' || c == '.' || c == '@' || c == ':' ||
-	       c == '~' || c == '-';
-}
-
-static bool branch_char(unsigned char c)
-{
-	return word_char(c) || c == '/' || c == '.' || c == '-';
-}
-
-/* Finds a line that starts with (case-insensitive) needle, from pos. */
-static size_t find_line_ci(const char *t, size_t n, size_t pos,
-			   const char *needle)
-{
-	for (; pos < n; pos = next_line(t, n, pos))
-		if (starts_ci(t + pos, line_len(t + pos, n - pos), needle))
-			return pos;
-	return NONE;
-}
-
-static char *find_pull(const char *t, size_t n)
-{
-	size_t pos, p, u, e, b, be;
-	GString *r;
-
-	pos = find_line_ci(t, n, 0, "The following changes since commit");
-	if (pos == NONE)
-		return NULL;
-	for (;;) {
-		pos = find_line_ci(t, n, pos,
-				   "are available in the git repository at:");
-		if (pos == NONE)
-			return NULL;
-		p = pos + strlen("are available in the git repository at:");
-		pos = next_line(t, n, pos);
-		while (p < n && t[p] != '\n' && g_ascii_isspace(t[p]))
-			p++;
-		if (p < n && t[p] != '\n')
-			continue;
-		/* the URL, after any white space and blank lines */
-		while (p < n && g_ascii_isspace(t[p]))
-			p++;
-		u = p;
-		while (p < n && (word_char((unsigned char)t[p]) || t[p] == '+' ||
-				 t[p] == '-'))
-			p++;
-		if (p == u)
-			continue;
-		if (starts(t + p, n - p, "://"))
-			p += 3;
-		else if (p < n && t[p] == '@')
-			p++;
-		else
-			continue;
-		while (p < n && url_char((unsigned char)t[p]))
-			p++;
-		e = p;
-		break;
-	}
-	r = g_string_new_len(t + u, (gssize)(e - u));
-	/* the branch or tag: on the same line, or alone on a later line */
-	for (b = e; b < n && (t[b] == ' ' || t[b] == '\t' || t[b] == '\\'); b++)
-		;
-	if (b < n && t[b] != '\n') {
-		for (be = b; be < n && branch_char((unsigned char)t[be]); be++)
-			;
-	} else {
-		size_t z;
-
-		while (b < n && (g_ascii_isspace(t[b]) || t[b] == '\\'))
-			b++;
-		for (be = b; be < n && branch_char((unsigned char)t[be]); be++)
-			;
-		/* A word followed by more text is prose, not a branch. */
-		for (z = be; z < n && t[z] != '\n' && g_ascii_isspace(t[z]); z++)
-			;
-		if (z < n && t[z] != '\n')
-			be = b;
-	}
-	if (be > b) {
-		g_string_append_c(r, ' ');
-		g_string_append_len(r, t + b, (gssize)(be - b));
-	}
-	return g_string_free(r, FALSE);
-}
-
-/* ------------------------------------------------------------------ */
 /* MIME parts */
 
 struct walk {
-	GString *msg;		/* commit message so far */
-	GString *diff;
-	char *pull_url;
-	bool separated;		/* a patch separator was seen */
+	struct pw_body body;	/* what the text parts say */
 	int leaves;
 	GPtrArray *warnings;
 };
@@ -611,90 +171,6 @@ static bool ends_with_ci(const char *s, const char *suffix)
 	return a >= b && !g_ascii_strcasecmp(s + a - b, suffix);
 }
 
-static void append_diff(struct walk *w, const char *t, size_t start,
-			size_t end)
-{
-	g_string_append_len(w->diff, t + start, (gssize)(end - start));
-	if (w->diff->len && w->diff->str[w->diff->len - 1] != '\n')
-		g_string_append_c(w->diff, '\n');
-}
-
-/*
- * Appends n bytes of format=flowed text to out, unwrapped as git
- * mailinfo does it (handle_filter_flowed()), so that the commit message
- * is the one git am would record: space-stuffing removed, lines ending
- * in a space joined with the next, "-- " kept as is.
- */
-static void unflow(GString *out, const char *t, size_t n, bool delsp)
-{
-	size_t pos, l;
-	GString *prev = g_string_new(NULL);
-
-	for (pos = 0; pos < n; pos = next_line(t, n, pos)) {
-		const char *p = t + pos;
-
-		l = line_len(p, n - pos);
-		if (l == 3 && !memcmp(p, "-- ", 3)) {
-			if (prev->len) {
-				g_string_append_len(out, prev->str, (gssize)prev->len);
-				g_string_append_c(out, '\n');
-				g_string_truncate(prev, 0);
-			}
-			g_string_append(out, "-- \n");
-			continue;
-		}
-		if (l && p[0] == ' ') {
-			p++;
-			l--;
-		}
-		if (l && p[l - 1] == ' ') {
-			g_string_append_len(prev, p, (gssize)(l - (delsp ? 1 : 0)));
-			continue;
-		}
-		g_string_append_len(out, prev->str, (gssize)prev->len);
-		g_string_append_len(out, p, (gssize)l);
-		g_string_append_c(out, '\n');
-		g_string_truncate(prev, 0);
-	}
-	if (prev->len) {
-		g_string_append_len(out, prev->str, (gssize)prev->len);
-		g_string_append_c(out, '\n');
-	}
-	g_string_free(prev, TRUE);
-}
-
-/* An inline text part: commit message, pull request, diff. */
-static void text_part(struct walk *w, const char *t, size_t n, int flowed)
-{
-	size_t ds = n, de = n, pos, l;
-	bool found, cut = false;
-
-	found = find_diff(t, n, &ds, &de, &cut);
-	if (cut)
-		warn(w, "a hunk is shorter than its header says");
-	if (!w->separated) {
-		if (!w->pull_url)
-			w->pull_url = find_pull(t, n);
-		for (pos = 0; pos < ds; pos = next_line(t, n, pos)) {
-			l = line_len(t + pos, n - pos);
-			if (patchbreak(t + pos, l)) {
-				w->separated = true;
-				break;
-			}
-		}
-		if (w->msg->len && pos > 0)
-			g_string_append_c(w->msg, '\n');
-		if (flowed)
-			unflow(w->msg, t, pos, flowed > 1);
-		else
-			g_string_append_len(w->msg, t, (gssize)pos);
-	}
-	if (found) {
-		w->separated = true;
-		append_diff(w, t, ds, de);
-	}
-}
-
 static void walk_part(struct walk *w, GMimeObject *obj, int depth);
 
 static void leaf(struct walk *w, GMimePart *part)
@@ -726,23 +202,18 @@ static void leaf(struct walk *w, GMimePart *part)
 	}
 	t = part_text(part, &n, w);
 	if (patch_att) {
-		size_t ds, de;
-		bool cut = false;
-
-		if (find_diff(t, n, &ds, &de, &cut)) {
-			w->separated = true;
-			append_diff(w, t, ds, de);
-		} else if (fname) {
+		if (!pw_body_add_patch(&w->body, t, n) && fname)
 			warn(w, "attachment %s holds no diff", fname);
-		}
-	} else if (!w->diff->len) {
+	} else {
 		const char *fmt = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "format");
 		const char *delsp = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "delsp");
-		int flowed = 0;
+		enum pw_body_flow flow = PW_BODY_FIXED;
 
 		if (fmt && !g_ascii_strcasecmp(fmt, "flowed"))
-			flowed = delsp && !g_ascii_strcasecmp(delsp, "yes") ? 2 : 1;
-		text_part(w, t, n, flowed);
+			flow = delsp && !g_ascii_strcasecmp(delsp, "yes") ?
+			       PW_BODY_FLOWED_DELSP : PW_BODY_FLOWED;
+		if (pw_body_add_text(&w->body, t, n, flow))
+			warn(w, "a hunk is shorter than its header says");
 	}
 	g_free(t);
 }
@@ -878,41 +349,12 @@ static char *strip_angles(const char *v)
 	return s;
 }
 
-static char *derive_msgid(const char *raw, size_t len)
-{
-	char *hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
-						(const guchar *)raw, len);
-	char *id = g_strdup_printf("%s@patchwarden.invalid", hex);
-
-	g_free(hex);
-	return id;
-}
-
 static char **strv_from(GPtrArray *a)
 {
 	g_ptr_array_add(a, NULL);
 	return (char **)g_ptr_array_free(a, FALSE);
 }
 
-/* Strips leading blank lines and trailing white space; "" or text + "\n". */
-static char *trim_block(GString *s)
-{
-	size_t a = 0, b = s->len, p;
-
-	for (p = 0; p < s->len; p++) {
-		if (s->str[p] == '\n')
-			a = p + 1;
-		else if (!g_ascii_isspace(s->str[p]))
-			break;
-	}
-	while (b > a && g_ascii_isspace(s->str[b - 1]))
-		b--;
-	if (b == a)
-		return g_strdup("");
-	return g_strdup_printf("%.*s\n", (int)(b - a), s->str + a);
-}
-
-/* The length of the header block including its blank line, or 0. */
 /* ------------------------------------------------------------------ */
 /* The header block */
 
@@ -1390,11 +832,11 @@ static void apply_inbody(struct pw_mail *m, struct walk *w)
 		g_free(d);
 	}
 	if (ib.start > 0) {
-		GString *rest = g_string_new(m->commit_msg + ib.start);
+		char *rest = pw_body_trim(m->commit_msg + ib.start,
+					  strlen(m->commit_msg + ib.start));
 
 		g_free(m->commit_msg);
-		m->commit_msg = trim_block(rest);
-		g_string_free(rest, TRUE);
+		m->commit_msg = rest;
 	}
 	pw_inbody_release(&ib);
 }
@@ -1435,8 +877,7 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 	m = g_new0(struct pw_mail, 1);
 	recips = g_ptr_array_new_with_free_func(g_free);
 	refs = g_ptr_array_new_with_free_func(g_free);
-	w.msg = g_string_new(NULL);
-	w.diff = g_string_new(NULL);
+	pw_body_init(&w.body);
 	w.warnings = g_ptr_array_new_with_free_func(g_free);
 
 	read_headers(&h, m, recips, refs, &w);
@@ -1444,7 +885,7 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 		warn(&w, "a header field longer than %d KiB was cut there",
 		     MAX_FIELD >> 10);
 	if (!m->msgid) {
-		m->msgid = derive_msgid(raw, len);
+		m->msgid = pw_mail_derive_msgid(raw, len);
 		m->msgid_derived = true;
 	}
 	m->nrecipients = (int)recips->len;
@@ -1463,41 +904,18 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 		else
 			warn(&w, "no MIME structure could be read from the content");
 	}
-	m->commit_msg = trim_block(w.msg);
-	if (*m->commit_msg)
+	pw_body_finish(&w.body, m);
+	if (m->commit_msg && *m->commit_msg)
 		apply_inbody(m, &w);
-	if (w.diff->len)
-		m->diff = g_string_free(w.diff, FALSE);
-	else
-		g_string_free(w.diff, TRUE);
-	w.diff = NULL;
-	m->pull_url = w.pull_url;
-	w.pull_url = NULL;
 	m->warnings = strv_from(w.warnings);
 	w.warnings = NULL;
-
-	if (m->tags.is_reply)
-		m->kind = PW_MAIL_COMMENT;
-	else if (m->pull_url)
-		m->kind = PW_MAIL_PULL;
-	else if (m->tags.has_counter && m->tags.number == 0)
-		m->kind = PW_MAIL_COVER;
-	else if (m->diff)
-		m->kind = PW_MAIL_PATCH;
-	else if (m->in_reply_to || m->references[0])
-		m->kind = PW_MAIL_COMMENT;
-	else
-		m->kind = PW_MAIL_OTHER;
+	m->kind = pw_mail_classify(m);
 	*out = m;
 	m = NULL;
 out:
-	if (w.msg)
-		g_string_free(w.msg, TRUE);
-	if (w.diff)
-		g_string_free(w.diff, TRUE);
+	pw_body_release(&w.body);
 	if (w.warnings)
 		g_ptr_array_free(w.warnings, TRUE);
-	g_free(w.pull_url);
 	if (recips)
 		g_ptr_array_free(recips, TRUE);
 	if (refs)

@@ -8,10 +8,141 @@
  * counts, so "--- " inside a hunk is a removed line and not a header.
  * Nothing here fails on bad input; every damaged part becomes a problem
  * and parsing resumes at the next line that looks like a header.
+ *
+ * The only code that reads hunk headers and hunk lines: the diff extent
+ * of a mail body (checks/body.c) and git's patch-id scan (checks/flood.c)
+ * read them through the primitives exported here (checks/patch.h).
  */
 #include <string.h>
 
 #include "checks/patch.h"
+
+/* ---- the primitives: hunk headers and lines, file header lines ---- */
+
+static bool starts(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !memcmp(s, prefix, n);
+}
+
+/* Digits at p as a number saturating at G_MAXINT; *any: there were some. */
+static const char *number(const char *p, const char *end, int *v, bool *any)
+{
+	gint64 n = 0;
+
+	*any = false;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (n <= G_MAXINT)
+			n = n * 10 + (*p - '0');
+		*any = true;
+	}
+	*v = n > G_MAXINT ? G_MAXINT : (int)n;
+	return p;
+}
+
+const char *pw_diff_hunk_range(const char *p, const char *end,
+			       struct pw_hunk_range *r)
+{
+	memset(r, 0, sizeof(*r));
+	p = number(p, end, &r->start, &r->has_start);
+	r->count = 1;
+	if (p < end && *p == ',') {
+		r->has_comma = true;
+		p = number(p + 1, end, &r->count, &r->has_count);
+	}
+	return p;
+}
+
+bool pw_diff_hunk_head(const char *line, size_t len, struct pw_hunk_head *h)
+{
+	const char *p = line, *end = line + len;
+	struct pw_hunk_range other;
+	int at = 0, i;
+
+	memset(h, 0, sizeof(*h));
+	while (p < end && *p == '@')
+		p++, at++;
+	if (at < 2 || at > 9 || p >= end || *p != ' ')
+		return false;
+	h->parents = at - 1;
+	for (i = 0; i <= h->parents; i++) {
+		struct pw_hunk_range *r = i == h->parents ? &h->new :
+					  i == 0 ? &h->old : &other;
+		const char *blank = p;
+
+		while (p < end && *p == ' ')
+			p++;
+		if (p - blank != 1)
+			h->loose = true;
+		if (p >= end || *p != (i == h->parents ? '+' : '-'))
+			return false;
+		p = pw_diff_hunk_range(p + 1, end, r);
+		if (!r->has_start || (r->has_comma && !r->has_count))
+			return false;
+	}
+	h->len = (size_t)(p - line);
+	h->closed = starts(p, (size_t)(end - p), " @@");
+	return true;
+}
+
+bool pw_diff_hunk_line(const char *l, size_t n, int parents, bool *in_old,
+		       bool *in_new)
+{
+	int i;
+
+	*in_old = *in_new = true;
+	if (n == 0)		/* an empty context line, trailing space lost */
+		return true;
+	if (l[0] == '\\') {
+		*in_old = *in_new = false;
+		return true;
+	}
+	if (parents == 1) {
+		if (l[0] == '-')
+			*in_new = false;
+		else if (l[0] == '+')
+			*in_old = false;
+		else if (l[0] != ' ')
+			return false;
+		return true;
+	}
+	if (n < (size_t)parents)
+		return false;
+	for (i = 0; i < parents; i++) {
+		if (l[i] == '-')
+			*in_new = false;
+		else if (l[i] != '+' && l[i] != ' ')
+			return false;
+	}
+	*in_old = l[0] != '+';
+	return true;
+}
+
+bool pw_diff_is_git_header(const char *l, size_t n)
+{
+	static const char *const h[] = {
+		"old mode ", "new mode ", "deleted file mode ",
+		"new file mode ", "copy from ", "copy to ", "rename from ",
+		"rename to ", "rename old ", "rename new ",
+		"similarity index ", "dissimilarity index ", "index ",
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(h); i++)
+		if (starts(l, n, h[i]))
+			return true;
+	return false;
+}
+
+bool pw_diff_is_old_new(const char *s, size_t n, const char *next,
+			const char *end)
+{
+	return starts(s, n, "--- ") && next < end &&
+	       starts(next, (size_t)(end - next), "+++ ");
+}
+
+/* ---- the parser ---- */
 
 enum state {
 	ST_NONE,	/* between files, or in a file after its last hunk */
@@ -50,13 +181,6 @@ static void problem(struct parser *ps, int patch_no, const char *fmt, ...)
 	pr.message = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	g_array_append_val(ps->problems, pr);
-}
-
-static bool starts(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && !memcmp(s, prefix, n);
 }
 
 /* Ends the hunk in progress, reporting lines its header promised. */
@@ -280,31 +404,26 @@ static bool parse_mode(const char *s, size_t len, unsigned *out)
 	return true;
 }
 
-/* "@@ -a,b +c,d @@ ..." */
+/* Largest line number or count the parser takes from a hunk header. */
+#define MAX_HUNK_NUMBER 100000000
+
+/* "@@ -a,b +c,d @@ ...", exactly so: one parent, one space before each
+ * range, and " @@" after them. */
 static bool hunk_header(struct parser *ps, const char *s, size_t len, int patch_no)
 {
-	const char *q = s + 3, *end = s + len;
+	struct pw_hunk_head hh;
 	struct pw_hunk h;
 
+	if (!pw_diff_hunk_head(s, len, &hh) || hh.parents != 1 || hh.loose ||
+	    !hh.closed || hh.old.start > MAX_HUNK_NUMBER ||
+	    hh.old.count > MAX_HUNK_NUMBER || hh.new.start > MAX_HUNK_NUMBER ||
+	    hh.new.count > MAX_HUNK_NUMBER)
+		return false;
 	memset(&h, 0, sizeof(h));
-	h.old_count = h.new_count = 1;
-	if (q >= end || *q++ != '-' || !parse_uint(&q, end, &h.old_start))
-		return false;
-	if (q < end && *q == ',') {
-		q++;
-		if (!parse_uint(&q, end, &h.old_count))
-			return false;
-	}
-	if (q + 1 >= end || *q++ != ' ' || *q++ != '+' ||
-	    !parse_uint(&q, end, &h.new_start))
-		return false;
-	if (q < end && *q == ',') {
-		q++;
-		if (!parse_uint(&q, end, &h.new_count))
-			return false;
-	}
-	if (q + 2 >= end || memcmp(q, " @@", 3))
-		return false;
+	h.old_start = hh.old.start;
+	h.old_count = hh.old.count;
+	h.new_start = hh.new.start;
+	h.new_count = hh.new.count;
 	if (ps->hunks->len >= PW_DIFF_MAX_HUNKS) {
 		problem(ps, patch_no, "more than %d hunks in one file: hunk ignored",
 			PW_DIFF_MAX_HUNKS);
@@ -329,20 +448,20 @@ static bool hunk_line(struct parser *ps, const char *s, size_t len, int patch_no
 {
 	struct pw_dline d;
 	struct pw_hunk *h;
-	char kind = len ? s[0] : ' ';
+	bool in_old, in_new;
 
-	if (kind == '\\') {
+	if (!pw_diff_hunk_line(s, len, 1, &in_old, &in_new))
+		return false;
+	if (!in_old && !in_new) {	/* "\ No newline at end of file" */
 		if (ps->lines->len)
 			g_array_index(ps->lines, struct pw_dline,
 				      ps->lines->len - 1).no_newline = true;
 		return true;
 	}
-	if (kind != ' ' && kind != '-' && kind != '+')
-		return false;
-	if ((kind != '+' && ps->old_left <= 0) || (kind != '-' && ps->new_left <= 0))
+	if ((in_old && ps->old_left <= 0) || (in_new && ps->new_left <= 0))
 		return false;
 	memset(&d, 0, sizeof(d));
-	d.kind = kind;
+	d.kind = in_old ? (in_new ? ' ' : '-') : '+';
 	d.patch_no = patch_no;
 	d.text = len ? s + 1 : s;
 	d.len = len ? len - 1 : 0;
@@ -355,9 +474,9 @@ static bool hunk_line(struct parser *ps, const char *s, size_t len, int patch_no
 		ps->cut_reported = true;
 		d.len = PW_DIFF_MAX_LINE;
 	}
-	if (kind != '+')
+	if (in_old)
 		d.old_no = ps->old_no++, ps->old_left--;
-	if (kind != '-')
+	if (in_new)
 		d.new_no = ps->new_no++, ps->new_left--;
 	g_array_append_val(ps->lines, d);
 	h = &g_array_index(ps->hunks, struct pw_hunk, ps->hunks->len - 1);
@@ -506,8 +625,7 @@ struct pw_patch *pw_diff_parse(const char *text, size_t len)
 				problem(&ps, patch_no, "unreadable hunk header: hunk skipped");
 				ps.st = ST_NONE;
 			}
-		} else if (starts(s, l, "--- ") && next < end &&
-			   starts(next, (size_t)(end - next), "+++ ")) {
+		} else if (pw_diff_is_old_new(s, l, next, end)) {
 			const char *nl2 = memchr(next, '\n', (size_t)(end - next));
 			const char *e2 = nl2 ? nl2 : end;
 

@@ -21,6 +21,7 @@
 #endif
 
 #include "checks/flood.h"
+#include "checks/message.h"
 #include "checks/patch.h"
 
 #define SHA1_LEN 20
@@ -140,57 +141,25 @@ static bool is_oid_hex(const char *p, size_t len)
 	return true;
 }
 
-static size_t digits(const char *p, const char *end)
-{
-	size_t n = 0;
-
-	while (p + n < end && p[n] >= '0' && p[n] <= '9')
-		n++;
-	return n;
-}
-
-/* atoi() over a run of digits, saturating instead of overflowing. */
-static int to_int(const char *p, const char *end)
-{
-	long v = 0;
-
-	while (p < end && *p >= '0' && *p <= '9') {
-		v = v * 10 + (*p++ - '0');
-		if (v > G_MAXINT)
-			return G_MAXINT;
-	}
-	return (int)v;
-}
-
 /*
- * git's scan_hunk_header(): line starts with "@@ -".  Like git, it may
- * set *before and then give up, leaving *after untouched.
+ * git's scan_hunk_header(): line starts with "@@ -".  As git does, it
+ * sets *before even when it then gives up, leaving *after untouched,
+ * and it takes "-,3" (no start) for a range: the ranges are read with
+ * checks/diff.c's reader and judged here by git's rule.
  */
-static bool scan_hunk_header(const char *line, size_t len, int *before,
+static void scan_hunk_header(const char *line, size_t len, int *before,
 			     int *after)
 {
-	const char *end = line + len, *q = line + 4, *r;
-	size_t n = digits(q, end);
+	const char *end = line + len, *q;
+	struct pw_hunk_range r;
 
-	if (q + n < end && q[n] == ',') {
-		q += n + 1;
-		*before = to_int(q, end);
-		n = digits(q, end);
-	} else {
-		*before = 1;
-	}
-	if (n == 0 || q + n + 1 >= end || q[n] != ' ' || q[n + 1] != '+')
-		return false;
-	r = q + n + 2;
-	n = digits(r, end);
-	if (r + n < end && r[n] == ',') {
-		r += n + 1;
-		*after = to_int(r, end);
-		n = digits(r, end);
-	} else {
-		*after = 1;
-	}
-	return n != 0;
+	q = pw_diff_hunk_range(line + 4, end, &r);
+	*before = r.has_comma ? r.count : 1;
+	if (!(r.has_comma ? r.has_count : r.has_start) || q + 1 >= end ||
+	    q[0] != ' ' || q[1] != '+')
+		return;
+	pw_diff_hunk_range(q + 2, end, &r);
+	*after = r.has_comma ? r.count : 1;
 }
 
 /*
@@ -597,42 +566,25 @@ static bool marker_note(const char *s, size_t len)
 
 char *pw_flood_subject_normalise(const char *subject)
 {
-	static const char *const reply[] = {
-		"re:", "fwd:", "fw:", "aw:", "sv:", "antw:", "resend:",
-	};
 	const char *s = subject ? subject : "";
 	GString *out;
 	bool space = false;
 	size_t i;
 
+	/* The markers every reader skips, then what a flood's copies add:
+	 * "Resend:" and a bare "PATCH n/N" counter. */
 	for (;;) {
-		bool again = false;
+		const char *t;
 
-		while (blank((unsigned char)*s))
-			s++;
-		for (i = 0; i < G_N_ELEMENTS(reply); i++) {
-			if (starts_ci(s, strlen(s), reply[i])) {
-				s += strlen(reply[i]);
-				again = true;
-				break;
-			}
+		s = pw_subject_skip(s, NULL, NULL, NULL);
+		if (starts_ci(s, strlen(s), "resend:")) {
+			s += strlen("resend:");
+			continue;
 		}
-		if (!again && *s == '[') {
-			const char *close = strchr(s, ']');
-
-			if (close) {
-				s = close + 1;
-				again = true;
-			}
-		}
-		if (!again) {
-			const char *t = skip_bare_patch(s);
-
-			again = t != s;
-			s = t;
-		}
-		if (!again)
+		t = skip_bare_patch(s);
+		if (t == s)
 			break;
+		s = t;
 	}
 
 	out = g_string_sized_new(strlen(s));

@@ -50,11 +50,12 @@ void pw_fingerprint_compute(const char *subject, const char *commit_msg,
 
 /*
  * Returns the subject with everything that differs between copies of one
- * flood removed: leading "Re:"/"Fwd:"/"Aw:" and bracketed groups such as
- * "[PATCH v2 0014/1285]" or "[net-next]", a bare "PATCH n/N" counter, and
- * trailing "(v2)" or "(resend)" notes; case is folded (Unicode case
- * folding when the text is valid UTF-8, ASCII otherwise) and runs of
- * white space become one space.  Newly allocated (g_free); "" when nothing
+ * flood removed: what pw_subject_skip() skips (reply and forward markers
+ * such as "Re:", "Aw:" or "Fwd:", bracketed groups such as
+ * "[PATCH v2 0014/1285]" or "[net-next]"), "Resend:", a bare "PATCH n/N"
+ * counter, and trailing "(v2)" or "(resend)" notes; case is folded
+ * (Unicode case folding when the text is valid UTF-8, ASCII otherwise)
+ * and runs of white space become one space.  Newly allocated (g_free); "" when nothing
  * is left.  subject may be NULL.
  */
 char *pw_flood_subject_normalise(const char *subject);

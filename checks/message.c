@@ -1,5 +1,7 @@
 /*
- * patchwarden: the message model's own operations (checks/message.h).
+ * patchwarden: the message model's own operations (checks/message.h):
+ * its kind, its place in a thread, the naked-cover rule and the UTF-8
+ * helpers every reader of mail text uses.
  */
 #include <string.h>
 
@@ -67,11 +69,40 @@ const char *pw_mail_kind_str(enum pw_mail_kind k)
 	return "other";
 }
 
+enum pw_mail_kind pw_mail_classify(const struct pw_mail *m)
+{
+	if (m->tags.is_reply)
+		return PW_MAIL_COMMENT;
+	if (m->pull_url)
+		return PW_MAIL_PULL;
+	if (m->tags.has_counter && m->tags.number == 0)
+		return PW_MAIL_COVER;
+	if (m->diff)
+		return PW_MAIL_PATCH;
+	if (pw_mail_is_threaded(m))
+		return PW_MAIL_COMMENT;
+	return PW_MAIL_OTHER;
+}
+
+bool pw_mail_is_threaded(const struct pw_mail *m)
+{
+	return m->in_reply_to || (m->references && m->references[0]);
+}
+
+char *pw_mail_derive_msgid(const char *raw, size_t len)
+{
+	char *hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+						(const guchar *)raw, len);
+	char *id = g_strdup_printf("%s@patchwarden.invalid", hex);
+
+	g_free(hex);
+	return id;
+}
+
 bool pw_mail_is_bare_root(const struct pw_mail *m)
 {
 	return m && m->kind == PW_MAIL_OTHER && !m->tags.is_reply &&
-	       !m->in_reply_to && !(m->references && m->references[0]) &&
-	       m->from_addr && *m->from_addr;
+	       !pw_mail_is_threaded(m) && m->from_addr && *m->from_addr;
 }
 
 bool pw_mail_is_naked_cover(const struct pw_mail *root,

@@ -76,6 +76,45 @@ char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags);
 void pw_subject_tags_release(struct pw_subject_tags *tags);
 
 /*
+ * The reply and forward markers, the one list of them: the length of
+ * the marker at s ("Re:", "Aw:", "Sv:", "Antw:" reply; "Fwd:", "Fw:"
+ * forward; any case), 0 when there is none.  *reply is set (never
+ * cleared) when it is a reply marker.
+ */
+size_t pw_subject_marker(const char *s, bool *reply);
+
+/*
+ * What leads a subject before its text, skipped: white space, reply
+ * and forward markers (pw_subject_marker()) and bracket groups
+ * ("[PATCH v2 1/3]", "[net-next]"), in any order and number, as
+ * Patchwork skips them.  Returns where the text starts (a pointer into
+ * subject).  *reply (reply may be NULL) is set when a reply marker was
+ * among them; group, when not NULL, is called with each bracket group's
+ * contents (without the brackets) and data.
+ */
+const char *pw_subject_skip(const char *subject, bool *reply,
+			    void (*group)(const char *s, size_t n, void *data),
+			    void *data);
+
+/*
+ * The kind of m from what it holds, in this order: a reply (Re:) is a
+ * comment whatever its body holds; then a pull request; "[PATCH 0/N]" a
+ * cover; a diff a patch; other mail in a thread a comment.  Reads
+ * tags, pull_url, diff, in_reply_to and references; sets nothing.
+ */
+enum pw_mail_kind pw_mail_classify(const struct pw_mail *m);
+
+/* Whether m sits in a thread: it has an In-Reply-To or References. */
+bool pw_mail_is_threaded(const struct pw_mail *m);
+
+/*
+ * The Message-ID given to a message without one: the SHA-256 of its
+ * len raw bytes "@patchwarden.invalid", so that the same bytes always
+ * get the same id.  g_free.
+ */
+char *pw_mail_derive_msgid(const char *raw, size_t len);
+
+/*
  * Whether m may be a naked cover letter: a thread root (no In-Reply-To,
  * no References) that is neither a patch nor a reply, with a sender.
  */

@@ -83,6 +83,75 @@ struct pw_patch {
  */
 struct pw_patch *pw_diff_parse(const char *text, size_t len);
 
+/*
+ * One range of a hunk header, "START[,COUNT]", as written after its sign.
+ * Numbers saturate at G_MAXINT.
+ */
+struct pw_hunk_range {
+	int start;		/* 0 when there are no digits */
+	int count;		/* 1 without a comma; 0 for a comma without digits */
+	bool has_start;		/* START has digits */
+	bool has_comma;
+	bool has_count;		/* digits follow the comma */
+};
+
+/*
+ * Reads a range at p (just after its '-' or '+'), never past end.
+ * Returns where the range ends: after COUNT's digits when there is a
+ * comma, else after START's.  Reads anything; the caller decides what
+ * a valid range is (git patch-id, for one, accepts "-,3").
+ */
+const char *pw_diff_hunk_range(const char *p, const char *end,
+			       struct pw_hunk_range *r);
+
+/*
+ * A hunk header: "@@ -a,b +c,d @@", or for a combined diff (diff --cc)
+ * one more "@" and one more old range per parent, "@@@ -a,b -c,d +e,f @@@".
+ */
+struct pw_hunk_head {
+	int parents;			/* 1; more for a combined diff */
+	struct pw_hunk_range old;	/* the first parent's range */
+	struct pw_hunk_range new;
+	size_t len;			/* bytes up to the end of the new range */
+	bool loose;			/* not exactly one space before a range */
+	bool closed;			/* " @@" follows the new range */
+};
+
+/*
+ * Reads the hunk header at line (len bytes, without its newline) into
+ * *h.  Returns false when it is not one: 2 to 9 "@" and a space, then
+ * the ranges, each with a START and, after a comma, a COUNT.  Runs of
+ * spaces (or none) between the ranges are accepted and marked loose;
+ * what follows the new range is not read beyond *closed.  The diff
+ * parser asks for more (one parent, not loose, closed); the diff extent
+ * of a mail body takes what git apply would count lines by.
+ */
+bool pw_diff_hunk_head(const char *line, size_t len, struct pw_hunk_head *h);
+
+/*
+ * Whether line l (n bytes, without its newline) belongs to a hunk with
+ * the given parents, and which sides it counts on: *in_old and *in_new.
+ * An empty line is a context line whose space was lost; "\ No newline"
+ * belongs but counts on neither side.
+ */
+bool pw_diff_hunk_line(const char *l, size_t n, int parents, bool *in_old,
+		       bool *in_new);
+
+/*
+ * Whether line l (n bytes) is a git extended header line, one of those
+ * between "diff --git" and the hunks: modes, renames, copies,
+ * (dis)similarity and index.
+ */
+bool pw_diff_is_git_header(const char *l, size_t n);
+
+/*
+ * Whether the line at s (n bytes, without its newline) and the line at
+ * next (the text running to end) are the "--- " and "+++ " lines that
+ * name a file's old and new paths.
+ */
+bool pw_diff_is_old_new(const char *s, size_t n, const char *next,
+			const char *end);
+
 /* Caps on untrusted diff text; what lies beyond them is a problem. */
 #define PW_DIFF_MAX_FILES 10000
 #define PW_DIFF_MAX_HUNKS 100000	/* per file */

@@ -1,7 +1,10 @@
 /*
  * patchwarden: the bracketed markers of a subject, as Patchwork reads
  * them (clean_subject(), parse_series_marker()), and the subject with
- * them stripped, as git mailinfo's cleanup_subject() strips it.  Pure.
+ * them stripped, as git mailinfo's cleanup_subject() strips it.  The one
+ * list of reply and forward markers lives here (pw_subject_marker()),
+ * with the one walk over what leads a subject (pw_subject_skip()) that
+ * the flood fingerprint builds on too.  Pure.
  */
 #include <string.h>
 
@@ -138,8 +141,7 @@ static void tag_group(const char *s, size_t n, struct pw_subject_tags *t,
 	}
 }
 
-/* Reply and forward markers: "Re:", "RE:", "Aw:", "Fwd:"... */
-static size_t reply_marker(const char *s, bool *reply)
+size_t pw_subject_marker(const char *s, bool *reply)
 {
 	static const struct { const char *w; bool reply; } m[] = {
 		{ "re", true }, { "aw", true }, { "sv", true },
@@ -158,7 +160,43 @@ static size_t reply_marker(const char *s, bool *reply)
 	return 0;
 }
 
-/* git mailinfo's cleanup_subject() followed by cleanup_space(). */
+const char *pw_subject_skip(const char *subject, bool *reply,
+			    void (*group)(const char *s, size_t n, void *data),
+			    void *data)
+{
+	const char *p = subject, *close;
+	bool any_reply = false;
+	size_t n;
+
+	for (;;) {
+		while (g_ascii_isspace(*p))
+			p++;
+		n = pw_subject_marker(p, &any_reply);
+		if (n) {
+			/* A list tag may come first: "[list] Re: ...". */
+			p += n;
+			continue;
+		}
+		if (*p != '[')
+			break;
+		close = strchr(p, ']');
+		if (!close)
+			break;
+		if (group)
+			group(p + 1, (size_t)(close - p - 1), data);
+		p = close + 1;
+	}
+	if (reply && any_reply)
+		*reply = true;
+	return p;
+}
+
+/*
+ * git mailinfo's cleanup_subject() followed by cleanup_space().  This is
+ * git's own rule, not a reading of markers: it strips "re:" (and no other
+ * reply marker), colons, blanks and bracket groups wherever they lead,
+ * so that subject_clean is the subject git am records.
+ */
 static char *mailinfo_subject(const char *subject)
 {
 	GString *s = g_string_new(subject);
@@ -200,31 +238,27 @@ static char *mailinfo_subject(const char *subject)
 	return r;
 }
 
+/* What pw_subject_parse() gathers from the bracket groups. */
+struct tag_state {
+	struct pw_subject_tags *tags;
+	GString *prefixes;
+};
+
+static void on_group(const char *s, size_t n, void *data)
+{
+	struct tag_state *ts = data;
+
+	tag_group(s, n, ts->tags, ts->prefixes);
+}
+
 char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags)
 {
-	GString *prefixes = g_string_new(NULL);
-	const char *p = subject ? subject : "", *close, *v;
-	size_t n;
+	struct tag_state ts = { tags, g_string_new(NULL) };
+	const char *v;
 
 	memset(tags, 0, sizeof(*tags));
 	tags->version = 1;
-	for (;;) {
-		while (g_ascii_isspace(*p))
-			p++;
-		n = reply_marker(p, &tags->is_reply);
-		if (n) {
-			/* A list tag may come first: "[list] Re: ...". */
-			p += n;
-			continue;
-		}
-		if (*p != '[')
-			break;
-		close = strchr(p, ']');
-		if (!close)
-			break;
-		tag_group(p + 1, (size_t)(close - p - 1), tags, prefixes);
-		p = close + 1;
-	}
+	pw_subject_skip(subject ? subject : "", &tags->is_reply, on_group, &ts);
 	/* "(v2)" anywhere in the subject, when no vN marker was given. */
 	if (tags->version == 1 && subject) {
 		for (v = strchr(subject, '('); v; v = strchr(v + 1, '(')) {
@@ -236,7 +270,7 @@ char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags)
 	}
 	if (tags->version < 1)
 		tags->version = 1;
-	tags->prefixes = g_string_free(prefixes, FALSE);
+	tags->prefixes = g_string_free(ts.prefixes, FALSE);
 	return mailinfo_subject(subject ? subject : "");
 }
 

@@ -778,9 +778,11 @@ static char *join(const char *const *v, const char *sep)
 	return v && *v ? g_strjoinv(sep, (char **)v) : NULL;
 }
 
-enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
+enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_mail *m,
+				 const struct pw_msg_origin *from,
 				 const char *list, int64_t *id, bool *is_new)
 {
+	const struct pw_subject_tags *t = &m->tags;
 	sqlite3_stmt *st;
 	char *refs = NULL, *rcpts = NULL;
 	enum pw_status s;
@@ -795,13 +797,13 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 	if (found)
 		goto seen;
 
-	if (m->raw && !m->git_blob) {
-		s = raw_put(db, m->raw, m->raw_len, &raw_id);
+	if (from->raw && !from->git_blob) {
+		s = raw_put(db, from->raw, from->raw_len, &raw_id);
 		if (s)
 			return s;
 	}
-	refs = join(m->references, " ");
-	rcpts = join(m->recipients, "\n");
+	refs = join((const char *const *)m->references, " ");
+	rcpts = join((const char *const *)m->recipients, "\n");
 	st = pw_db_stmt(db,
 		"INSERT INTO message(msgid, msgid_derived, kind, from_name,"
 		" from_addr, subject, subject_clean, date, in_reply_to, refs,"
@@ -812,7 +814,7 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
 	pw_db_bind_text(st, 1, m->msgid);
 	sqlite3_bind_int(st, 2, m->msgid_derived);
-	pw_db_bind_text(st, 3, m->kind);
+	pw_db_bind_text(st, 3, pw_mail_kind_str(m->kind));
 	pw_db_bind_text(st, 4, m->from_name ? m->from_name : "");
 	pw_db_bind_text(st, 5, m->from_addr ? m->from_addr : "");
 	pw_db_bind_text(st, 6, m->subject ? m->subject : "");
@@ -824,16 +826,16 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
 	pw_db_bind_text(st, 12, m->auto_submitted);
 	pw_db_bind_text(st, 13, rcpts);
 	sqlite3_bind_int(st, 14, m->nrecipients);
-	sqlite3_bind_int(st, 15, m->version);
-	sqlite3_bind_int(st, 16, m->number);
-	sqlite3_bind_int(st, 17, m->total);
-	sqlite3_bind_int(st, 18, m->has_counter);
-	sqlite3_bind_int(st, 19, m->rfc);
-	pw_db_bind_text(st, 20, m->prefixes ? m->prefixes : "");
-	pw_db_bind_text(st, 21, m->git_blob);
-	pw_db_bind_text(st, 22, m->source);
+	sqlite3_bind_int(st, 15, t->version);
+	sqlite3_bind_int(st, 16, t->number);
+	sqlite3_bind_int(st, 17, t->total);
+	sqlite3_bind_int(st, 18, t->has_counter);
+	sqlite3_bind_int(st, 19, t->rfc);
+	pw_db_bind_text(st, 20, t->prefixes ? t->prefixes : "");
+	pw_db_bind_text(st, 21, from->git_blob);
+	pw_db_bind_text(st, 22, from->source);
 	sqlite3_bind_int64(st, 23, (int64_t)time(NULL));
-	sqlite3_bind_int(st, 24, m->backfill);
+	sqlite3_bind_int(st, 24, from->backfill);
 	if (raw_id)
 		sqlite3_bind_int64(st, 25, raw_id);
 	else

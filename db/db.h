@@ -22,6 +22,7 @@
 #include <glib.h>
 
 #include "checks/status.h"
+#include "checks/message.h"
 #include "checks/patch.h"
 
 /*
@@ -89,23 +90,11 @@ void pw_db_rollback(struct pw_db *db);
 
 /* ---- messages ---- */
 
-/* What is stored of one message.  Strings are borrowed from the caller. */
-struct pw_msg_row {
-	const char *msgid;
-	bool msgid_derived;
-	const char *kind;		/* pw_mail_kind_str() */
-	const char *from_name, *from_addr;
-	const char *subject, *subject_clean;
-	int64_t date;
-	const char *in_reply_to;
-	const char *const *references;	/* NULL-terminated or NULL */
-	const char *list_id;
-	const char *auto_submitted;
-	const char *const *recipients;	/* NULL-terminated or NULL */
-	int nrecipients;
-	int version, number, total;
-	bool rfc, has_counter;
-	const char *prefixes;
+/*
+ * Where a stored message was read from: not facts of the message, but
+ * of how it came.  Borrowed from the caller.
+ */
+struct pw_msg_origin {
 	const void *raw;		/* raw bytes, or NULL when git_blob is set */
 	size_t raw_len;
 	const char *git_blob;		/* blob id in a public-inbox archive */
@@ -114,11 +103,13 @@ struct pw_msg_row {
 };
 
 /*
- * Stores a message unless its Message-ID is already there; in both cases
- * records that it was seen on list (NULL for none).  *id receives the
- * message's row id and *is_new whether it was inserted now.
+ * Stores message m, read as from says, unless its Message-ID is already
+ * there; in both cases records that it was seen on list (NULL for
+ * none).  Both are borrowed.  *id receives the message's row id and
+ * *is_new whether it was inserted now.
  */
-enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_msg_row *m,
+enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_mail *m,
+				 const struct pw_msg_origin *from,
 				 const char *list, int64_t *id, bool *is_new);
 
 /* What pw_db_message_head() reads of a stored message; owned strings. */

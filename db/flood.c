@@ -954,8 +954,8 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 	sqlite3_reset(st);
 	if (s || !*any || !rule_on(p, PW_R_RESEND_IDENTICAL))
 		return s;
-	if (first_date < o->date ||
-	    (first_date == o->date && first < o->message_id)) {
+	if (first_date < o->mail->date ||
+	    (first_date == o->mail->date && first < o->message_id)) {
 		s = resend_finding(db, o->patch_id, o->message_id, first);
 		orig = first;
 	} else {
@@ -969,7 +969,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 		" JOIN flood_member m ON m.message = k.message"
 		" WHERE k.key = ?1 AND (k.date > ?2 OR (k.date = ?2 AND k.message > ?3))");
 	sqlite3_bind_int64(st, 1, key);
-	sqlite3_bind_int64(st, 2, o->date);
+	sqlite3_bind_int64(st, 2, o->mail->date);
 	sqlite3_bind_int64(st, 3, o->message_id);
 	while (!(s = step(db, st, &row)) && row) {
 		struct mem m = { sqlite3_column_int64(st, 0),
@@ -992,11 +992,13 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o,
 				const struct pw_flood_params *p)
 {
+	const struct pw_subject_tags *t = &o->mail->tags;
+	bool threaded = pw_mail_is_threaded(o->mail);
 	sqlite3_stmt *st;
 	enum pw_status s;
 	char *text;
 
-	if (!pw_oversized(o->has_counter, o->total) || o->series_id <= 0 ||
+	if (!pw_oversized(t->has_counter, t->total) || o->series_id <= 0 ||
 	    !rule_on(p, PW_R_SERIES_OVERSIZED))
 		return PW_OK;
 	st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_oversized(series, message)"
@@ -1006,9 +1008,9 @@ static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o,
 	s = pw_db_done(db, st);
 	if (s || sqlite3_changes(db->h) == 0)
 		return s;
-	text = pw_oversized_message(o->number, o->total, o->threaded);
+	text = pw_oversized_message(t->number, t->total, threaded);
 	s = add_finding(db, o->patch_id, pw_rule_at(PW_R_SERIES_OVERSIZED)->id,
-			pw_oversized_severity(o->threaded), text);
+			pw_oversized_severity(threaded), text);
 	g_free(text);
 	return s;
 }
@@ -1019,24 +1021,15 @@ static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o,
 static enum pw_status set_subject(struct pw_db *db, const struct grp *g,
 				  const struct pw_flood_obs *o)
 {
-	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT subject_clean FROM message WHERE id = ?1");
+	const struct pw_mail *m = o->mail;
+	sqlite3_stmt *st;
 	char *subject;
 	enum pw_status s;
-	bool row;
 
-	sqlite3_bind_int64(st, 1, o->message_id);
-	s = step(db, st, &row);
-	subject = g_strdup(row ? col_text(st, 0) : "");
-	sqlite3_reset(st);
-	if (s) {
-		g_free(subject);
-		return s;
-	}
-	if (!*subject && o->subject) {
-		g_free(subject);
-		subject = g_strdup(o->subject);
-	}
+	/* The subject without markers, as stored; as sent when that is
+	 * empty. */
+	subject = g_strdup(m->subject_clean && *m->subject_clean ?
+			   m->subject_clean : m->subject ? m->subject : "");
 	if (g->shared & PW_FLOOD_SHARED_SUBJECT) {
 		char *t = pw_flood_subject_strip_subsystem(subject);
 
@@ -1130,25 +1123,26 @@ static enum pw_status choose(struct pw_db *db, int64_t *grps,
 static enum pw_status grp_create(struct pw_db *db, const struct pw_flood_obs *o,
 				 struct grp *g)
 {
+	const struct pw_mail *m = o->mail;
 	sqlite3_stmt *st;
 	enum pw_status s;
 
 	memset(g, 0, sizeof(*g));
 	g->founder = o->message_id;
 	g->size = 1;
-	g->nthreaded = o->threaded;
-	g->claimed = o->has_counter ? o->total : 0;
-	g->first = g->last = o->date;
+	g->nthreaded = pw_mail_is_threaded(m);
+	g->claimed = m->tags.has_counter ? m->tags.total : 0;
+	g->first = g->last = m->date;
 	g->rank = -1;
 	st = pw_db_stmt(db, "INSERT INTO flood_group(sender, founder, size,"
 			" nthreaded, claimed_total, first_seen, last_seen)"
 			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)");
-	pw_db_bind_text(st, 1, o->from_addr);
+	pw_db_bind_text(st, 1, m->from_addr);
 	sqlite3_bind_int64(st, 2, g->founder);
 	sqlite3_bind_int(st, 3, g->size);
 	sqlite3_bind_int(st, 4, g->nthreaded);
 	sqlite3_bind_int(st, 5, g->claimed);
-	sqlite3_bind_int64(st, 6, o->date);
+	sqlite3_bind_int64(st, 6, m->date);
 	s = pw_db_done(db, st);
 	g->id = sqlite3_last_insert_rowid(db->h);
 	return s;
@@ -1164,7 +1158,10 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	int64_t keys[NKEYS], grps[2 * NKEYS], lo, hi, gid, date;
 	unsigned bits[2 * NKEYS], matched = 0;
 	bool have[NKEYS], any_copy = true, rewrite_all = false, fresh, found;
-	const char *sender = o->from_addr;
+	const char *sender = o->mail->from_addr;
+	const struct pw_subject_tags *t = &o->mail->tags;
+	int64_t odate = o->mail->date;
+	bool threaded = pw_mail_is_threaded(o->mail);
 	int64_t window = p->window > 0 ? p->window : 0;
 	sqlite3_stmt *st;
 	enum pw_status s = PW_OK;
@@ -1185,8 +1182,8 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 		s = resend(db, o, p, keys[K_PATCH_ID], &any_copy);
 	if (s)
 		return s;
-	lo = o->date - window;
-	hi = o->date + window;
+	lo = o->mail->date - window;
+	hi = o->mail->date + window;
 	for (k = 0; k < NKEYS; k++) {
 		if (!have[k] || (k == K_PATCH_ID && !any_copy))
 			continue;
@@ -1197,9 +1194,9 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 			continue;
 		add_found(grps, bits, &nfound, gid, 1u << k);
 		/* Arrived out of order: the earlier side may be another group. */
-		if (date <= o->date)
+		if (date <= o->mail->date)
 			continue;
-		s = find_key(db, f, k, keys[k], lo, o->date, &found, &gid, &date);
+		s = find_key(db, f, k, keys[k], lo, o->mail->date, &found, &gid, &date);
 		if (s)
 			return s;
 		if (found)
@@ -1226,15 +1223,15 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	sqlite3_bind_int64(st, 1, o->message_id);
 	sqlite3_bind_int64(st, 2, o->patch_id);
 	sqlite3_bind_int64(st, 3, g.id);
-	sqlite3_bind_int64(st, 4, o->date);
-	sqlite3_bind_int(st, 5, o->threaded);
+	sqlite3_bind_int64(st, 4, odate);
+	sqlite3_bind_int(st, 5, threaded);
 	s = pw_db_done(db, st);
 	for (k = 0; k < K_PATCH_ID; k++)
 		if (have[k])
-			filter_note(f, bucket_of(o->date), keys[k]);
+			filter_note(f, bucket_of(o->mail->date), keys[k]);
 	if (!s && have[K_SUBJECT] && have[K_BODY] && have[K_SHAPE]) {
 		/* The usual case, in one statement. */
-		int64_t bk = bucket_of(o->date);
+		int64_t bk = bucket_of(odate);
 
 		st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_key(key, date,"
 				" message, bucket) VALUES (?1, ?4, ?5, ?6),"
@@ -1242,7 +1239,7 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 		sqlite3_bind_int64(st, 1, keys[K_SUBJECT]);
 		sqlite3_bind_int64(st, 2, keys[K_BODY]);
 		sqlite3_bind_int64(st, 3, keys[K_SHAPE]);
-		sqlite3_bind_int64(st, 4, o->date);
+		sqlite3_bind_int64(st, 4, odate);
 		sqlite3_bind_int64(st, 5, o->message_id);
 		sqlite3_bind_int64(st, 6, bk);
 		s = pw_db_done(db, st);
@@ -1257,10 +1254,10 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 		} else {
 			st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_key(key, date,"
 					" message, bucket) VALUES (?1, ?2, ?3, ?4)");
-			sqlite3_bind_int64(st, 4, bucket_of(o->date));
+			sqlite3_bind_int64(st, 4, bucket_of(odate));
 		}
 		sqlite3_bind_int64(st, 1, keys[k]);
-		sqlite3_bind_int64(st, 2, o->date);
+		sqlite3_bind_int64(st, 2, odate);
 		sqlite3_bind_int64(st, 3, o->message_id);
 		s = pw_db_done(db, st);
 	}
@@ -1268,12 +1265,12 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 		return s;
 	if (!fresh) {
 		g.size++;
-		g.nthreaded += o->threaded;
-		if (o->has_counter)
-			g.claimed = MAX(g.claimed, o->total);
+		g.nthreaded += threaded;
+		if (t->has_counter)
+			g.claimed = MAX(g.claimed, t->total);
 		g.shared |= matched;
-		g.first = MIN(g.first, o->date);
-		g.last = MAX(g.last, o->date);
+		g.first = MIN(g.first, odate);
+		g.last = MAX(g.last, odate);
 	}
 
 	if (rewrite_all) {
@@ -1284,14 +1281,14 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	if (!s && !g.detected && g.size >= p->count)
 		s = count_window(db, g.id, lo, hi, p->count, &n);
 	if (!s && g.detected) {
-		struct mem m = { o->message_id, o->patch_id, o->threaded };
+		struct mem m = { o->message_id, o->patch_id, threaded };
 
 		s = attach(db, &g, &m, 1, sender, p);
 	} else if (!s && n >= p->count) {
 		GArray *all = NULL;
 
 		g.detected = true;
-		g.detected_at = o->date;
+		g.detected_at = odate;
 		g.ncovered = 0;
 		s = set_subject(db, &g, o);
 		if (!s)
@@ -1325,7 +1322,7 @@ enum pw_status pw_db_flood_observe(struct pw_db *db,
 	if (s)
 		return s;
 	s = oversized(db, o, p);
-	if (!s && o->fp && o->from_addr && *o->from_addr && o->patch_id > 0)
+	if (!s && o->fp && o->mail->from_addr && *o->mail->from_addr && o->patch_id > 0)
 		s = group(db, filter, o, p, flood_id);
 	if (s) {
 		pw_db_rollback(db);

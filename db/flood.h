@@ -15,6 +15,7 @@
 
 #include "checks/flood.h"
 #include "checks/floodrules.h"
+#include "checks/message.h"
 #include "checks/patch.h"
 #include "checks/rules.h"
 #include "db/db.h"
@@ -38,18 +39,16 @@ struct pw_flood_filter;
 struct pw_flood_filter *pw_db_flood_filter_new(void);
 void pw_db_flood_filter_free(struct pw_flood_filter *f);
 
-/* One patch as the flood detector sees it; strings are borrowed. */
+/*
+ * One stored patch as the flood detector files it: the message as it
+ * was parsed, what storing it made (its rows) and its fingerprints.
+ * Everything is borrowed.
+ */
 struct pw_flood_obs {
+	const struct pw_mail *mail;
 	int64_t message_id;
 	int64_t patch_id;
 	int64_t series_id;
-	const char *msgid;
-	const char *from_addr;
-	const char *subject;		/* as sent, decoded */
-	int64_t date;
-	int number, total;		/* the [PATCH n/N] counter, 0 if none */
-	bool has_counter;
-	bool threaded;			/* has In-Reply-To or References */
 	const struct pw_fingerprint *fp;
 };
 

@@ -29,24 +29,24 @@ static enum pw_status series_by_ref(struct pw_db *db, const char *msgid,
 
 /* Own Message-ID first, then the nearest reference outwards. */
 static enum pw_status find_by_references(struct pw_db *db,
-					 const struct pw_series_in *in,
+					 const struct pw_mail *m,
 					 int64_t *id)
 {
 	enum pw_status s;
 	size_t n = 0;
 
-	s = series_by_ref(db, in->msgid, id);
+	s = series_by_ref(db, m->msgid, id);
 	if (s || *id)
 		return s;
-	if (in->in_reply_to) {
-		s = series_by_ref(db, in->in_reply_to, id);
+	if (m->in_reply_to) {
+		s = series_by_ref(db, m->in_reply_to, id);
 		if (s || *id)
 			return s;
 	}
-	while (in->references && in->references[n])
+	while (m->references && m->references[n])
 		n++;
 	while (n-- > 0) {
-		s = series_by_ref(db, in->references[n], id);
+		s = series_by_ref(db, m->references[n], id);
 		if (s || *id)
 			return s;
 	}
@@ -55,7 +55,7 @@ static enum pw_status find_by_references(struct pw_db *db,
 
 /* The newest series of the same sender, version and total in the window. */
 static enum pw_status find_by_markers(struct pw_db *db,
-				      const struct pw_series_in *in,
+				      const struct pw_mail *m,
 				      int64_t *id)
 {
 	sqlite3_stmt *st;
@@ -63,17 +63,17 @@ static enum pw_status find_by_markers(struct pw_db *db,
 	bool found;
 
 	*id = 0;
-	if (in->total <= 0 || !in->from_addr || !*in->from_addr)
+	if (m->tags.total <= 0 || !m->from_addr || !*m->from_addr)
 		return PW_OK;
 	st = pw_db_stmt(db,
 		"SELECT id FROM series WHERE from_addr = ?1 AND version = ?2"
 		" AND total = ?3 AND first_date BETWEEN ?4 AND ?5"
 		" ORDER BY first_date DESC, id DESC LIMIT 1");
-	pw_db_bind_text(st, 1, in->from_addr);
-	sqlite3_bind_int(st, 2, in->version);
-	sqlite3_bind_int(st, 3, in->total);
-	sqlite3_bind_int64(st, 4, in->date - PW_SERIES_WINDOW);
-	sqlite3_bind_int64(st, 5, in->date + PW_SERIES_WINDOW);
+	pw_db_bind_text(st, 1, m->from_addr);
+	sqlite3_bind_int(st, 2, m->tags.version);
+	sqlite3_bind_int(st, 3, m->tags.total);
+	sqlite3_bind_int64(st, 4, m->date - PW_SERIES_WINDOW);
+	sqlite3_bind_int64(st, 5, m->date + PW_SERIES_WINDOW);
 	s = pw_db_read(db, st, &found);
 	if (found)
 		*id = sqlite3_column_int64(st, 0);
@@ -85,9 +85,10 @@ static enum pw_status find_by_markers(struct pw_db *db,
  * Whether the series can take this message (same total, slot free):
  * 0 in *id when it cannot.
  */
-static enum pw_status fits(struct pw_db *db, const struct pw_series_in *in,
+static enum pw_status fits(struct pw_db *db, const struct pw_mail *m,
 			   int64_t *id)
 {
+	bool cover = m->kind == PW_MAIL_COVER;
 	sqlite3_stmt *st;
 	enum pw_status s;
 	bool found, ok = false;
@@ -101,14 +102,14 @@ static enum pw_status fits(struct pw_db *db, const struct pw_series_in *in,
 		int total = sqlite3_column_int(st, 0);
 		bool has_cover = sqlite3_column_int(st, 1);
 
-		ok = total == in->total && !(in->cover && has_cover);
+		ok = total == m->tags.total && !(cover && has_cover);
 	}
 	sqlite3_reset(st);
-	if (!s && ok && !in->cover) {
+	if (!s && ok && !cover) {
 		st = pw_db_stmt(db, "SELECT 1 FROM patch WHERE series = ?1"
 				" AND number = ?2");
 		sqlite3_bind_int64(st, 1, *id);
-		sqlite3_bind_int(st, 2, in->number > 0 ? in->number : 1);
+		sqlite3_bind_int(st, 2, m->tags.number > 0 ? m->tags.number : 1);
 		s = pw_db_read(db, st, &found);
 		ok = !found;
 		sqlite3_reset(st);
@@ -131,36 +132,39 @@ static enum pw_status add_ref(struct pw_db *db, const char *msgid, int64_t serie
 	return pw_db_done(db, st);
 }
 
-static enum pw_status register_refs(struct pw_db *db, const struct pw_series_in *in,
+static enum pw_status register_refs(struct pw_db *db, const struct pw_mail *m,
 				    int64_t series)
 {
-	enum pw_status s = add_ref(db, in->msgid, series);
+	enum pw_status s = add_ref(db, m->msgid, series);
 	size_t i;
 
 	if (!s)
-		s = add_ref(db, in->in_reply_to, series);
-	for (i = 0; !s && in->references && in->references[i]; i++)
-		s = add_ref(db, in->references[i], series);
+		s = add_ref(db, m->in_reply_to, series);
+	for (i = 0; !s && m->references && m->references[i]; i++)
+		s = add_ref(db, m->references[i], series);
 	return s;
 }
 
 enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				   int64_t patch_id,
-				   const struct pw_series_in *in,
+				   const struct pw_mail *m,
 				   int64_t *series_id)
 {
+	const char *name = m->subject_clean ? m->subject_clean : "";
+	int number = m->tags.number > 0 ? m->tags.number : 1;
+	bool cover = m->kind == PW_MAIL_COVER;
 	sqlite3_stmt *st;
 	enum pw_status s;
 	int64_t id;
 	int rc;
 
-	s = find_by_references(db, in, &id);
+	s = find_by_references(db, m, &id);
 	if (!s)
-		s = fits(db, in, &id);
+		s = fits(db, m, &id);
 	if (!s && !id) {
-		s = find_by_markers(db, in, &id);
+		s = find_by_markers(db, m, &id);
 		if (!s)
-			s = fits(db, in, &id);
+			s = fits(db, m, &id);
 	}
 	if (s)
 		return s;
@@ -168,25 +172,25 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 		st = pw_db_stmt(db, "INSERT INTO series(name, from_addr, version,"
 				" total, first_date, last_date)"
 				" VALUES (?1, ?2, ?3, ?4, ?5, ?5)");
-		pw_db_bind_text(st, 1, in->subject_clean ? in->subject_clean : "");
-		pw_db_bind_text(st, 2, in->from_addr ? in->from_addr : "");
-		sqlite3_bind_int(st, 3, in->version);
-		sqlite3_bind_int(st, 4, in->total);
-		sqlite3_bind_int64(st, 5, in->date);
+		pw_db_bind_text(st, 1, name);
+		pw_db_bind_text(st, 2, m->from_addr ? m->from_addr : "");
+		sqlite3_bind_int(st, 3, m->tags.version);
+		sqlite3_bind_int(st, 4, m->tags.total);
+		sqlite3_bind_int64(st, 5, m->date);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
 			return pw_db_status(db, rc);
 		id = sqlite3_last_insert_rowid(db->h);
 	}
-	if (in->cover) {
+	if (cover) {
 		st = pw_db_stmt(db, "UPDATE series SET cover = ?2, name = ?3,"
 				" first_date = min(first_date, ?4),"
 				" last_date = max(last_date, ?4) WHERE id = ?1");
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, message_id);
-		pw_db_bind_text(st, 3, in->subject_clean ? in->subject_clean : "");
-		sqlite3_bind_int64(st, 4, in->date);
+		pw_db_bind_text(st, 3, name);
+		sqlite3_bind_int64(st, 4, m->date);
 	} else {
 		/* Without a cover, the name is the first patch's subject. */
 		st = pw_db_stmt(db, "UPDATE series SET"
@@ -196,25 +200,25 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				" first_date = min(first_date, ?5),"
 				" last_date = max(last_date, ?5) WHERE id = ?1");
 		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 3, in->number > 0 ? in->number : 1);
-		pw_db_bind_text(st, 4, in->subject_clean ? in->subject_clean : "");
-		sqlite3_bind_int64(st, 5, in->date);
+		sqlite3_bind_int(st, 3, number);
+		pw_db_bind_text(st, 4, name);
+		sqlite3_bind_int64(st, 5, m->date);
 	}
 	s = pw_db_done(db, st);
 	if (s)
 		return s;
-	if (!in->cover && patch_id) {
+	if (!cover && patch_id) {
 		st = pw_db_stmt(db, "UPDATE patch SET series = ?2, number = ?3"
 				" WHERE id = ?1");
 		sqlite3_bind_int64(st, 1, patch_id);
 		sqlite3_bind_int64(st, 2, id);
-		sqlite3_bind_int(st, 3, in->number > 0 ? in->number : 1);
+		sqlite3_bind_int(st, 3, number);
 		s = pw_db_done(db, st);
 		if (s)
 			return s;
 	}
 	*series_id = id;
-	return register_refs(db, in, id);
+	return register_refs(db, m, id);
 }
 
 enum pw_status pw_db_series_naked_cover(struct pw_db *db, int64_t series_id,

@@ -16,27 +16,14 @@
 /* Patches further apart than this never join by markers alone. */
 #define PW_SERIES_WINDOW (12 * 3600)
 
-struct pw_series_in {
-	const char *msgid;
-	const char *in_reply_to;
-	const char *const *references;	/* oldest first, NULL-terminated */
-	const char *from_addr;
-	const char *subject_clean;
-	int64_t date;
-	int version;
-	int number;		/* 0 for a cover */
-	int total;		/* 0 when there is no counter */
-	bool cover;
-};
-
 /*
- * Puts a stored cover letter or patch (message row message_id; for a
- * patch, its patch row patch_id) into a series, creating one when
- * needed.  *series_id receives it.
+ * Puts stored message m (row message_id), a cover letter or a patch
+ * (then patch_id is its patch row), into a series, creating one when
+ * needed: by its references, else by its sender and subject markers.
+ * m is borrowed.  *series_id receives the series.
  */
 enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
-				   int64_t patch_id,
-				   const struct pw_series_in *in,
+				   int64_t patch_id, const struct pw_mail *m,
 				   int64_t *series_id);
 
 /*

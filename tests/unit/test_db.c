@@ -100,9 +100,11 @@ static int refuse(void *unused)
 
 static void read_errors(void **state)
 {
-	struct pw_msg_row m = {
-		.msgid = "a@example.org", .kind = "patch", .raw = "x", .raw_len = 1,
+	struct pw_mail m = {
+		.msgid = "a@example.org", .kind = PW_MAIL_PATCH,
+		.from_name = "", .from_addr = "", .subject = "", .subject_clean = "",
 	};
+	struct pw_msg_origin from = { .raw = "x", .raw_len = 1 };
 	struct pw_db *db = NULL;
 	char *err = NULL;
 	int64_t id;
@@ -111,7 +113,8 @@ static void read_errors(void **state)
 	(void)state;
 	assert_int_equal(pw_db_open(":memory:", false, &db, &err), PW_OK);
 	assert_int_equal(pw_db_begin(db), PW_OK);
-	assert_int_equal(pw_db_message_add(db, &m, "list", &id, &is_new), PW_OK);
+	assert_int_equal(pw_db_message_add(db, &m, &from, "list", &id, &is_new),
+			 PW_OK);
 	assert_int_equal(pw_db_commit(db), PW_OK);
 	/* Found and not found are both reads that went well. */
 	reads(db, PW_OK, true);

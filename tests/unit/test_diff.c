@@ -1,5 +1,6 @@
 /*
- * Unit tests for checks/diff.c: the unified-diff parser.
+ * Unit tests for checks/diff.c: the unified-diff parser and the hunk
+ * header primitives the other diff readers use.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -261,6 +262,92 @@ static void files_capped(void **state)
 	g_string_free(s, TRUE);
 }
 
+/* The hunk header primitives: what each reader gets to judge by. */
+static void hunk_headers(void **state)
+{
+	static const struct {
+		const char *line;
+		bool ok;
+		int parents, old_start, old_count, new_start, new_count;
+		bool loose, closed;
+	} c[] = {
+		{ "@@ -10,3 +10,4 @@ int f(void)", true, 1, 10, 3, 10, 4, false, true },
+		{ "@@ -1 +1 @@", true, 1, 1, 1, 1, 1, false, true },
+		{ "@@ -0,0 +1,2 @@", true, 1, 0, 0, 1, 2, false, true },
+		{ "@@ -1 +1", true, 1, 1, 1, 1, 1, false, false },
+		{ "@@  -1,2  +3,4 @@", true, 1, 1, 2, 3, 4, true, true },
+		{ "@@@ -1,2 -3,4 +5,6 @@@", true, 2, 1, 2, 5, 6, false, true },
+		{ "@@ -99999999999,1 +1 @@", true, 1, G_MAXINT, 1, 1, 1, false, true },
+		{ "@@ -,3 +1 @@", false, 0, 0, 0, 0, 0, false, false },
+		{ "@@ -1, +1 @@", false, 0, 0, 0, 0, 0, false, false },
+		{ "@@ +1 -1 @@", false, 0, 0, 0, 0, 0, false, false },
+		{ "@ -1 +1 @", false, 0, 0, 0, 0, 0, false, false },
+		{ "@@-1 +1 @@", false, 0, 0, 0, 0, 0, false, false },
+	};
+	struct pw_hunk_head h;
+	struct pw_hunk_range r;
+	const char *s = "-,3 +x", *e;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < G_N_ELEMENTS(c); i++) {
+		bool ok = pw_diff_hunk_head(c[i].line, strlen(c[i].line), &h);
+
+		assert_int_equal(ok, c[i].ok);
+		if (!ok)
+			continue;
+		assert_int_equal(h.parents, c[i].parents);
+		assert_int_equal(h.old.start, c[i].old_start);
+		assert_int_equal(h.old.count, c[i].old_count);
+		assert_int_equal(h.new.start, c[i].new_start);
+		assert_int_equal(h.new.count, c[i].new_count);
+		assert_int_equal(h.loose, c[i].loose);
+		assert_int_equal(h.closed, c[i].closed);
+	}
+	/* A range without its start, as git patch-id takes it. */
+	e = pw_diff_hunk_range(s + 1, s + strlen(s), &r);
+	assert_false(r.has_start);
+	assert_true(r.has_comma && r.has_count);
+	assert_int_equal(r.count, 3);
+	assert_string_equal(e, " +x");
+	e = pw_diff_hunk_range(s + 5, s + strlen(s), &r);
+	assert_false(r.has_start || r.has_comma);
+	assert_int_equal(r.count, 1);
+}
+
+/* The parser takes only exact headers; the extent takes more. */
+static void strict_hunk_headers(void **state)
+{
+	struct pw_patch *p = parse("--- a/f\n+++ b/f\n@@ -1 +1\n-x\n+y\n");
+	const char *s;
+	bool in_old, in_new;
+
+	(void)state;
+	assert_int_equal(p->nfiles, 0);	/* a plain diff without hunks */
+	assert_int_equal(p->nproblems, 1);
+	assert_non_null(strstr(p->problems[0].message, "unreadable hunk header"));
+	pw_patch_free(p);
+	p = parse("--- a/f\n+++ b/f\n@@ -1,100000001 +1 @@\n-x\n+y\n");
+	assert_int_equal(p->nproblems, 1);
+	pw_patch_free(p);
+
+	assert_true(pw_diff_hunk_line("", 0, 1, &in_old, &in_new));
+	assert_true(in_old && in_new);
+	assert_true(pw_diff_hunk_line("\\ No newline", 12, 1, &in_old, &in_new));
+	assert_false(in_old || in_new);
+	assert_true(pw_diff_hunk_line("+-x", 3, 2, &in_old, &in_new));
+	assert_true(!in_old && !in_new);
+	assert_true(pw_diff_hunk_line(" +x", 3, 2, &in_old, &in_new));
+	assert_true(in_old && in_new);
+	assert_false(pw_diff_hunk_line("x", 1, 1, &in_old, &in_new));
+	assert_true(pw_diff_is_git_header("similarity index 90%", 20));
+	assert_false(pw_diff_is_git_header("indexed", 7));
+	s = "--- a/f\n+++ b/f\n";
+	assert_true(pw_diff_is_old_new(s, 7, s + 8, s + strlen(s)));
+	assert_false(pw_diff_is_old_new(s, 7, s + 8, s + 8));
+	assert_false(pw_diff_is_old_new(s + 8, 7, s + 16, s + strlen(s)));
+}
+
 static void helpers(void **state)
 {
 	enum pw_severity s;
@@ -289,6 +376,8 @@ int main(void)
 		cmocka_unit_test(blank_context_and_crlf),
 		cmocka_unit_test(long_line_capped),
 		cmocka_unit_test(files_capped),
+		cmocka_unit_test(hunk_headers),
+		cmocka_unit_test(strict_hunk_headers),
 		cmocka_unit_test(helpers),
 	};
 

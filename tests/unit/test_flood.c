@@ -135,6 +135,52 @@ static const char diff_binary[] =
 	"-exit 1\n"
 	"+exit 0\n";
 
+/*
+ * Hunk headers git patch-id reads by its own rule: a range without a
+ * start ("-,2"), a new range without digits (git then counts on past
+ * the hunk), a count far too large.  The ids are git 2.39's.
+ */
+static const char diff_oddheads[] =
+	"diff --git a/a.c b/a.c\n"
+	"index 1111111..2222222 100644\n"
+	"--- a/a.c\n"
+	"+++ b/a.c\n"
+	"@@ -,2 +1,2 @@\n"
+	" x\n"
+	"-y\n"
+	"+z\n"
+	"diff --git a/b.c b/b.c\n"
+	"index 3333333..4444444 100644\n"
+	"--- a/b.c\n"
+	"+++ b/b.c\n"
+	"@@ -1,2 +\n"
+	" p\n"
+	"-q\n"
+	"+r\n"
+	"diff --git a/c.c b/c.c\n"
+	"index 5555555..6666666 100644\n"
+	"--- a/c.c\n"
+	"+++ b/c.c\n"
+	"@@ -3 +3 @@\n"
+	"-s\n"
+	"+t\n";
+
+static const char diff_bigcount[] =
+	"diff --git a/a.c b/a.c\n"
+	"index 1111111..2222222 100644\n"
+	"--- a/a.c\n"
+	"+++ b/a.c\n"
+	"@@ -1,99999999999 +1,2 @@\n"
+	" x\n"
+	"-y\n"
+	"+z\n"
+	"diff --git a/c.c b/c.c\n"
+	"--- a/c.c\n"
+	"+++ b/c.c\n"
+	"@@ -3 +3 @@\n"
+	"-s\n"
+	"+t\n";
+
 #define ID_TWO "fa87abfe6fc21479fdeaefce6a9698a40a3f7f7b"
 
 static void test_patchid_known(void **state)
@@ -155,6 +201,10 @@ static void test_patchid_known(void **state)
 	assert_string_equal(id, "0801bff7999b122f0df44a0663a00deef879a340");
 	assert_true(pw_flood_patch_id(diff_binary, strlen(diff_binary), id));
 	assert_string_equal(id, "abfcf355bdae44cd422ec729097c37cebbf43de1");
+	assert_true(pw_flood_patch_id(diff_oddheads, strlen(diff_oddheads), id));
+	assert_string_equal(id, "4e2b721785f7673f2a6e81c300c2dff53b1a0ad0");
+	assert_true(pw_flood_patch_id(diff_bigcount, strlen(diff_bigcount), id));
+	assert_string_equal(id, "5de7549222c05698d08273e3a1fdfb95fcc25155");
 }
 
 static void test_patchid_mail_and_crlf(void **state)

@@ -45,7 +45,8 @@ static int64_t file(struct pw_db *db, int64_t date, const char *subject,
 		    const char *body, const char *shape, bool rollback)
 {
 	struct pw_fingerprint fp;
-	struct pw_msg_row r;
+	struct pw_mail m;
+	struct pw_msg_origin from = { .raw = "x", .raw_len = 1 };
 	struct pw_flood_obs o;
 	char msgid[64];
 	int64_t id, patch, flood = 0;
@@ -61,22 +62,18 @@ static int64_t file(struct pw_db *db, int64_t date, const char *subject,
 		 shape ? 0 : serial);
 	snprintf(fp.patch_id, sizeof(fp.patch_id), "pid-%d", serial);
 	snprintf(msgid, sizeof(msgid), "m%d@example.org", serial);
-	memset(&r, 0, sizeof(r));
-	r.msgid = msgid;
-	r.kind = "patch";
-	r.from_addr = "a@example.org";
-	r.subject = r.subject_clean = "a patch";
-	r.date = date;
-	r.raw = "x";
-	r.raw_len = 1;
+	memset(&m, 0, sizeof(m));
+	m.msgid = msgid;
+	m.kind = PW_MAIL_PATCH;
+	m.from_addr = (char *)"a@example.org";
+	m.subject = m.subject_clean = (char *)"a patch";
+	m.date = date;
 	memset(&o, 0, sizeof(o));
-	o.msgid = msgid;
-	o.from_addr = r.from_addr;
-	o.subject = r.subject;
-	o.date = date;
+	o.mail = &m;
 	o.fp = &fp;
 	assert_int_equal(pw_db_begin(db), PW_OK);
-	assert_int_equal(pw_db_message_add(db, &r, NULL, &id, &is_new), PW_OK);
+	assert_int_equal(pw_db_message_add(db, &m, &from, NULL, &id, &is_new),
+			 PW_OK);
 	assert_true(is_new);
 	assert_int_equal(pw_db_patch_add(db, id, 0, NULL, &patch), PW_OK);
 	o.message_id = id;

@@ -1,7 +1,8 @@
 /*
- * Unit tests for bot/mail.c: subject markers (patchwork's SubjectTest
- * forms), the stripped subject (git mailinfo's cleanup_subject), and
- * pw_mail_parse() on small messages built here.
+ * Unit tests for bot/mail.c: pw_mail_parse() on small messages built
+ * here, GMime's part of the work (headers, MIME, charsets) and what the
+ * pure readers make of it together (tests/unit/test_subject.c,
+ * test_body.c and test_message.c test those alone).
  *
  * The last test parses every message of an mbox through bot/source.c
  * and bot/mail.c and prints the rate (messages per second) as a TAP
@@ -20,78 +21,6 @@
 
 #include "bot/mail.h"
 #include "bot/source.h"
-
-struct subj_case {
-	const char *subject;
-	const char *clean;
-	int version, number, total;
-	bool counter, rfc, reply, patch;
-	const char *prefixes;
-};
-
-static const struct subj_case subj_cases[] = {
-	{ "[PATCH] foo: fix bar", "foo: fix bar", 1, 0, 0, false, false, false, true, "" },
-	{ "[PATCH v3 2/7] mm: x", "mm: x", 3, 2, 7, true, false, false, true, "" },
-	{ "[RFC PATCH net-next 0/3] net: y", "net: y", 1, 0, 3, true, true, false, true, "RFC,net-next" },
-	{ "[PATCH 3/2] extra", "extra", 1, 3, 2, true, false, false, true, "" },
-	{ "[PATCH net-next v3 0/4] igb: z (v3)", "igb: z (v3)", 3, 0, 4, true, false, false, true, "net-next" },
-	{ "[PATCH] foo (v2)", "foo (v2)", 2, 0, 0, false, false, false, true, "" },
-	{ "[PATCH 1 of 3] hg style", "hg style", 1, 1, 3, true, false, false, true, "" },
-	{ "[PATCH 0 of 2] hg cover", "hg cover", 1, 0, 2, true, false, false, true, "" },
-	{ "[net,v2,1/2] tcp: q", "tcp: q", 2, 1, 2, true, false, false, false, "net" },
-	{ "[PATCH] [RFC] [1/2] meep", "meep", 1, 1, 2, true, true, false, true, "RFC" },
-	{ "[PATCH RFC 1/2] meep", "meep", 1, 1, 2, true, true, false, true, "RFC" },
-	{ "[PATCH1/8] glued", "glued", 1, 1, 8, true, false, false, true, "" },
-	{ "[v2PATCH1/4] glued", "glued", 2, 1, 4, true, false, false, true, "" },
-	{ "[PATCHv4 1/2] glued version", "glued version", 4, 1, 2, true, false, false, true, "" },
-	{ "[PATCH V6 05/10] upper V", "upper V", 6, 5, 10, true, false, false, true, "" },
-	{ "[PATCH v10] ten", "ten", 10, 0, 0, false, false, false, true, "" },
-	{ "[PATCH] rewrite [a-z] regexes", "rewrite [a-z] regexes", 1, 0, 0, false, false, false, true, "" },
-	{ "Re: [PATCH 1/2] foo", "foo", 1, 1, 2, true, false, true, true, "" },
-	{ "RE: [PATCH] foo", "foo", 1, 0, 0, false, false, true, true, "" },
-	{ "re: foo", "foo", 1, 0, 0, false, false, true, false, "" },
-	{ "Aw: [PATCH] foo", "Aw: [PATCH] foo", 1, 0, 0, false, false, true, true, "" },
-	{ "Re: Re: [PATCH v2] x", "x", 2, 0, 0, false, false, true, true, "" },
-	{ "[notmuch] [PATCH 1/2] Close file", "Close file", 1, 1, 2, true, false, false, true, "notmuch" },
-	{ "[RFC][PATCH 00/10] cifs: cache", "cifs: cache", 1, 0, 10, true, true, false, true, "RFC" },
-	{ "[Patch 2/2]: powerpc", "powerpc", 1, 2, 2, true, false, false, true, "" },
-	{ "[PATCH RESEND v2 4/5] r", "r", 2, 4, 5, true, false, false, true, "RESEND" },
-	{ "[PATCH -next] bpf: a", "bpf: a", 1, 0, 0, false, false, false, true, "-next" },
-	{ "  [PATCH]   folded \t  spaces  ", "folded spaces", 1, 0, 0, false, false, false, true, "" },
-	{ "plain subject", "plain subject", 1, 0, 0, false, false, false, false, "" },
-	{ "", "", 1, 0, 0, false, false, false, false, "" },
-	{ "[unclosed bracket", "[unclosed bracket", 1, 0, 0, false, false, false, false, "" },
-};
-
-static void subjects(void **state)
-{
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(subj_cases) / sizeof(subj_cases[0]); i++) {
-		const struct subj_case *c = &subj_cases[i];
-		struct pw_subject_tags t;
-		char *clean = pw_subject_parse(c->subject, &t);
-
-		if (strcmp(clean, c->clean) || t.version != c->version ||
-		    t.number != c->number || t.total != c->total ||
-		    strcmp(t.prefixes, c->prefixes))
-			print_message("# subject \"%s\": got \"%s\" v%d %d/%d [%s]\n",
-				      c->subject, clean, t.version, t.number,
-				      t.total, t.prefixes);
-		assert_string_equal(clean, c->clean);
-		assert_int_equal(t.version, c->version);
-		assert_int_equal(t.number, c->number);
-		assert_int_equal(t.total, c->total);
-		assert_int_equal(t.has_counter, c->counter);
-		assert_int_equal(t.rfc, c->rfc);
-		assert_int_equal(t.is_reply, c->reply);
-		assert_int_equal(t.patch_tag, c->patch);
-		assert_string_equal(t.prefixes, c->prefixes);
-		g_free(clean);
-		pw_subject_tags_release(&t);
-	}
-}
 
 static struct pw_mail *parse_ok(const char *raw)
 {
@@ -417,7 +346,6 @@ static void bench(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(subjects),
 		cmocka_unit_test(headers),
 		cmocka_unit_test(header_block),
 		cmocka_unit_test(short_hunk_then_file),

@@ -108,23 +108,25 @@ static void test_state_machine(void **state)
 static void test_message_as_mail(void **state)
 {
 	struct fx *f = *state;
-	const char *refs[] = { "cover@x", "p1@x", NULL };
-	const char *rcpts[] = { "list@vger.example.org", "other@example.com", NULL };
-	struct pw_msg_row r = {
-		.msgid = "p2@x", .kind = "patch", .from_name = "Ann Author",
+	char *refs[] = { "cover@x", "p1@x", NULL };
+	char *rcpts[] = { "list@vger.example.org", "other@example.com", NULL };
+	struct pw_mail r = {
+		.msgid = "p2@x", .kind = PW_MAIL_PATCH, .from_name = "Ann Author",
 		.from_addr = "ann@example.com", .subject = "[PATCH 2/3] foo: two",
 		.subject_clean = "foo: two", .date = 1470124800,
 		.in_reply_to = "cover@x", .references = refs,
 		.list_id = "linux-foo.vger.example.org", .auto_submitted = "no",
-		.recipients = rcpts, .nrecipients = 2, .version = 2, .number = 2,
-		.total = 3, .has_counter = true, .prefixes = "net-next",
-		.raw = "x", .raw_len = 1, .backfill = false,
+		.recipients = rcpts, .nrecipients = 2,
+		.tags = { .version = 2, .number = 2, .total = 3,
+			  .has_counter = true, .prefixes = "net-next" },
 	};
+	struct pw_msg_origin from = { .raw = "x", .raw_len = 1, .backfill = false };
 	struct pw_outbox_msg *m = NULL;
 	int64_t id;
 	bool is_new, found;
 
-	assert_int_equal(pw_db_message_add(f->db, &r, "linux-foo", &id, &is_new), PW_OK);
+	assert_int_equal(pw_db_message_add(f->db, &r, &from, "linux-foo", &id,
+					   &is_new), PW_OK);
 	assert_int_equal(pw_db_outbox_message(f->db, id, &m, &found), PW_OK);
 	assert_true(found);
 	assert_int_equal(m->id, id);

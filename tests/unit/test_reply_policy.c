@@ -64,24 +64,24 @@ static int teardown(void **state)
 static int64_t add_patch(struct fx *f, const char *msgid, const char *addr,
 			 const char *auto_submitted, bool backfill)
 {
-	struct pw_msg_row r = { 0 };
+	struct pw_mail m = { 0 };
+	struct pw_msg_origin from = { .raw = "x", .raw_len = 1,
+				      .backfill = backfill };
 	struct pw_finding *fd = g_new0(struct pw_finding, 1);
 	GPtrArray *v = g_ptr_array_new();
 	int64_t id, patch;
 	bool is_new;
 
-	r.msgid = msgid;
-	r.kind = "patch";
-	r.from_name = "Some One";
-	r.from_addr = addr;
-	r.subject = "[PATCH] foo: add a knob";
-	r.subject_clean = "foo: add a knob";
-	r.auto_submitted = auto_submitted;
-	r.raw = "x";
-	r.raw_len = 1;
-	r.version = 1;
-	r.backfill = backfill;
-	assert_int_equal(pw_db_message_add(f->db, &r, "linux-foo", &id, &is_new), PW_OK);
+	m.msgid = (char *)msgid;
+	m.kind = PW_MAIL_PATCH;
+	m.from_name = (char *)"Some One";
+	m.from_addr = (char *)addr;
+	m.subject = (char *)"[PATCH] foo: add a knob";
+	m.subject_clean = (char *)"foo: add a knob";
+	m.auto_submitted = (char *)auto_submitted;
+	m.tags.version = 1;
+	assert_int_equal(pw_db_message_add(f->db, &m, &from, "linux-foo", &id,
+					   &is_new), PW_OK);
 	assert_true(is_new);
 	assert_int_equal(pw_db_patch_add(f->db, id, 0, NULL, &patch), PW_OK);
 	fd->rule = "PERM_WORLD_WRITABLE";
@@ -191,25 +191,25 @@ static void test_flood(void **state)
 static int64_t add_member(struct fx *f, const char *msgid, const char *kind,
 			  int number, const char *subject, int64_t *series)
 {
-	struct pw_msg_row r = { 0 };
-	struct pw_series_in si = { 0 };
+	struct pw_mail m = { 0 };
+	struct pw_msg_origin from = { .raw = "x", .raw_len = 1 };
 	struct pw_finding *fd;
 	GPtrArray *v;
 	int64_t id, patch = 0;
 	bool is_new;
 
-	r.msgid = msgid;
-	r.kind = kind;
-	r.from_name = "Sue Series";
-	r.from_addr = "sue@example.com";
-	r.subject = subject;
-	r.subject_clean = subject;
-	r.raw = "x";
-	r.raw_len = 1;
-	r.version = 1;
-	r.number = number;
-	r.total = 2;
-	assert_int_equal(pw_db_message_add(f->db, &r, "linux-foo", &id, &is_new), PW_OK);
+	m.msgid = (char *)msgid;
+	m.kind = !strcmp(kind, "patch") ? PW_MAIL_PATCH : PW_MAIL_COVER;
+	m.from_name = (char *)"Sue Series";
+	m.from_addr = (char *)"sue@example.com";
+	m.subject = (char *)subject;
+	m.subject_clean = (char *)subject;
+	m.in_reply_to = number ? (char *)"cover@x" : NULL;
+	m.tags.version = 1;
+	m.tags.number = number;
+	m.tags.total = 2;
+	assert_int_equal(pw_db_message_add(f->db, &m, &from, "linux-foo", &id,
+					   &is_new), PW_OK);
 	if (!strcmp(kind, "patch")) {
 		fd = g_new0(struct pw_finding, 1);
 		v = g_ptr_array_new();
@@ -226,16 +226,7 @@ static int64_t add_member(struct fx *f, const char *msgid, const char *kind,
 		g_free(fd);
 		g_ptr_array_free(v, TRUE);
 	}
-	si.msgid = msgid;
-	si.in_reply_to = number ? "cover@x" : NULL;
-	si.from_addr = "sue@example.com";
-	si.subject_clean = subject;
-	si.date = 1000 + number;
-	si.version = 1;
-	si.number = number;
-	si.total = 2;
-	si.cover = number == 0;
-	assert_int_equal(pw_db_series_assign(f->db, id, patch, &si, series), PW_OK);
+	assert_int_equal(pw_db_series_assign(f->db, id, patch, &m, series), PW_OK);
 	return id;
 }
 
