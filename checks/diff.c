@@ -10,7 +10,7 @@
  * and parsing resumes at the next line that looks like a header.
  *
  * The only code that reads hunk headers and hunk lines: the diff extent
- * of a mail body (checks/body.c) and git's patch-id scan (checks/flood.c)
+ * of a mail body (checks/body.c) and git's patch-id scan (checks/fingerprint.c)
  * read them through the primitives exported here (checks/patch.h).
  */
 #include <string.h>

@@ -7,55 +7,6 @@
 
 #include "checks/message.h"
 
-/* A valid UTF-8 copy of len bytes of s, NUL bytes dropped. */
-char *pw_utf8_dup(const char *s, gssize len)
-{
-	const char *end;
-	char *r, *w;
-	const char *p;
-
-	if (!s)
-		return g_strdup("");
-	if (len < 0)
-		len = (gssize)strlen(s);
-	if (g_utf8_validate(s, len, &end) && !memchr(s, '\0', (size_t)len))
-		return g_strndup(s, (gsize)len);
-	r = g_malloc((gsize)len + 1);
-	for (p = s, w = r; p < s + len; p++)
-		if (*p)
-			*w++ = *p;
-	*w = '\0';
-	if (!g_utf8_validate(r, w - r, NULL)) {
-		char *v = g_utf8_make_valid(r, w - r);
-
-		g_free(r);
-		r = v;
-	}
-	return r;
-}
-
-/* A valid UTF-8 copy of s with white space runs folded into one space. */
-char *pw_utf8_fold(const char *s)
-{
-	char *r = pw_utf8_dup(s, -1), *w = r;
-	const char *p;
-	bool space = true;
-
-	for (p = r; *p; p++) {
-		if (g_ascii_isspace(*p)) {
-			if (!space)
-				*w++ = ' ';
-			space = true;
-		} else {
-			*w++ = *p;
-			space = false;
-		}
-	}
-	if (w > r && w[-1] == ' ')
-		w--;
-	*w = '\0';
-	return r;
-}
 
 const char *pw_mail_kind_str(enum pw_mail_kind k)
 {

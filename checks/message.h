@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <glib.h>
 
+#include "checks/text.h"
+
 enum pw_mail_kind {
 	PW_MAIL_PATCH,		/* carries a diff (and is not a reply) */
 	PW_MAIL_COVER,		/* [PATCH 0/N], or a naked cover heading a series */
@@ -130,13 +132,5 @@ bool pw_mail_is_bare_root(const struct pw_mail *m);
 bool pw_mail_is_naked_cover(const struct pw_mail *root,
 			    const struct pw_mail *patch);
 
-/*
- * A valid UTF-8 copy of len bytes of s (len -1: up to its NUL), NUL
- * bytes dropped and invalid sequences replaced.  g_free.
- */
-char *pw_utf8_dup(const char *s, gssize len);
-/* pw_utf8_dup(s, -1) with white space runs folded into one space and
- * the ends trimmed.  g_free. */
-char *pw_utf8_fold(const char *s);
 
 #endif

@@ -76,4 +76,13 @@ void pw_text_sanitize_c(const char *in, size_t len, char *out,
 void pw_text_sanitize_py(const char *in, size_t len, char *out);
 void pw_text_sanitize_sh(const char *in, size_t len, char *out);
 
+/*
+ * A valid UTF-8 copy of len bytes of s (len -1: up to its NUL), NUL
+ * bytes dropped and invalid sequences replaced.  g_free.
+ */
+char *pw_utf8_dup(const char *s, gssize len);
+/* pw_utf8_dup(s, -1) with white space runs folded into one space and
+ * the ends trimmed.  g_free. */
+char *pw_utf8_fold(const char *s);
+
 #endif

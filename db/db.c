@@ -189,13 +189,6 @@ void pw_db_rollback(struct pw_db *db)
 	g_hash_table_remove_all(db->lists);
 }
 
-/*
- * Raw messages live in the raw store (PATH-raw), named by raw_id; rows
- * stored before it keep their bytes in message.raw.
- */
-const char pw_db_migration_raw[] =
-	"ALTER TABLE message ADD COLUMN raw_id INTEGER;";
-
 /* ---- the raw store ---- */
 
 static char *raw_path_of(const char *path)

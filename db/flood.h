@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "checks/flood.h"
+#include "checks/fingerprint.h"
 #include "checks/floodrules.h"
 #include "checks/message.h"
 #include "checks/patch.h"

@@ -10,36 +10,6 @@
 #include "db/db-private.h"
 #include "db/outbox.h"
 
-const char pw_db_migration_outbox[] =
-	"CREATE TABLE outbox ("
-	"  id INTEGER PRIMARY KEY,"
-	"  kind TEXT NOT NULL CHECK (kind IN ('patch','series','flood')),"
-	"  answers TEXT NOT NULL UNIQUE,"	/* "msg:<msgid>", "flood:<key>" */
-	"  message INTEGER REFERENCES message(id) ON DELETE SET NULL,"
-	"  state TEXT NOT NULL CHECK (state IN"
-	"    ('pending','sending','sent','failed','suppressed')),"
-	"  reason TEXT,"
-	"  msgid TEXT NOT NULL UNIQUE,"
-	"  in_reply_to TEXT,"
-	"  mail_from TEXT NOT NULL,"
-	"  rcpt_to TEXT NOT NULL,"
-	"  recipients TEXT NOT NULL,"		/* newline-separated */
-	"  subject TEXT NOT NULL,"
-	"  raw BLOB NOT NULL,"			/* CRLF wire form */
-	"  created_at INTEGER NOT NULL,"
-	"  attempts INTEGER NOT NULL DEFAULT 0,"
-	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
-	"  last_attempt INTEGER,"
-	"  sent_at INTEGER,"
-	"  last_error TEXT,"
-	"  smtp_code INTEGER NOT NULL DEFAULT 0,"
-	"  transport TEXT"
-	");"
-	"CREATE INDEX outbox_due ON outbox(state, next_attempt);"
-	"CREATE INDEX outbox_rcpt ON outbox(rcpt_to, created_at);"
-	"CREATE INDEX outbox_created ON outbox(created_at);"
-	"CREATE INDEX outbox_message ON outbox(message);";
-
 static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)

@@ -18,9 +18,6 @@
 #include "checks/message.h"
 #include "db/db.h"
 
-/* The outbox migration (listed in db/schema.c). */
-extern const char pw_db_migration_outbox[];
-
 /* One outbox row.  Every string is owned by the row. */
 struct pw_outbox_row {
 	int64_t id;

@@ -103,16 +103,120 @@ static const char core[] =
 	"  updated_at INTEGER NOT NULL"
 	") WITHOUT ROWID;";
 
+/* The outbox of replies (db/outbox.c). */
+static const char migration_outbox[] =
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('patch','series','flood')),"
+	"  answers TEXT NOT NULL UNIQUE,"	/* "msg:<msgid>", "flood:<key>" */
+	"  message INTEGER REFERENCES message(id) ON DELETE SET NULL,"
+	"  state TEXT NOT NULL CHECK (state IN"
+	"    ('pending','sending','sent','failed','suppressed')),"
+	"  reason TEXT,"
+	"  msgid TEXT NOT NULL UNIQUE,"
+	"  in_reply_to TEXT,"
+	"  mail_from TEXT NOT NULL,"
+	"  rcpt_to TEXT NOT NULL,"
+	"  recipients TEXT NOT NULL,"		/* newline-separated */
+	"  subject TEXT NOT NULL,"
+	"  raw BLOB NOT NULL,"			/* CRLF wire form */
+	"  created_at INTEGER NOT NULL,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
+	"  last_attempt INTEGER,"
+	"  sent_at INTEGER,"
+	"  last_error TEXT,"
+	"  smtp_code INTEGER NOT NULL DEFAULT 0,"
+	"  transport TEXT"
+	");"
+	"CREATE INDEX outbox_due ON outbox(state, next_attempt);"
+	"CREATE INDEX outbox_rcpt ON outbox(rcpt_to, created_at);"
+	"CREATE INDEX outbox_created ON outbox(created_at);"
+	"CREATE INDEX outbox_message ON outbox(message);";
+
+/* Flood groups, members and fingerprint keys (db/flood.c). */
+static const char migration_flood[] =
+	/* Every group of related patches; most have one member.  A group is
+	 * a flood once detected_at is set. */
+	"CREATE TABLE flood_group ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sender TEXT NOT NULL,"
+	"  founder INTEGER NOT NULL,"		/* message that started it */
+	"  size INTEGER NOT NULL DEFAULT 1,"
+	"  nthreaded INTEGER NOT NULL DEFAULT 0,"
+	"  ncovered INTEGER NOT NULL DEFAULT 0,"	/* counted once a flood */
+	"  claimed_total INTEGER NOT NULL DEFAULT 0,"
+	"  shared INTEGER NOT NULL DEFAULT 0,"	/* enum pw_flood_shared */
+	"  first_seen INTEGER NOT NULL,"
+	"  last_seen INTEGER NOT NULL,"
+	"  detected_at INTEGER,"
+	"  rank INTEGER NOT NULL DEFAULT -1,"	/* finding written, -1: none */
+	"  subject TEXT,"
+	"  subject_fp TEXT,"
+	"  body_fp TEXT,"
+	"  shape_fp TEXT,"
+	"  reported_at INTEGER"
+	");"
+	"CREATE INDEX flood_group_floods ON flood_group(last_seen)"
+	"  WHERE detected_at IS NOT NULL;"
+	"CREATE TABLE flood_member ("
+	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
+	"  patch INTEGER NOT NULL,"
+	"  grp INTEGER NOT NULL,"
+	"  date INTEGER NOT NULL,"
+	"  threaded INTEGER NOT NULL,"
+	"  covered INTEGER"			/* NULL until its group floods */
+	");"
+	"CREATE INDEX flood_member_grp ON flood_member(grp, date);"
+	/* key: 64-bit hash of (fingerprint kind, sender, digest).  The
+	 * subject, body and shape keys are filed by week of their Date
+	 * (bucket), so that new keys land in a few pages instead of all
+	 * over the index; patch-ids are looked up over the whole history. */
+	"CREATE TABLE flood_key ("
+	"  bucket INTEGER NOT NULL,"
+	"  key INTEGER NOT NULL,"
+	"  date INTEGER NOT NULL,"
+	"  message INTEGER NOT NULL,"
+	"  PRIMARY KEY (bucket, key, date, message)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE flood_patch_id ("
+	"  key INTEGER NOT NULL,"
+	"  date INTEGER NOT NULL,"
+	"  message INTEGER NOT NULL,"
+	"  PRIMARY KEY (key, date, message)"
+	") WITHOUT ROWID;"
+	/* Series whose first observed patch got SERIES_OVERSIZED. */
+	"CREATE TABLE flood_oversized ("
+	"  series INTEGER PRIMARY KEY,"
+	"  message INTEGER NOT NULL"
+	");"
+	"CREATE VIEW flood AS SELECT * FROM flood_group"
+	"  WHERE detected_at IS NOT NULL;"
+	/* These findings are facts about a patch's company, not its text:
+	 * re-running the rules over a patch (which replaces its findings)
+	 * keeps them.  Deleting the patch still removes them. */
+	"CREATE TRIGGER flood_findings_keep BEFORE DELETE ON finding"
+	"  WHEN old.rule IN ('FLOOD', 'FLOOD_SERIES', 'RESEND_IDENTICAL',"
+	"   'SERIES_OVERSIZED')"
+	"   AND EXISTS (SELECT 1 FROM patch WHERE id = old.patch)"
+	"  BEGIN SELECT RAISE(IGNORE); END;";
+
 /*
- * New migrations go at the end of this array, each a string constant
- * defined beside the code that uses its tables (or here, for the core
- * tables above).
+ * Raw messages live in the raw store (PATH-raw), named by raw_id; rows
+ * stored before it keep their bytes in message.raw.
+ */
+static const char migration_raw[] =
+	"ALTER TABLE message ADD COLUMN raw_id INTEGER;";
+
+/*
+ * New migrations go at the end of this array, their text here, in this
+ * file: the one place every table is defined.
  */
 static const char *const migrations[] = {
 	core,
-	pw_db_migration_outbox,
-	pw_db_migration_flood,
-	pw_db_migration_raw,
+	migration_outbox,
+	migration_flood,
+	migration_raw,
 	/* message_from_date served no query; it cost every insert a
 	 * descent into an index that grows as randomly as the senders. */
 	"DROP INDEX IF EXISTS message_from_date;",

@@ -1,5 +1,5 @@
 /*
- * Fuzz harness for the flood fingerprints (checks/flood.h):
+ * Fuzz harness for the flood fingerprints (checks/fingerprint.h):
  * pw_fingerprint_compute() and pw_flood_subject_normalise().
  *
  * The input is read the way a patch mail is laid out, so that mail and
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <glib.h>
 
-#include "checks/flood.h"
+#include "checks/fingerprint.h"
 #include "checks/patch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -31,3 +31,55 @@ fence "db/ including checks/ and SQLite passes" 0 \
 fence "checks/ including libcurl fails" 2 'checks/zz.c:#include <curl/curl.h>'
 contains "the message names the file and line" "$(cat "$T/out")" \
 	"zz.c:1:#include <curl/curl.h>"
+
+# No two files of checks/, db/ or bot/ call each other in a circle, even
+# through others: from the symbols each object file defines and uses
+# (nm), the strongly connected components of the call graph are single
+# files.  A circle means two files that cannot be understood apart.
+build=${UNIT_DIR%/tests/unit}
+PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+cycles=$($PY - "$build" <<'PY'
+import glob, os, subprocess, sys
+top = sys.argv[1]
+objs = sorted(o for d in ("checks", "db", "bot")
+              for o in glob.glob(os.path.join(top, d, "*.o"))
+              if os.path.exists(os.path.join(d, os.path.basename(o)[:-2] + ".c")))
+defs, uses = {}, {}
+for o in objs:
+    d, u = set(), set()
+    for line in subprocess.run(["nm", o], capture_output=True, text=True).stdout.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0] == "U":
+            u.add(f[1])
+        elif len(f) == 3 and f[1] in "TDBR":
+            d.add(f[2])
+    defs[o], uses[o] = d, u
+owner = {s: o for o in objs for s in defs[o]}
+graph = {o: {owner[s] for s in uses[o] if owner.get(s, o) != o} for o in objs}
+index, low, stack, on, n = {}, {}, [], set(), [0]
+def visit(v):
+    index[v] = low[v] = n[0]; n[0] += 1
+    stack.append(v); on.add(v)
+    for w in graph[v]:
+        if w not in index:
+            visit(w); low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        c = []
+        while True:
+            w = stack.pop(); on.discard(w); c.append(w)
+            if w == v:
+                break
+        if len(c) > 1:
+            print(" ".join(sorted(os.path.relpath(x, top) for x in c)))
+sys.setrecursionlimit(10000)
+for v in objs:
+    if v not in index:
+        visit(v)
+print("objects=%d" % len(objs), file=sys.stderr)
+PY
+)
+nobj=$($PY -c 'import glob,sys; print(len(glob.glob(sys.argv[1]+"/checks/*.o")))' "$build")
+check "the object files are there to read ($build)" test "$nobj" -gt 10
+is "no files call each other in a circle" "$cycles" ""

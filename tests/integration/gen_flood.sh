@@ -223,10 +223,10 @@ check "with --shuffle some copies arrive hours late ($l2 s)" [ "$l2" -gt 3600 ]
 n=$($py -c 'import json,sys; e=json.load(open(sys.argv[1])); print(e["flood"]["size"], e["normal"]["size"], e["messages"])' "$T/s/expected.json")
 is "--flood-size and --noise set the counts" "$n" "200 100 300"
 
-# patchwarden's fingerprints on the generated mail (checks/flood.c through
+# patchwarden's fingerprints on the generated mail (checks/fingerprint.c through
 # the unit binary): the flood shares subject, body and shape; normal
 # patches do not; a resend keeps its original's patch id.
-unit=$UNIT_DIR/test_flood
+unit=$UNIT_DIR/test_fingerprint
 if [ -x "$unit" ]; then
 	$py - "$T/a" "$T/fp" <<'EOF'
 import email, email.policy, json, mailbox, os, sys

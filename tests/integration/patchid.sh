@@ -5,13 +5,13 @@
 # public-inbox and notmuch mail, and the
 # first PATCHID_LORE_MAX patches, default 300, of the lore linux-mips
 # mbox) git mailsplit and git mailinfo extract the patch; git patch-id
-# prints the reference id; the unit binary test_flood, run with
+# prints the reference id; the unit binary test_fingerprint, run with
 # PATCHID_DIR, compares every pair and prints the agreement.  The raw
 # messages (headers and encoded bodies included) are compared too, since
 # git patch-id skips whatever is not a diff.
 . "$(dirname "$0")/../lib.sh"
 
-unit=$UNIT_DIR/test_flood
+unit=$UNIT_DIR/test_fingerprint
 lore_max=${PATCHID_LORE_MAX:-300}
 if [ ! -x "$unit" ]; then
 	not_ok "unit binary $unit is built (make unit)"

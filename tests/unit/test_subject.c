@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "checks/flood.h"
+#include "checks/fingerprint.h"
 #include "checks/message.h"
 
 struct subj_case {

@@ -1,5 +1,5 @@
 /*
- * patchwarden: per-patch flood fingerprints (see checks/flood.h).
+ * patchwarden: per-patch flood fingerprints (see checks/fingerprint.h).
  *
  * Reference for the patch identity: git's builtin/patch-id.c as of git
  * 2.39 (get_one_patchid, flush_one_hunk, scan_hunk_header, remove_space),
@@ -20,7 +20,7 @@
 #define STRIP_WIDE 1
 #endif
 
-#include "checks/flood.h"
+#include "checks/fingerprint.h"
 #include "checks/message.h"
 #include "checks/patch.h"
 

@@ -13,8 +13,8 @@
  * empty string rather than the digest of nothing, so that unrelated empty
  * inputs never match one another.
  */
-#ifndef PW_FLOOD_H
-#define PW_FLOOD_H
+#ifndef PW_FINGERPRINT_H
+#define PW_FINGERPRINT_H
 
 #include <stdbool.h>
 #include <stddef.h>
