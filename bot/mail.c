@@ -559,6 +559,22 @@ static const char *last_of(const struct headers *h, enum field f)
  * (the white space between encoded words is not text).  Returns s itself
  * when there is nothing to rewrite, else a new string.
  */
+/*
+ * Appends to out the text of s from copied to run_start, then the run
+ * of words up to run_end as one word of charset cs holding bytes;
+ * returns where the copy of s goes on.
+ */
+static int put_run(GString *out, const char *s, int copied, int run_start,
+		   int run_end, const char *cs, const GByteArray *bytes)
+{
+	char *e = g_base64_encode(bytes->data, bytes->len);
+
+	g_string_append_len(out, s + copied, run_start - copied);
+	g_string_append_printf(out, "=?%s?B?%s?=", cs, e);
+	g_free(e);
+	return run_end;
+}
+
 static char *join_b_words(char *s)
 {
 	static GRegex *word;
@@ -593,12 +609,8 @@ static char *join_b_words(char *s)
 				joins = false;
 		if (!joins) {
 			if (run_cs) {
-				char *e = g_base64_encode(bytes->data, bytes->len);
-
-				g_string_append_len(out, s + copied, run_start - copied);
-				g_string_append_printf(out, "=?%s?B?%s?=", run_cs, e);
-				g_free(e);
-				copied = run_end;
+				copied = put_run(out, s, copied, run_start,
+						 run_end, run_cs, bytes);
 				g_free(run_cs);
 			}
 			run_cs = cs;
@@ -615,14 +627,9 @@ static char *join_b_words(char *s)
 		g_free(cs);
 		g_free(b64);
 	}
-	if (run_cs) {
-		char *e = g_base64_encode(bytes->data, bytes->len);
-
-		g_string_append_len(out, s + copied, run_start - copied);
-		g_string_append_printf(out, "=?%s?B?%s?=", run_cs, e);
-		g_free(e);
-		copied = run_end;
-	}
+	if (run_cs)
+		copied = put_run(out, s, copied, run_start, run_end, run_cs,
+				 bytes);
 	g_string_append(out, s + copied);
 out:
 	if (mi)
