@@ -267,7 +267,7 @@ static const char *const migrations[] = {
 	 * message.date NULL when the Date is unknown (user_version 9):
 	 * unreadable, or impossible (before 1990).  It was 0, which the
 	 * reply policy's age limit took for a date it could not judge, and
-	 * let through.  The NOT NULL is dropped in place as migration 6
+	 * let through; rows stored before keep no impossible date either.  The NOT NULL is dropped in place as migration 6
 	 * rewrote the kind CHECK (every row satisfies the looser column);
 	 * writable_schema = RESET makes this connection read the new text
 	 * before the rows are set to NULL, and the table created and
@@ -281,7 +281,7 @@ static const char *const migrations[] = {
 	"PRAGMA writable_schema = RESET;"
 	"CREATE TABLE schema_cookie_bump (x);"
 	"DROP TABLE schema_cookie_bump;"
-	"UPDATE message SET date = NULL WHERE date = 0;",
+	"UPDATE message SET date = NULL WHERE date < 631152000;",	/* 1990 */
 };
 
 const char *const *pw_db_migrations(size_t *n)
