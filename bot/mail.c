@@ -681,6 +681,7 @@ static InternetAddressList *addresses(const struct headers *h, enum field f)
 static void read_headers(const struct headers *h, struct pw_mail *m,
 			 GPtrArray *recips, GPtrArray *refs, struct walk *w)
 {
+	const gint64 first_date = 631152000;	/* 1990-01-01T00:00:00Z */
 	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
 	InternetAddressList *l;
 	GDateTime *dt;
@@ -722,14 +723,21 @@ static void read_headers(const struct headers *h, struct pw_mail *m,
 	d = (v = last_of(h, F_SUBJECT)) ? decoded(v) : NULL;
 	m->subject = pw_utf8_fold(d ? d : "");
 	g_free(d);
+	/* A Date that cannot be read, or one before 1990 (no patch mail
+	 * is that old; git mailsplit's "From " line check wants a later
+	 * year too), is unknown: 0 (checks/message.h). */
 	dt = NULL;
+	m->date = 0;
 	if ((v = last_of(h, F_DATE))) {
 		char *u = g_mime_utils_header_unfold(v);
 
 		dt = g_mime_utils_header_decode_date(u);
 		g_free(u);
+		if (dt && g_date_time_to_unix(dt) >= first_date)
+			m->date = g_date_time_to_unix(dt);
+		else
+			warn(w, "Date: unreadable or impossible, taken as unknown");
 	}
-	m->date = dt ? g_date_time_to_unix(dt) : 0;
 	if (dt)
 		g_date_time_unref(dt);
 

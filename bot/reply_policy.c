@@ -19,6 +19,16 @@ static const char *const automated[] = {
 	"syzbot+*", "patchwork@*", NULL,
 };
 
+/*
+ * Whom a reply to m goes To, as pw_reply_patch() addresses it: whoever
+ * posted m, its sender when an in-body From: named another author,
+ * else the author.
+ */
+static const char *to_addr(const struct pw_mail *m)
+{
+	return m->sender_addr ? m->sender_addr : m->from_addr;
+}
+
 static bool is_automated(const struct pw_config *cfg, const char *addr)
 {
 	char *low = g_ascii_strdown(addr, -1);
@@ -96,6 +106,7 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 				   const struct pw_outbox_msg *m, char **why)
 {
 	const struct pw_mail *mail = m->mail;
+	const char *poster = to_addr(mail);
 	enum pw_status st;
 	bool own = false;
 
@@ -104,12 +115,27 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 		*why = g_strdup("read while backfilling an archive");
 		return PW_OK;
 	}
-	if (cfg->reply_max_age > 0 && mail->date > 0 &&
+	/* Under an age limit, a Date that could not be judged (0: none,
+	 * unreadable or before 1990) may be that old: not answered. */
+	if (cfg->reply_max_age > 0 && mail->date <= 0) {
+		*why = g_strdup("its Date is unknown or impossible: taken as "
+				"too old to answer");
+		return PW_OK;
+	}
+	if (cfg->reply_max_age > 0 &&
 	    mail->date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age) {
 		*why = g_strdup_printf("older than %d days: too late to answer",
 				       cfg->reply_max_age / 86400);
 		return PW_OK;
 	}
+	/*
+	 * The machine and loop checks read the mail's From header (the
+	 * sender, who posted it and gets the reply), not an in-body From:
+	 * (the author, a line in the body that anyone may write): the
+	 * bot's own mail is what the bot sent, whatever author its text
+	 * names, and a patch a machine posted for a person still reaches
+	 * no person.  Auto-Submitted is a header of the posting already.
+	 */
 	if (auto_submitted(mail->auto_submitted)) {
 		char *v = pw_reply_clean(mail->auto_submitted, 60);
 
@@ -117,7 +143,7 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 		g_free(v);
 		return PW_OK;
 	}
-	if (!g_ascii_strcasecmp(mail->from_addr, cfg->from_addr)) {
+	if (!g_ascii_strcasecmp(poster, cfg->from_addr)) {
 		own = true;
 	} else if (g_str_has_prefix(mail->msgid, "patchwarden.")) {
 		st = pw_db_outbox_is_own(db, mail->msgid, &own);
@@ -126,18 +152,18 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 	}
 	if (own)
 		*why = g_strdup("the bot's own mail");
-	else if (is_automated(cfg, mail->from_addr))
-		*why = g_strdup_printf("automated sender %s", mail->from_addr);
+	else if (is_automated(cfg, poster))
+		*why = g_strdup_printf("automated sender %s", poster);
 	return PW_OK;
 }
 
-/* Adds addr to v unless it is there already, the author's or the bot's. */
-static void add_cc(GPtrArray *v, const char *addr, const char *author,
+/* Adds addr to v unless it is there already, the reply's To or the bot's. */
+static void add_cc(GPtrArray *v, const char *addr, const char *to,
 		   const char *bot)
 {
 	guint i;
 
-	if (!addr || !pw_reply_addr_ok(addr) || !g_ascii_strcasecmp(addr, author) ||
+	if (!addr || !pw_reply_addr_ok(addr) || !g_ascii_strcasecmp(addr, to) ||
 	    !g_ascii_strcasecmp(addr, bot) || v->len >= MAX_CC)
 		return;
 	for (i = 0; i < v->len; i++)
@@ -146,22 +172,28 @@ static void add_cc(GPtrArray *v, const char *addr, const char *author,
 	g_ptr_array_add(v, g_ascii_strdown(addr, -1));
 }
 
-/* The Cc of a reply, from the settings of every list m was seen on. */
+/*
+ * The Cc of a reply: the author first when someone else posted the
+ * patch (the reply goes To that sender) and the author is a person,
+ * then what the settings of every list m was seen on add.
+ */
 static char **cc_for(const struct pw_config *cfg, const struct pw_outbox_msg *m)
 {
-	const char *author = m->mail->from_addr, *bot = cfg->from_addr;
+	const char *to = to_addr(m->mail), *bot = cfg->from_addr;
 	GPtrArray *v = g_ptr_array_new();
 	size_t i, j, nl = g_strv_length(m->lists);
 
+	if (m->mail->sender_addr && !is_automated(cfg, m->mail->from_addr))
+		add_cc(v, m->mail->from_addr, to, bot);
 	for (i = 0; i < (nl ? nl : 1); i++) {
 		const struct pw_list_conf *l = pw_config_list(cfg,
 							      nl ? m->lists[i] : NULL);
 
 		if (l->cc_list)
-			add_cc(v, l->address, author, bot);
+			add_cc(v, l->address, to, bot);
 		if (l->cc_all)
 			for (j = 0; m->mail->recipients[j]; j++)
-				add_cc(v, m->mail->recipients[j], author, bot);
+				add_cc(v, m->mail->recipients[j], to, bot);
 	}
 	g_ptr_array_add(v, NULL);
 	return (char **)g_ptr_array_free(v, FALSE);
@@ -187,12 +219,13 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 		st = never_answer(db, cfg, m, &hold);
 	if (st)
 		goto out;
-	if (!hold && !pw_reply_addr_ok(m->mail->from_addr)) {
+	if (!hold && !pw_reply_addr_ok(to_addr(m->mail))) {
 		pw_warn("message %s: no usable address to reply to", m->mail->msgid);
 		goto out;
 	}
+	/* Counted for the person the reply goes To. */
 	if (!hold)
-		st = rate_limited(db, cfg, m->mail->from_addr, true, &hold);
+		st = rate_limited(db, cfg, to_addr(m->mail), true, &hold);
 	if (st)
 		goto out;
 	cc = cc_for(cfg, m);

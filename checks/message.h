@@ -50,7 +50,9 @@ struct pw_mail {
 	char *sender_addr;	/* likewise, lower-cased, else NULL */
 	char *subject;		/* decoded UTF-8, white space folded */
 	char *subject_clean;	/* markers stripped as git mailinfo strips them */
-	gint64 date;		/* Unix time; 0 when the Date is unusable */
+	gint64 date;		/* Unix time; 0 when unknown: no Date, or
+				 * one unreadable or before 1990 (stored as
+				 * NULL; replies take it as too old) */
 	char *in_reply_to;	/* first id, without <>; NULL when absent */
 	char **references;	/* NULL-terminated, oldest first, without <> */
 	char *list_id;		/* List-Id contents without <>, NULL when absent */

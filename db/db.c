@@ -812,7 +812,11 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_mail *m,
 	pw_db_bind_text(st, 5, m->from_addr ? m->from_addr : "");
 	pw_db_bind_text(st, 6, m->subject ? m->subject : "");
 	pw_db_bind_text(st, 7, m->subject_clean ? m->subject_clean : "");
-	sqlite3_bind_int64(st, 8, m->date);
+	/* 0 is an unknown Date (checks/message.h): NULL in the store. */
+	if (m->date)
+		sqlite3_bind_int64(st, 8, m->date);
+	else
+		sqlite3_bind_null(st, 8);
 	pw_db_bind_text(st, 9, m->in_reply_to);
 	pw_db_bind_text(st, 10, refs);
 	pw_db_bind_text(st, 11, m->list_id);
@@ -841,6 +845,16 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_mail *m,
 	}
 	*id = sqlite3_last_insert_rowid(db->h);
 	*is_new = true;
+	if (m->sender_addr) {
+		st = pw_db_stmt(db, "INSERT INTO message_sender(message, name, addr)"
+				" VALUES (?1, ?2, ?3)");
+		sqlite3_bind_int64(st, 1, *id);
+		pw_db_bind_text(st, 2, m->sender_name ? m->sender_name : "");
+		pw_db_bind_text(st, 3, m->sender_addr);
+		s = pw_db_done(db, st);
+		if (s)
+			goto out;
+	}
 seen:
 	s = PW_OK;
 	if (list && *list) {
@@ -1011,7 +1025,9 @@ enum pw_status pw_db_patch_list(struct pw_db *db, int64_t since,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT patch.id, message.id FROM patch JOIN message"
 		" ON message.id = patch.message"
-		" WHERE message.date >= ?1 AND patch.pull_url IS NULL"
+		/* An unknown Date (NULL) counts as 0: in when since is. */
+		" WHERE (message.date >= ?1 OR (message.date IS NULL AND ?1 <= 0))"
+		" AND patch.pull_url IS NULL"
 		" ORDER BY message.date, message.id");
 	enum pw_status s;
 	bool row;

@@ -1052,9 +1052,9 @@ static enum pw_status choose(struct pw_db *db, int64_t *grps,
 	return PW_OK;
 }
 
-/* Starts a new group of one, patch o. */
+/* Starts a new group of one, patch o, posted by sender. */
 static enum pw_status grp_create(struct pw_db *db, const struct pw_flood_obs *o,
-				 struct grp *g)
+				 const char *sender, struct grp *g)
 {
 	const struct pw_mail *m = o->mail;
 	sqlite3_stmt *st;
@@ -1070,7 +1070,7 @@ static enum pw_status grp_create(struct pw_db *db, const struct pw_flood_obs *o,
 	st = pw_db_stmt(db, "INSERT INTO flood_group(sender, founder, size,"
 			" nthreaded, claimed_total, first_seen, last_seen)"
 			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)");
-	pw_db_bind_text(st, 1, m->from_addr);
+	pw_db_bind_text(st, 1, sender);
 	sqlite3_bind_int64(st, 2, g->founder);
 	sqlite3_bind_int(st, 3, g->size);
 	sqlite3_bind_int(st, 4, g->nthreaded);
@@ -1091,7 +1091,11 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	int64_t keys[NKEYS], grps[2 * NKEYS], lo, hi, gid, date;
 	unsigned bits[2 * NKEYS], matched = 0;
 	bool have[NKEYS], any_copy = true, rewrite_all = false, fresh, found;
-	const char *sender = o->mail->from_addr;
+	/* A flood is many patches from whoever posted them: the mail's
+	 * From header (sender_addr when an in-body From: names another
+	 * author, else from_addr). */
+	const char *sender = o->mail->sender_addr ? o->mail->sender_addr :
+		o->mail->from_addr;
 	const struct pw_subject_tags *t = &o->mail->tags;
 	int64_t odate = o->mail->date;
 	bool threaded = pw_mail_is_threaded(o->mail);
@@ -1141,7 +1145,7 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 		return s;
 	fresh = b < 0;
 	if (fresh) {
-		s = grp_create(db, o, &g);
+		s = grp_create(db, o, sender, &g);
 		if (s)
 			return s;
 	}

@@ -183,7 +183,9 @@ enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
  */
 struct pw_outbox_msg {
 	int64_t id;
-	struct pw_mail *mail;	/* the header fields of the message row:
+	struct pw_mail *mail;	/* the header fields of the message row
+				 * and its sender (sender_* NULL when the
+				 * author posted it); date 0 when unknown;
 				 * commit_msg, diff and pull_url are NULL */
 	char **lists;		/* names of the lists it was seen on, sorted */
 	bool backfill;		/* read while backfilling an archive */

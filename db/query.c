@@ -63,7 +63,9 @@ enum pw_status pw_db_query_findings(struct pw_db *db,
 		" FROM finding f JOIN patch p ON p.id = f.patch"
 		" JOIN message m ON m.id = p.message"
 		" WHERE (?1 IS NULL OR f.rule = ?1) AND f.severity >= ?2"
-		" AND m.date >= ?3 AND (?4 IS NULL OR m.from_addr = lower(?4))"
+		/* An unknown Date (NULL) counts as 0: in when since is. */
+		" AND (m.date >= ?3 OR (m.date IS NULL AND ?3 <= 0))"
+		" AND (?4 IS NULL OR m.from_addr = lower(?4))"
 		" AND (?5 IS NULL OR EXISTS (SELECT 1 FROM message_list ml"
 		"  JOIN list l ON l.id = ml.list"
 		"  WHERE ml.message = m.id AND l.name = ?5))"

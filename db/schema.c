@@ -251,6 +251,37 @@ static const char *const migrations[] = {
 	"  finding INTEGER PRIMARY KEY REFERENCES finding(id) ON DELETE CASCADE,"
 	"  text TEXT NOT NULL"
 	");",
+	/*
+	 * The sender of a message (user_version 8): the mail's From header
+	 * when an in-body From: names someone else as the author (who is
+	 * message.from_*).  Replies go to the sender, floods are counted by
+	 * sender.  Only such messages have a row.  A table for the reason
+	 * finding_line is one: the migration can run again.
+	 */
+	"CREATE TABLE IF NOT EXISTS message_sender ("
+	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  addr TEXT NOT NULL"
+	");",
+	/*
+	 * message.date NULL when the Date is unknown (user_version 9):
+	 * unreadable, or impossible (before 1990).  It was 0, which the
+	 * reply policy's age limit took for a date it could not judge, and
+	 * let through; rows stored before keep no impossible date either.  The NOT NULL is dropped in place as migration 6
+	 * rewrote the kind CHECK (every row satisfies the looser column);
+	 * writable_schema = RESET makes this connection read the new text
+	 * before the rows are set to NULL, and the table created and
+	 * dropped bumps the schema cookie for every other connection.  Run
+	 * twice, it changes nothing more.
+	 */
+	"PRAGMA writable_schema = ON;"
+	"UPDATE sqlite_schema SET sql = replace(sql,"
+	" 'date INTEGER NOT NULL DEFAULT 0,', 'date INTEGER,')"
+	" WHERE type = 'table' AND name = 'message';"
+	"PRAGMA writable_schema = RESET;"
+	"CREATE TABLE schema_cookie_bump (x);"
+	"DROP TABLE schema_cookie_bump;"
+	"UPDATE message SET date = NULL WHERE date < 631152000;",	/* 1990 */
 };
 
 const char *const *pw_db_migrations(size_t *n)

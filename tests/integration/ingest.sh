@@ -238,6 +238,37 @@ for db in "$T/v3.db" "$T/raw.db"; do
 		sh -c "! sqlite3 '$db' \"INSERT INTO message(msgid, kind, received_at) VALUES ('x', 'bogus', 1)\" 2>/dev/null"
 done
 
+# A store of schema version 7 had message.date NOT NULL, 0 for a Date it
+# could not read (and whatever came of 1900), and no message_sender:
+# migrated in place, those become NULL (unknown), other dates stay, and
+# the store stays whole.  Its
+# version set back once more, it migrates forward again unchanged.
+cp "$T/raw.db" "$T/v7.db"; cp "$T/raw.db-raw" "$T/v7.db-raw"
+q "$T/v7.db" "UPDATE message SET date = 0 WHERE id = 1;
+UPDATE message SET date = -2208988800 WHERE id = 2;
+DROP TABLE message_sender;
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema SET sql = replace(sql, 'date INTEGER,', 'date INTEGER NOT NULL DEFAULT 0,')
+ WHERE type = 'table' AND name = 'message';
+PRAGMA writable_schema = OFF;
+PRAGMA user_version = 7;"
+check "v7 store: made with a NOT NULL date" \
+	sh -c "sqlite3 '$T/v7.db' \"SELECT sql FROM sqlite_schema WHERE name = 'message'\" | grep -q 'date INTEGER NOT NULL DEFAULT 0,'"
+dated=$(q "$T/v7.db" "SELECT count(*) FROM message WHERE date > 0")
+$PW ingest -q --db "$T/v7.db" /dev/null >/dev/null 2>"$T/err"
+is "v7 store: migrated to this version" "$(q "$T/v7.db" "PRAGMA user_version")" "$(q "$T/raw.db" "PRAGMA user_version")"
+check "v7 store: message.date may be NULL" \
+	sh -c "sqlite3 '$T/v7.db' \"SELECT sql FROM sqlite_schema WHERE name = 'message'\" | grep -q 'date INTEGER,'"
+is "v7 store: the 0 and 1900 dates are unknown (NULL) now" "$(q "$T/v7.db" "SELECT count(*) FROM message WHERE date IS NULL"),$(q "$T/v7.db" "SELECT count(*) FROM message WHERE date <= 0")" "2,0"
+is "v7 store: the other dates kept" "$(q "$T/v7.db" "SELECT count(*) FROM message WHERE date > 0")" "$dated"
+is "v7 store: message_sender made" "$(q "$T/v7.db" "SELECT count(*) FROM sqlite_schema WHERE name = 'message_sender'")" 1
+is "v7 store: whole" "$(q "$T/v7.db" "PRAGMA integrity_check")" ok
+q "$T/v7.db" "PRAGMA user_version = 7"
+$PW ingest -q --db "$T/v7.db" /dev/null >/dev/null 2>"$T/err"
+is "v7 store again: migrated forward again" "$(q "$T/v7.db" "PRAGMA user_version"),$(q "$T/v7.db" "PRAGMA integrity_check")" "$(q "$T/raw.db" "PRAGMA user_version"),ok"
+out=$($PW db recheck --db "$T/v7.db")
+contains "v7 store: recheck still reads every patch" "$out" "rechecked=16"
+
 # --progress: a line per N messages on stderr, and one for the rest.
 $PW ingest -q --progress 20 --db "$T/progress.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"
 is "progress: one line per 20 messages and one for the rest" "$(grep -c '^progress: ' "$T/err")" 4

@@ -113,3 +113,75 @@ printf '[smtp]\nfrom = "Review Bot" <Bot@Example.ORG>\n[reply]\nmax_age = 0\n' >
 $PW run --config "$T/g/goodfrom.conf" --db "$T/g/pw.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1
 check "a quoted name and a mixed-case address are read" \
 	grep -q '^From: Review Bot <bot@example.org>' "$T/g/outbox.mbox"
+
+# A maintainer posts another author's patch (an in-body From:, as git
+# format-patch writes it): both people are stored; the reply goes To the
+# maintainer, who posted it, with the author in Cc; queries show the
+# author.
+mkdir -p "$T/people"
+cat >"$T/people.mbox" <<'EOF'
+From maint@example.org Mon Jan  1 00:00:00 2024
+From: Maintainer Person <maint@example.org>
+To: linux-foo@vger.example.org
+Subject: [PATCH] foo: add a knob
+Message-ID: <people-1@example.org>
+Date: Mon, 1 Jan 2024 00:00:00 +0000
+
+From: Rene Author <rene@example.com>
+
+Add a knob.
+
+Signed-off-by: Rene Author <rene@example.com>
+Signed-off-by: Maintainer Person <maint@example.org>
+---
+diff --git a/drivers/foo/foo.c b/drivers/foo/foo.c
+index 1111111..2222222 100644
+--- a/drivers/foo/foo.c
++++ b/drivers/foo/foo.c
+@@ -10,3 +10,4 @@ static int foo_init(void)
+ {
+ 	struct dentry *d = debugfs_create_dir("foo", NULL);
++	debugfs_create_file("knob", 0666, d, NULL, &knob_fops);
+ 	return 0;
+
+EOF
+$PW run --config "$TOP/tests/data/run.conf" --db "$T/people/pw.db" "$T/people.mbox" >/dev/null 2>"$T/err"
+is "in-body author: run exits 0" "$?" 0
+is "in-body author: the author stored as the message's" \
+	"$(q "$T/people/pw.db" "SELECT from_name || ' <' || from_addr || '>' FROM message")" "Rene Author <rene@example.com>"
+is "in-body author: the sender stored beside" \
+	"$(q "$T/people/pw.db" "SELECT name || ' <' || addr || '>' FROM message_sender")" "Maintainer Person <maint@example.org>"
+is "in-body author: one reply in the dry-run mbox" "$(grep -c '^From ' "$T/people/outbox.mbox")" 1
+is "in-body author: the reply goes To the maintainer" \
+	"$(grep -m1 '^To:' "$T/people/outbox.mbox")" "To: Maintainer Person <maint@example.org>"
+is "in-body author: the author in Cc" "$(grep -m1 '^Cc:' "$T/people/outbox.mbox")" "Cc: rene@example.com"
+is "in-body author: the outbox counts the maintainer (rcpt_to)" \
+	"$(q "$T/people/pw.db" "SELECT rcpt_to FROM outbox")" "maint@example.org"
+out=$($PW query findings --db "$T/people/pw.db" --format json)
+contains "in-body author: queries show the author" "$out" '"from" : "rene@example.com"'
+
+# A Date that cannot be read, and one of 1900, are unknown: parse says
+# so, the store holds NULL, and under an age limit (the default) the
+# reply is held back, saying why.
+mkdir -p "$T/nodate"
+for d in "Mon, 1 Jan 1900 00:00:00 +0000" "garbage"; do
+	n=$((${n:-0} + 1))
+	sed -e "s/^Date: .*/Date: $d/" -e "s/people-1@/nodate-$n@/" \
+		-e '/^From: Rene/,/^$/d' "$T/people.mbox"
+done >"$T/nodate.mbox"
+out=$($PW parse "$T/nodate.mbox")
+is "unknown Date: parse warns for both" \
+	"$(printf '%s\n' "$out" | grep -c '^Warning: Date: unreadable or impossible, taken as unknown$')" 2
+$PW run --db "$T/nodate/pw.db" "$T/nodate.mbox" >/dev/null 2>"$T/err"
+is "unknown Date: run exits 0" "$?" 0
+is "unknown Date: both stored with a NULL date" \
+	"$(q "$T/nodate/pw.db" "SELECT count(*) FROM message WHERE date IS NULL")" 2
+is "unknown Date: both replies held back, saying why" \
+	"$(q "$T/nodate/pw.db" "SELECT count(*) FROM outbox WHERE state = 'suppressed' AND reason = 'its Date is unknown or impossible: taken as too old to answer'")" 2
+contains "unknown Date: outbox list shows the reason" \
+	"$($PW outbox list --db "$T/nodate/pw.db" --state suppressed)" "its Date is unknown or impossible"
+check "unknown Date: nothing in the dry-run mbox" test ! -s "$T/nodate/outbox.mbox"
+out=$($PW db recheck --db "$T/nodate/pw.db")
+contains "unknown Date: recheck still finds them" "$out" "rechecked=2"
+is "unknown Date: query findings still lists both" \
+	"$($PW query findings --db "$T/nodate/pw.db" --format json | grep '"msgid"' | sort -u | wc -l)" 2

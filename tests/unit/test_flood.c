@@ -36,13 +36,15 @@ static struct pw_flood_filter *filter_of(struct pw_db *db)
 }
 
 /*
- * Stores a patch of sender a@example.org dated date whose subject,
- * body and shape digests are subject, body and shape (each unique when
- * NULL) and files it; returns the flood it joined, 0 for none.  With
- * rollback, the whole is rolled back instead of committed.
+ * Stores a patch of author (posted by sender when not NULL, as a patch
+ * with an in-body From: is) dated date whose subject, body and shape
+ * digests are subject, body and shape (each unique when NULL) and files
+ * it; returns the flood it joined, 0 for none.  With rollback, the
+ * whole is rolled back instead of committed.
  */
-static int64_t file(struct pw_db *db, int64_t date, const char *subject,
-		    const char *body, const char *shape, bool rollback)
+static int64_t file_as(struct pw_db *db, const char *author,
+		       const char *sender, int64_t date, const char *subject,
+		       const char *body, const char *shape, bool rollback)
 {
 	struct pw_fingerprint fp;
 	struct pw_mail m;
@@ -65,7 +67,8 @@ static int64_t file(struct pw_db *db, int64_t date, const char *subject,
 	memset(&m, 0, sizeof(m));
 	m.msgid = msgid;
 	m.kind = PW_MAIL_PATCH;
-	m.from_addr = (char *)"a@example.org";
+	m.from_addr = (char *)author;
+	m.sender_addr = (char *)sender;
 	m.subject = m.subject_clean = (char *)"a patch";
 	m.date = date;
 	memset(&o, 0, sizeof(o));
@@ -86,6 +89,14 @@ static int64_t file(struct pw_db *db, int64_t date, const char *subject,
 	}
 	assert_int_equal(pw_db_commit(db), PW_OK);
 	return flood;
+}
+
+/* A patch of a@example.org, posted by its author: as file_as(). */
+static int64_t file(struct pw_db *db, int64_t date, const char *subject,
+		    const char *body, const char *shape, bool rollback)
+{
+	return file_as(db, "a@example.org", NULL, date, subject, body, shape,
+		       rollback);
 }
 
 /* Files enough unrelated patches, in week 0, for the filter to start. */
@@ -226,6 +237,32 @@ static void rolled_back(void **state)
 	assert_int_not_equal(file(a, BASE + 7400, "gone", NULL, NULL, false), 0);
 }
 
+/*
+ * A flood is many patches from one sender: a maintainer posting the
+ * patches of several authors (in-body From:) floods; one author whose
+ * patches several people post does not.
+ */
+static void by_sender(void **state)
+{
+	struct pw_db *a = ((struct store *)*state)->a;
+	struct pw_flood_info info;
+	int64_t flood;
+
+	warm(a);
+	assert_int_equal(file_as(a, "x@example.com", "max@example.org",
+				 BASE + 7200, "posted", NULL, NULL, false), 0);
+	flood = file_as(a, "y@example.com", "max@example.org", BASE + 7300,
+			"posted", NULL, NULL, false);
+	assert_int_not_equal(flood, 0);
+	assert_int_equal(pw_db_flood_info(a, flood, &info), PW_OK);
+	assert_string_equal(info.sender_addr, "max@example.org");
+	pw_db_flood_info_release(&info);
+	assert_int_equal(file_as(a, "z@example.com", "p@example.org",
+				 BASE + 8000, "one-author", NULL, NULL, false), 0);
+	assert_int_equal(file_as(a, "z@example.com", "q@example.org",
+				 BASE + 8100, "one-author", NULL, NULL, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +270,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(own_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(rolled_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(long_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(by_sender, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

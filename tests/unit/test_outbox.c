@@ -155,7 +155,49 @@ static void test_message_as_mail(void **state)
 	assert_true(m->mail->tags.has_counter);
 	assert_string_equal(m->mail->tags.prefixes, "net-next");
 	assert_null(m->mail->diff);
+	/* The author posted it: no sender stored. */
+	assert_null(m->mail->sender_name);
+	assert_null(m->mail->sender_addr);
 	pw_outbox_msg_free(m);
+}
+
+/*
+ * A patch posted by someone other than its author: both people are
+ * stored and read back (the author as from_*, the sender beside it),
+ * and an unknown Date (0) is stored as NULL and read back as 0.
+ */
+static void test_sender_and_unknown_date(void **state)
+{
+	struct fx *f = *state;
+	struct pw_mail r = {
+		.msgid = "fwd@x", .kind = PW_MAIL_PATCH, .from_name = "Ann Author",
+		.from_addr = "ann@example.com", .sender_name = "Max Maintainer",
+		.sender_addr = "max@example.org", .subject = "[PATCH] foo",
+		.subject_clean = "foo", .date = 0,
+		.tags = { .version = 1, .prefixes = "" },
+	};
+	struct pw_msg_origin from = { .raw = "x", .raw_len = 1 };
+	struct pw_outbox_msg *m = NULL;
+	sqlite3_stmt *st;
+	int64_t id;
+	bool is_new, found;
+
+	assert_int_equal(pw_db_message_add(f->db, &r, &from, NULL, &id,
+					   &is_new), PW_OK);
+	assert_true(is_new);
+	assert_int_equal(pw_db_outbox_message(f->db, id, &m, &found), PW_OK);
+	assert_true(found);
+	assert_string_equal(m->mail->from_name, "Ann Author");
+	assert_string_equal(m->mail->from_addr, "ann@example.com");
+	assert_string_equal(m->mail->sender_name, "Max Maintainer");
+	assert_string_equal(m->mail->sender_addr, "max@example.org");
+	assert_int_equal(m->mail->date, 0);
+	pw_outbox_msg_free(m);
+	st = pw_db_stmt(f->db, "SELECT date IS NULL FROM message WHERE id = ?1");
+	sqlite3_bind_int64(st, 1, id);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 1);
+	sqlite3_reset(st);
 }
 
 static int interrupt(void *unused)
@@ -213,6 +255,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_state_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_as_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sender_and_unknown_date, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_found_or_error, setup, teardown),
 	};
 

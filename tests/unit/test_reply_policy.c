@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <glib/gstdio.h>
@@ -60,11 +61,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Stores a patch message from addr with one error finding; returns its id. */
-static int64_t add_patch(struct fx *f, const char *msgid, const char *addr,
-			 const char *auto_submitted, bool backfill)
+/*
+ * Stores a patch message m (msgid, people and date set by the caller)
+ * with one error finding; returns its id.
+ */
+static int64_t store_patch(struct fx *f, struct pw_mail *m, bool backfill)
 {
-	struct pw_mail m = { 0 };
 	struct pw_msg_origin from = { .raw = "x", .raw_len = 1,
 				      .backfill = backfill };
 	struct pw_finding *fd = g_new0(struct pw_finding, 1);
@@ -72,15 +74,11 @@ static int64_t add_patch(struct fx *f, const char *msgid, const char *addr,
 	int64_t id, patch;
 	bool is_new;
 
-	m.msgid = (char *)msgid;
-	m.kind = PW_MAIL_PATCH;
-	m.from_name = (char *)"Some One";
-	m.from_addr = (char *)addr;
-	m.subject = (char *)"[PATCH] foo: add a knob";
-	m.subject_clean = (char *)"foo: add a knob";
-	m.auto_submitted = (char *)auto_submitted;
-	m.tags.version = 1;
-	assert_int_equal(pw_db_message_add(f->db, &m, &from, "linux-foo", &id,
+	m->kind = PW_MAIL_PATCH;
+	m->subject = (char *)"[PATCH] foo: add a knob";
+	m->subject_clean = (char *)"foo: add a knob";
+	m->tags.version = 1;
+	assert_int_equal(pw_db_message_add(f->db, m, &from, "linux-foo", &id,
 					   &is_new), PW_OK);
 	assert_true(is_new);
 	assert_int_equal(pw_db_patch_add(f->db, id, 0, NULL, &patch), PW_OK);
@@ -96,6 +94,21 @@ static int64_t add_patch(struct fx *f, const char *msgid, const char *addr,
 	g_free(fd);
 	g_ptr_array_free(v, TRUE);
 	return id;
+}
+
+/* Stores a patch message from addr, posted now, with one error finding;
+ * returns its id. */
+static int64_t add_patch(struct fx *f, const char *msgid, const char *addr,
+			 const char *auto_submitted, bool backfill)
+{
+	struct pw_mail m = { 0 };
+
+	m.msgid = (char *)msgid;
+	m.from_name = (char *)"Some One";
+	m.from_addr = (char *)addr;
+	m.date = (gint64)time(NULL);	/* 0 would be an unknown Date */
+	m.auto_submitted = (char *)auto_submitted;
+	return store_patch(f, &m, backfill);
 }
 
 static char *state_of(struct fx *f, const char *answers)
@@ -205,6 +218,7 @@ static int64_t add_member(struct fx *f, const char *msgid, const char *kind,
 	m.subject = (char *)subject;
 	m.subject_clean = (char *)subject;
 	m.in_reply_to = number ? (char *)"cover@x" : NULL;
+	m.date = (gint64)time(NULL);	/* 0 would be an unknown Date */
 	m.tags.version = 1;
 	m.tags.number = number;
 	m.tags.total = 2;
@@ -273,12 +287,125 @@ static void test_series(void **state)
 	g_ptr_array_unref(rows);
 }
 
+/* The one outbox row answering answers; NULL when there is none. */
+static struct pw_outbox_row *row_of(struct fx *f, const char *answers)
+{
+	GPtrArray *rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_outbox_row_free);
+	struct pw_outbox_row *r = NULL;
+	guint i;
+
+	assert_int_equal(pw_db_outbox_list(f->db, NULL, rows), PW_OK);
+	for (i = 0; i < rows->len && !r; i++)
+		if (!strcmp(((struct pw_outbox_row *)rows->pdata[i])->answers,
+			    answers))
+			r = g_ptr_array_steal_index(rows, i);
+	g_ptr_array_unref(rows);
+	return r;
+}
+
+/*
+ * A maintainer posts another author's patch (an in-body From:): the
+ * reply goes To the maintainer, with the author in Cc; the hourly limit
+ * counts the maintainer.  The bot's own mail is told by the From header.
+ */
+static void test_sender(void **state)
+{
+	struct fx *f = *state;
+	struct pw_mail m = { 0 };
+	struct pw_outbox_row *r;
+	int64_t id;
+
+	m.msgid = (char *)"fwd@x";
+	m.from_name = (char *)"Ann Author";
+	m.from_addr = (char *)"ann@example.com";
+	m.sender_name = (char *)"Max Maintainer";
+	m.sender_addr = (char *)"max@example.org";
+	m.date = (gint64)time(NULL);
+	id = store_patch(f, &m, false);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	r = row_of(f, "msg:fwd@x");
+	assert_non_null(r);
+	assert_string_equal(r->state, "pending");
+	assert_string_equal(r->rcpt_to, "max@example.org");
+	assert_string_equal(r->recipients, "max@example.org\nann@example.com");
+	pw_outbox_row_free(r);
+
+	/* The limit is reached for the maintainer, not for the author. */
+	f->cfg->per_recipient_per_hour = 1;
+	m.msgid = (char *)"fwd2@x";
+	id = store_patch(f, &m, false);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	r = row_of(f, "msg:fwd2@x");
+	assert_non_null(r);
+	assert_string_equal(r->state, "suppressed");
+	assert_non_null(strstr(r->reason, "max@example.org"));
+	pw_outbox_row_free(r);
+
+	/* A patch whose in-body From: names the bot, posted by a person,
+	 * is answered; one the bot posted is not. */
+	f->cfg->per_recipient_per_hour = -1;
+	m.msgid = (char *)"fwd3@x";
+	m.from_addr = f->cfg->from_addr;
+	m.sender_addr = (char *)"sam@example.org";
+	id = store_patch(f, &m, false);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	r = row_of(f, "msg:fwd3@x");
+	assert_non_null(r);
+	assert_string_equal(r->state, "pending");
+	assert_string_equal(r->recipients, "sam@example.org");
+	pw_outbox_row_free(r);
+	m.msgid = (char *)"fwd4@x";
+	m.from_addr = (char *)"ann@example.com";
+	m.sender_addr = f->cfg->from_addr;
+	id = store_patch(f, &m, false);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	r = row_of(f, "msg:fwd4@x");
+	assert_non_null(r);
+	assert_string_equal(r->state, "suppressed");
+	assert_string_equal(r->reason, "the bot's own mail");
+	pw_outbox_row_free(r);
+}
+
+/* A Date not known (0) under an age limit: held back, saying why. */
+static void test_unknown_date(void **state)
+{
+	struct fx *f = *state;
+	struct pw_mail m = { 0 };
+	struct pw_outbox_row *r;
+	int64_t id;
+
+	m.msgid = (char *)"nodate@x";
+	m.from_name = (char *)"Ann Author";
+	m.from_addr = (char *)"ann@example.com";
+	id = store_patch(f, &m, false);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	r = row_of(f, "msg:nodate@x");
+	assert_non_null(r);
+	assert_string_equal(r->state, "suppressed");
+	assert_string_equal(r->reason, "its Date is unknown or impossible: "
+			    "taken as too old to answer");
+	pw_outbox_row_free(r);
+
+	/* Without an age limit there is nothing to judge. */
+	f->cfg->reply_max_age = 0;
+	m.msgid = (char *)"nodate2@x";
+	id = store_patch(f, &m, false);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	r = row_of(f, "msg:nodate2@x");
+	assert_non_null(r);
+	assert_string_equal(r->state, "pending");
+	pw_outbox_row_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sender, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_date, setup, teardown),
 	};
 
 	pw_mail_init();
