@@ -1333,12 +1333,15 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 	if (s)
 		return s;
 	st = pw_db_stmt(db,
-		"SELECT g.sender, coalesce(m.msgid, ''), coalesce(m.from_name, ''),"
+		"SELECT g.sender, coalesce(m.msgid, ''),"
+		" coalesce(ms.name, m.from_name, ''),"
 		" coalesce(g.subject, ''), g.size, g.claimed_total, g.first_seen,"
 		" g.last_seen, g.detected_at, coalesce(g.reported_at, 0), g.rank,"
 		" g.nthreaded, g.shared, coalesce(g.subject_fp, ''),"
 		" coalesce(g.body_fp, ''), coalesce(g.shape_fp, '')"
 		" FROM flood_group g LEFT JOIN message m ON m.id = g.founder"
+		/* The group is the sender's: greet the sender by name. */
+		" LEFT JOIN message_sender ms ON ms.message = g.founder"
 		" WHERE g.id = ?1 AND g.detected_at IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
 	rc = sqlite3_step(st);
