@@ -581,13 +581,10 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 {
 	struct head head = {
 		.me = me,
-		/* To whoever posted it: the sender when an in-body From:
-		 * named another author (bot/reply_policy.c copies the
-		 * author then), else the author. */
-		.to_name = parent->sender_addr ? parent->sender_name :
-			parent->from_name,
-		.to_addr = parent->sender_addr ? parent->sender_addr :
-			parent->from_addr,
+		/* To whoever posted it (bot/reply_policy.c copies an
+		 * in-body author then). */
+		.to_name = pw_mail_poster_name(parent),
+		.to_addr = pw_mail_poster_addr(parent),
 		.cc = cc,
 		.parent_msgid = parent->msgid_derived ? NULL : parent->msgid,
 		.parent_refs = (const char *const *)parent->references,

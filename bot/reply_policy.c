@@ -19,16 +19,6 @@ static const char *const automated[] = {
 	"syzbot+*", "patchwork@*", NULL,
 };
 
-/*
- * Whom a reply to m goes To, as pw_reply_patch() addresses it: whoever
- * posted m, its sender when an in-body From: named another author,
- * else the author.
- */
-static const char *to_addr(const struct pw_mail *m)
-{
-	return m->sender_addr ? m->sender_addr : m->from_addr;
-}
-
 static bool is_automated(const struct pw_config *cfg, const char *addr)
 {
 	char *low = g_ascii_strdown(addr, -1);
@@ -106,7 +96,7 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 				   const struct pw_outbox_msg *m, char **why)
 {
 	const struct pw_mail *mail = m->mail;
-	const char *poster = to_addr(mail);
+	const char *poster = pw_mail_poster_addr(mail);
 	enum pw_status st;
 	bool own = false;
 
@@ -179,7 +169,7 @@ static void add_cc(GPtrArray *v, const char *addr, const char *to,
  */
 static char **cc_for(const struct pw_config *cfg, const struct pw_outbox_msg *m)
 {
-	const char *to = to_addr(m->mail), *bot = cfg->from_addr;
+	const char *to = pw_mail_poster_addr(m->mail), *bot = cfg->from_addr;
 	GPtrArray *v = g_ptr_array_new();
 	size_t i, j, nl = g_strv_length(m->lists);
 
@@ -219,13 +209,13 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 		st = never_answer(db, cfg, m, &hold);
 	if (st)
 		goto out;
-	if (!hold && !pw_reply_addr_ok(to_addr(m->mail))) {
+	if (!hold && !pw_reply_addr_ok(pw_mail_poster_addr(m->mail))) {
 		pw_warn("message %s: no usable address to reply to", m->mail->msgid);
 		goto out;
 	}
 	/* Counted for the person the reply goes To. */
 	if (!hold)
-		st = rate_limited(db, cfg, to_addr(m->mail), true, &hold);
+		st = rate_limited(db, cfg, pw_mail_poster_addr(m->mail), true, &hold);
 	if (st)
 		goto out;
 	cc = cc_for(cfg, m);

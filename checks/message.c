@@ -94,3 +94,13 @@ void pw_mail_free(struct pw_mail *m)
 	g_strfreev(m->warnings);
 	g_free(m);
 }
+
+const char *pw_mail_poster_name(const struct pw_mail *m)
+{
+	return m->sender_addr ? m->sender_name : m->from_name;
+}
+
+const char *pw_mail_poster_addr(const struct pw_mail *m)
+{
+	return m->sender_addr ? m->sender_addr : m->from_addr;
+}

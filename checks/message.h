@@ -112,6 +112,14 @@ enum pw_mail_kind pw_mail_classify(const struct pw_mail *m);
 bool pw_mail_is_threaded(const struct pw_mail *m);
 
 /*
+ * Who posted m, the mail's From header: the sender when an in-body
+ * From: names another author, else the author.  Replies go to them, and
+ * a flood is many patches from one of them.  Borrowed from m.
+ */
+const char *pw_mail_poster_name(const struct pw_mail *m);
+const char *pw_mail_poster_addr(const struct pw_mail *m);
+
+/*
  * The Message-ID given to a message without one: the SHA-256 of its
  * len raw bytes "@patchwarden.invalid", so that the same bytes always
  * get the same id.  g_free.

@@ -1091,11 +1091,8 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	int64_t keys[NKEYS], grps[2 * NKEYS], lo, hi, gid, date;
 	unsigned bits[2 * NKEYS], matched = 0;
 	bool have[NKEYS], any_copy = true, rewrite_all = false, fresh, found;
-	/* A flood is many patches from whoever posted them: the mail's
-	 * From header (sender_addr when an in-body From: names another
-	 * author, else from_addr). */
-	const char *sender = o->mail->sender_addr ? o->mail->sender_addr :
-		o->mail->from_addr;
+	/* A flood is many patches from whoever posted them. */
+	const char *sender = pw_mail_poster_addr(o->mail);
 	const struct pw_subject_tags *t = &o->mail->tags;
 	int64_t odate = o->mail->date;
 	bool threaded = pw_mail_is_threaded(o->mail);
