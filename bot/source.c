@@ -1,16 +1,18 @@
 /*
- * patchwarden: raw messages from mbox files, single messages, Maildirs
- * and stdin.
+ * patchwarden: raw messages from mbox files, single messages, Maildirs,
+ * directories of them, and stdin.
  *
  * Files are read through a fixed 64 KiB window, so memory stays bounded
  * by the largest message whatever the file size; a message beyond
  * PW_MAX_MESSAGE is skipped and reported.  The kind of a file is told
- * from its first non-blank line: "From " makes it an mbox.  mbox
- * framing follows git mailsplit and mboxrd: a "From " line at the start
- * of the file, or one after a blank line that carries a time, starts a
- * message, and one ">" is
+ * from its first line that is not white space: "From " makes it an
+ * mbox.  mbox framing follows git mailsplit and mboxrd: the first
+ * "From " line, and then every one that git's is_from_line() takes for
+ * a separator (a time and a year), start a message, and one ">" is
  * removed from lines matching "^>+From " (mboxo escaping is undone the
- * same way, as its only escape is ">From ").
+ * same way, as its only escape is ">From ").  Beyond git, a header's
+ * Content-Length is honoured where it holds (mboxcl2 leaves From_ lines
+ * in bodies unescaped).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +33,7 @@ struct pw_source {
 	int fd;
 	bool framed;		/* mbox framing applies */
 	bool eof;		/* nothing left to read from fd */
+	bool seekable;		/* fd can be read again from an offset */
 	bool done;		/* the last message was returned */
 
 	/* the read window: buf[head, tail) is unread data */
@@ -173,6 +176,49 @@ static bool is_space_only(const char *p, size_t len)
 }
 
 /* Whether a line is an mboxrd-escaped "From " line (">From ", ">>From "). */
+/* An empty line: "\n" or "\r\n". */
+static bool is_empty_line(const char *p, size_t len)
+{
+	return (len == 1 && p[0] == '\n') ||
+	       (len == 2 && p[0] == '\r' && p[1] == '\n');
+}
+
+/*
+ * The value of a "Content-Length:" header line (any case), or -1 when
+ * the line is another or the value is not a number.
+ */
+static int64_t content_length(const char *p, size_t len)
+{
+	static const char name[] = "content-length:";
+	size_t i = sizeof(name) - 1;
+	int64_t v = 0;
+	bool digits = false;
+
+	if (len < i || g_ascii_strncasecmp(p, name, i))
+		return -1;
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	while (i < len && g_ascii_isdigit(p[i]) && v < ((int64_t)1 << 40)) {
+		v = v * 10 + (p[i++] - '0');
+		digits = true;
+	}
+	while (i < len && g_ascii_isspace(p[i]))
+		i++;
+	return digits && i == len ? v : -1;
+}
+
+/* Reads fd again from file offset off; false when it cannot. */
+static bool rewind_to(struct pw_source *s, int64_t off)
+{
+	if (!s->seekable || lseek(s->fd, (off_t)off, SEEK_SET) != (off_t)off)
+		return false;
+	s->head = s->tail = 0;
+	s->eof = false;
+	s->pos = off;
+	s->at_bol = true;
+	return true;
+}
+
 static bool is_escaped_from(const char *p, size_t len)
 {
 	size_t i = 0;
@@ -309,6 +355,7 @@ static enum pw_status source_open(const char *path, int depth,
 			goto out;
 		}
 		s->kind = PW_SOURCE_MESSAGE;
+		s->seekable = S_ISREG(sb.st_mode);
 	}
 	s->buf = g_malloc(WINDOW);
 	/* Skip leading lines of white space, as git mailsplit does, then
@@ -479,6 +526,25 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 	const char *p;
 	size_t len;
 	int64_t start;
+	/*
+	 * Content-Length, where a header gives one (mboxcl, mboxcl2): the
+	 * body is that many bytes, and From_ lines inside it do not split
+	 * the message, when the length holds: the body then ends at the end
+	 * of the file, or at a separator (after at most one empty line).
+	 * When it does not, the message ends at the first From_ line inside
+	 * it, as if there were no length (the file is read again from
+	 * there, so only for regular files).
+	 */
+	struct {
+		bool head;		/* in the header block */
+		int64_t value;		/* the header's length, -1: none */
+		int64_t body;		/* body bytes left, -1: not counting */
+		int after;		/* 1: just after the body, 2: after an
+					 * empty line that followed it */
+		int64_t inner;		/* file offset of the first From_ line
+					 * inside the body, -1: none */
+		size_t inner_msg;	/* its offset in the message */
+	} cl = { true, -1, -1, 0, -1, 0 };
 
 	memset(raw, 0, sizeof(*raw));
 	raw->offset = -1;
@@ -503,6 +569,35 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 	g_string_truncate(s->msg, 0);
 
 	while (segment(s, &p, &len, &bol, &st, err)) {
+		if (cl.body > 0) {
+			/* Inside a body whose length the header gave: a
+			 * From_ line here is text, if the length holds. */
+			if (bol && cl.inner < 0 && is_separator(p, len)) {
+				cl.inner = s->pos - (int64_t)len;
+				cl.inner_msg = s->msg->len;
+			}
+			cl.body -= (int64_t)len;
+			cl.after = cl.body == 0;
+			if (cl.body < 0 && cl.inner >= 0)
+				goto wrong_length;
+			if (bol && p[0] == '>' && is_escaped_from(p, len)) {
+				p++;
+				len--;
+			}
+			if (!big)
+				g_string_append_len(s->msg, p, len);
+			continue;
+		}
+		if (cl.after && bol && !is_separator(p, len)) {
+			if (cl.after == 1 && is_empty_line(p, len)) {
+				cl.after = 2;
+				g_string_append_len(s->msg, p, len);
+				continue;
+			}
+			if (cl.inner >= 0)
+				goto wrong_length;
+			cl.after = 0;
+		}
 		if (s->framed && bol && is_separator(p, len)) {
 			s->have_sep = true;
 			s->sep_off = s->pos - (int64_t)len;
@@ -510,6 +605,18 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 						     err))
 				;
 			break;
+		}
+		if (cl.head && bol) {
+			if (is_empty_line(p, len)) {
+				cl.head = false;
+				if (cl.value >= 0 && s->framed && s->seekable &&
+				    !big) {
+					cl.body = cl.value;
+					cl.after = cl.value == 0;
+				}
+			} else if (content_length(p, len) >= 0) {
+				cl.value = content_length(p, len);
+			}
 		}
 		if (s->framed && bol && p[0] == '>' && is_escaped_from(p, len)) {
 			p++;
@@ -521,6 +628,20 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 		}
 		if (!big)
 			g_string_append_len(s->msg, p, len);
+	}
+	if (st == PW_OK && cl.body > 0 && cl.inner >= 0) {
+		/* The file ends before the length the header gave. */
+wrong_length:
+		/* The length was wrong: the message ends at the first
+		 * From_ line inside it, as without a length. */
+		if (rewind_to(s, cl.inner)) {
+			g_string_truncate(s->msg, cl.inner_msg);
+			s->have_sep = true;
+			s->sep_off = cl.inner;
+			while (segment(s, &p, &len, &bol, &st, err) &&
+			       !s->at_bol)
+				;
+		}
 	}
 	if (st != PW_OK)
 		goto out;

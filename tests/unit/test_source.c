@@ -262,6 +262,64 @@ static void mixed_directory(void **state)
 	g_free(d);
 }
 
+/*
+ * Content-Length (mboxcl2): a From_ line inside a body of the given
+ * length is text; when the length is wrong, the body ends at that line,
+ * as without a length.
+ */
+static void content_length_framing(void **state)
+{
+	static const char good[] =
+		"From a@b Mon Jan  1 00:00:00 2024\n"
+		"Subject: one\n"
+		"Content-Length: 60\n"
+		"\n"
+		"Body one.\n"
+		"From x@y Mon Jan  1 00:00:00 2024\n"
+		"still body one.\n"
+		"\n"
+		"From a@b Mon Jan  1 00:00:01 2024\n"
+		"Subject: two\n"
+		"\n"
+		"body 2\n"
+		"";
+	static const char bad[] =
+		"From a@b Mon Jan  1 00:00:00 2024\n"
+		"Subject: one\n"
+		"Content-Length: 67\n"
+		"\n"
+		"Body one.\n"
+		"From x@y Mon Jan  1 00:00:00 2024\n"
+		"still body one.\n"
+		"\n"
+		"From a@b Mon Jan  1 00:00:01 2024\n"
+		"Subject: two\n"
+		"\n"
+		"body 2\n"
+		"";
+	char *path = write_file("cl.mbox", good, sizeof(good) - 1);
+	char *path2 = write_file("cl-bad.mbox", bad, sizeof(bad) - 1);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m = read_all(path, &kind, &errors);
+
+	(void)state;
+	assert_int_equal(errors, 0);
+	assert_int_equal(m->len, 2);
+	assert_non_null(strstr(g_ptr_array_index(m, 0), "still body one."));
+	assert_string_equal(g_ptr_array_index(m, 1), "Subject: two\n\nbody 2\n");
+	g_ptr_array_free(m, TRUE);
+	m = read_all(path2, &kind, &errors);
+	assert_int_equal(errors, 0);
+	assert_int_equal(m->len, 3);
+	assert_null(strstr(g_ptr_array_index(m, 0), "still body one."));
+	assert_string_equal(g_ptr_array_index(m, 1), "still body one.\n");
+	assert_string_equal(g_ptr_array_index(m, 2), "Subject: two\n\nbody 2\n");
+	g_ptr_array_free(m, TRUE);
+	g_free(path);
+	g_free(path2);
+}
+
 static void not_found(void **state)
 {
 	struct pw_source *s = (struct pw_source *)1;
@@ -368,6 +426,7 @@ int main(void)
 		cmocka_unit_test(leading_white_space),
 		cmocka_unit_test(separator_without_blank),
 		cmocka_unit_test(mixed_directory),
+		cmocka_unit_test(content_length_framing),
 		cmocka_unit_test(not_found),
 		cmocka_unit_test(long_lines_and_cap),
 	};
