@@ -647,13 +647,69 @@ out:
 	return g_string_free(out, FALSE);
 }
 
-static char *decoded(const char *raw)
+/*
+ * Warns, once per charset, about the encoded words of s whose charset
+ * iconv does not know: GMime then guesses (as patchwork does), and the
+ * text may be wrong.
+ */
+static void warn_charsets(struct walk *w, const char *s)
+{
+	static GRegex *word;
+	static gsize once;
+	GMatchInfo *mi = NULL;
+	GHashTable *seen = NULL;
+
+	if (g_once_init_enter(&once)) {
+		word = g_regex_new("=\\?([^?*\\s]+)[^?\\s]*\\?[bBqQ]\\?[^?\\s]*\\?=",
+				   G_REGEX_OPTIMIZE, 0, NULL);
+		g_once_init_leave(&once, 1);
+	}
+	if (!w || !strstr(s, "=?") || !g_regex_match(word, s, 0, &mi))
+		goto out;
+	seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	for (; g_match_info_matches(mi); g_match_info_next(mi, NULL)) {
+		char *cs = g_match_info_fetch(mi, 1);
+		const char *name = g_mime_charset_iconv_name(cs);
+		GIConv cd;
+
+		if (!g_hash_table_contains(seen, cs)) {
+			cd = name ? g_iconv_open("UTF-8", name) : (GIConv)-1;
+			if (cd == (GIConv)-1) {
+				char *shown = pw_utf8_dup(cs, -1);
+
+				warn(w, "charset \"%s\" of an encoded header word unknown; guessed",
+				     shown);
+				g_free(shown);
+			} else {
+				g_iconv_close(cd);
+			}
+			g_hash_table_add(seen, cs);
+			cs = NULL;
+		}
+		g_free(cs);
+	}
+out:
+	if (seen)
+		g_hash_table_destroy(seen);
+	if (mi)
+		g_match_info_free(mi);
+}
+
+/* A header value unfolded and decoded (RFC 2047) into UTF-8; g_free. */
+static char *decoded_warn(const char *raw, struct walk *w)
 {
 	char *u = join_b_words(g_mime_utils_header_unfold(raw));
-	char *d = g_mime_utils_header_decode_text(NULL, u);
+	char *d;
 
+	warn_charsets(w, u);
+	d = g_mime_utils_header_decode_text(NULL, u);
 	g_free(u);
 	return d;
+}
+
+static char *decoded(const char *raw)
+{
+	return decoded_warn(raw, NULL);
 }
 
 /* Every value of f parsed as one address list (NULL when none). */
@@ -720,7 +776,7 @@ static void read_headers(const struct headers *h, struct pw_mail *m,
 	}
 
 	/* GMime's message object keeps the last Subject and Date. */
-	d = (v = last_of(h, F_SUBJECT)) ? decoded(v) : NULL;
+	d = (v = last_of(h, F_SUBJECT)) ? decoded_warn(v, w) : NULL;
 	m->subject = pw_utf8_fold(d ? d : "");
 	g_free(d);
 	/* A Date that cannot be read, or one before 1990 (no patch mail
@@ -741,12 +797,14 @@ static void read_headers(const struct headers *h, struct pw_mail *m,
 	if (dt)
 		g_date_time_unref(dt);
 
+	if ((v = first_of(h, F_FROM)))
+		warn_charsets(w, v);
 	l = addresses(h, F_FROM);
 	first_mailbox(l, m, 0);
 	if (l)
 		g_object_unref(l);
 	if (!m->from_addr) {
-		d = (v = first_of(h, F_FROM)) ? decoded(v) : NULL;
+		d = (v = first_of(h, F_FROM)) ? decoded_warn(v, w) : NULL;
 		m->from_name = pw_utf8_fold(d ? d : "");
 		m->from_addr = g_strdup("");
 		if (v)
@@ -838,7 +896,7 @@ static void apply_inbody(struct pw_mail *m, struct walk *w)
 		struct pw_subject_tags tags;
 		char *s;
 
-		d = decoded(ib.subject);
+		d = decoded_warn(ib.subject, w);
 		s = pw_utf8_fold(d ? d : "");
 		g_free(m->subject_clean);
 		m->subject_clean = pw_subject_parse(s, &tags);

@@ -7,6 +7,7 @@
 # are argued).  NAME.expected pins what patchwarden reads, one line a
 # message ("INDEX<TAB>AUTHOR<TAB>EMAIL<TAB>SUBJECT"), so that a change
 # shows even where git is not the judge; UPDATE=1 rewrites it for review.
+# NAME.warnings, where there is one, lists the warnings parse must give.
 # No case may make GLib or GMime complain on stderr.
 . "$(dirname "$0")/../lib.sh"
 PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
@@ -38,6 +39,11 @@ PY
 	fi
 	is "$name: the fields as expected ($name.expected)" \
 		"$(cat "$T/$name.fields")" "$(cat "$dir/$name.expected" 2>/dev/null)"
+	if [ -f "$dir/$name.warnings" ]; then
+		is "$name: the warnings of $name.warnings" \
+			"$($PY -c 'import json,sys; print("\n".join(w for m in json.load(open(sys.argv[1])) for w in m["warnings"]))' "$T/$name.json")" \
+			"$(cat "$dir/$name.warnings")"
+	fi
 	for i in $(seq 1 "$n"); do
 		printf '%d\t%s %d\t%s/%04d\n' "$i" "$name" "$i" "$T/split" "$i"
 	done | $CMP "$T/$name.json" "$T/work" || not_ok "$name: mailinfo_cmp.py exited with status $?"
