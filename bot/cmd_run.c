@@ -61,6 +61,7 @@ int pw_cmd_run(int argc, char **argv)
 	}
 	o.list = list;
 	o.reply = true;
+	o.stdin_one = true;	/* an MTA pipes one message per run */
 	o.quiet = false;
 	rc = 0;
 	stored = pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);

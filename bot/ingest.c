@@ -187,7 +187,8 @@ static enum pw_status late_naked_cover(struct pw_db *db,
 	*made = false;
 	if (!pw_mail_is_bare_root(m))
 		return PW_OK;
-	s = pw_db_series_answering(db, m->msgid, m->from_addr, &series_id);
+	s = pw_db_series_answering(db, m->msgid, pw_mail_poster_addr(m),
+				   &series_id);
 	if (s || !series_id)
 		return s;
 	return pw_db_series_naked_cover(db, series_id, id, m->subject_clean,
@@ -536,7 +537,8 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	*err = NULL;
 	pw_mail_init();
 	memset(&p, 0, sizeof(p));
-	s = pw_source_open(path, &p.src, err);
+	s = pw_source_open_flags(path, o->stdin_one ? PW_SOURCE_STDIN_ONE : 0,
+				 &p.src, err);
 	if (s)
 		return s;
 	p.cfg = cfg;

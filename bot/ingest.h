@@ -19,6 +19,7 @@ struct pw_ingest_opts {
 	bool quiet;		/* no per-message error lines */
 	bool no_floods;		/* benchmarks: no fingerprints, no flood detection */
 	int64_t progress;	/* a progress line every this many messages, 0: none */
+	bool stdin_one;		/* "-" is one message from an MTA, not an mbox */
 };
 
 /* Timing for the progress lines (pw_ingest_opts.progress). */

@@ -575,6 +575,23 @@ static int put_run(GString *out, const char *s, int copied, int run_start,
 	return run_end;
 }
 
+/*
+ * The charset of an encoded word as GMime reads it: its RFC 2231
+ * language ("*de") dropped, the name made canonical ("utf8" is
+ * "UTF-8"), so that words GMime decodes as one run are joined as one.
+ * Takes cs; returns a new string.
+ */
+static char *canon_charset(char *cs)
+{
+	char *star = strchr(cs, '*'), *r;
+
+	if (star)
+		*star = '\0';
+	r = g_strdup(g_mime_charset_canon_name(cs));
+	g_free(cs);
+	return r;
+}
+
 static char *join_b_words(char *s)
 {
 	static GRegex *word;
@@ -596,7 +613,7 @@ static char *join_b_words(char *s)
 	bytes = g_byte_array_new();
 	for (; g_match_info_matches(mi); g_match_info_next(mi, NULL)) {
 		int from, to, i;
-		char *cs = g_match_info_fetch(mi, 1);
+		char *cs = canon_charset(g_match_info_fetch(mi, 1));
 		char *b64 = g_match_info_fetch(mi, 2);
 		guchar *raw;
 		gsize n;
@@ -719,9 +736,10 @@ static InternetAddressList *addresses(const struct headers *h, enum field f)
 	guint i;
 
 	for (i = 0; i < h->v[f]->len; i++) {
-		InternetAddressList *l =
-			internet_address_list_parse(NULL, h->v[f]->pdata[i]);
+		char *v = join_b_words(g_strdup(h->v[f]->pdata[i]));
+		InternetAddressList *l = internet_address_list_parse(NULL, v);
 
+		g_free(v);
 		if (!l)
 			continue;
 		if (!all) {
@@ -866,16 +884,23 @@ static void apply_inbody(struct pw_mail *m, struct walk *w)
 	char *d;
 
 	pw_inbody_read(m->commit_msg, strlen(m->commit_msg), &ib);
+	/* Capped as header fields are. */
+	if (ib.from && strlen(ib.from) > MAX_FIELD)
+		ib.from[MAX_FIELD] = '\0';
+	if (ib.subject && strlen(ib.subject) > MAX_FIELD)
+		ib.subject[MAX_FIELD] = '\0';
 	if (ib.from) {
 		InternetAddressList *l;
 
-		d = decoded(ib.from);
+		/* Parsed as written: GMime decodes the display name
+		 * itself, so an encoded name cannot supply an address. */
+		d = join_b_words(g_mime_utils_header_unfold(ib.from));
 		l = internet_address_list_parse(NULL, d);
 		first_mailbox(l, &who, 0);
 		if (l)
 			g_object_unref(l);
 		g_free(d);
-		if (who.from_addr && *who.from_addr) {
+		if (who.from_addr && *who.from_addr && *m->from_addr) {
 			if (strcmp(who.from_addr, m->from_addr) ||
 			    strcmp(who.from_name, m->from_name)) {
 				m->sender_name = m->from_name;
@@ -887,7 +912,9 @@ static void apply_inbody(struct pw_mail *m, struct walk *w)
 			m->from_name = who.from_name;
 			m->from_addr = who.from_addr;
 		} else {
-			warn(w, "in-body From: has no usable address");
+			warn(w, *m->from_addr ?
+			     "in-body From: has no usable address" :
+			     "in-body From: not taken: the From header has no usable address");
 			g_free(who.from_name);
 			g_free(who.from_addr);
 		}

@@ -164,16 +164,21 @@ static void add_cc(GPtrArray *v, const char *addr, const char *to,
 
 /*
  * The Cc of a reply: the author first when someone else posted the
- * patch (the reply goes To that sender) and the author is a person,
- * then what the settings of every list m was seen on add.
+ * patch (the reply goes To that sender), the author is a person and
+ * cc_author says the per-recipient limit allows it (an in-body From:
+ * is a line anyone can write: the limit is what bounds the mail it can
+ * draw to an address), then what the settings of every list m was seen
+ * on add.
  */
-static char **cc_for(const struct pw_config *cfg, const struct pw_outbox_msg *m)
+static char **cc_for(const struct pw_config *cfg, const struct pw_outbox_msg *m,
+		     bool cc_author)
 {
 	const char *to = pw_mail_poster_addr(m->mail), *bot = cfg->from_addr;
 	GPtrArray *v = g_ptr_array_new();
 	size_t i, j, nl = g_strv_length(m->lists);
 
-	if (m->mail->sender_addr && !is_automated(cfg, m->mail->from_addr))
+	if (cc_author && m->mail->sender_addr &&
+	    !is_automated(cfg, m->mail->from_addr))
 		add_cc(v, m->mail->from_addr, to, bot);
 	for (i = 0; i < (nl ? nl : 1); i++) {
 		const struct pw_list_conf *l = pw_config_list(cfg,
@@ -200,7 +205,7 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 			     size_t n, const char *forced_hold)
 {
 	char **cc = NULL;
-	char *hold = NULL;
+	char *hold = NULL, *author_held = NULL;
 	enum pw_status st = PW_OK;
 
 	if (forced_hold)
@@ -218,12 +223,19 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 		st = rate_limited(db, cfg, pw_mail_poster_addr(m->mail), true, &hold);
 	if (st)
 		goto out;
-	cc = cc_for(cfg, m);
+	/* The author in Cc counts against the author's own limit. */
+	if (!hold && m->mail->sender_addr &&
+	    pw_reply_addr_ok(m->mail->from_addr))
+		st = rate_limited(db, cfg, m->mail->from_addr, true, &author_held);
+	if (st)
+		goto out;
+	cc = cc_for(cfg, m, !author_held);
 	st = pw_reply_queue_patch(db, cfg, m, kind, key, (const char *const *)cc,
 				  items, n, hold);
 out:
 	g_strfreev(cc);
 	g_free(hold);
+	g_free(author_held);
 	return st;
 }
 

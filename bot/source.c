@@ -315,7 +315,8 @@ static enum pw_status open_maildir(struct pw_source *s, char **err)
 #define MAX_DIR_DEPTH 8
 
 static enum pw_status source_open(const char *path, int depth,
-				  struct pw_source **out, char **err)
+				  unsigned flags, struct pw_source **out,
+				  char **err)
 {
 	struct pw_source *s;
 	enum pw_status st = PW_OK;
@@ -368,10 +369,11 @@ static enum pw_status source_open(const char *path, int depth,
 		if (bol && s->at_bol && is_space_only(p, len))
 			continue;
 		if (bol && is_from_line(p, len)) {
-			/* Standard input is framed like a file: an MTA's
-			 * one message starts with its envelope From_ line,
-			 * and an mbox piped in is split like any mbox. */
-			s->framed = true;
+			/* Standard input is framed like a file (an mbox
+			 * piped in is split like any mbox), unless it is an
+			 * MTA's one message (PW_SOURCE_STDIN_ONE). */
+			s->framed = s->kind != PW_SOURCE_STDIN ||
+				    !(flags & PW_SOURCE_STDIN_ONE);
 			s->have_sep = true;
 			s->sep_off = at;
 			if (s->kind == PW_SOURCE_MESSAGE)
@@ -400,7 +402,13 @@ out:
 enum pw_status pw_source_open(const char *path, struct pw_source **out,
 			      char **err)
 {
-	return source_open(path, 0, out, err);
+	return source_open(path, 0, 0, out, err);
+}
+
+enum pw_status pw_source_open_flags(const char *path, unsigned flags,
+				    struct pw_source **out, char **err)
+{
+	return source_open(path, 0, flags, out, err);
 }
 
 /*
@@ -440,7 +448,7 @@ static enum pw_status next_dir(struct pw_source *s, struct pw_raw *raw,
 						       file, MAX_DIR_DEPTH);
 			return PW_ERR_INPUT;
 		}
-		st = source_open(file, s->depth + 1, &s->child, err);
+		st = source_open(file, s->depth + 1, 0, &s->child, err);
 		if (st != PW_OK) {
 			g_free(s->where);
 			s->where = g_strdup(file);

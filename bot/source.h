@@ -47,6 +47,20 @@ struct pw_source;
  */
 enum pw_status pw_source_open(const char *path, struct pw_source **out,
 			      char **err);
+
+enum pw_source_flags {
+	/*
+	 * Standard input is one message, as an MTA pipes it: its From_
+	 * line is the envelope, and From_ lines in its body (which MTAs
+	 * need not escape: a pasted "git format-patch" header) do not
+	 * split it.  What "run -" uses.
+	 */
+	PW_SOURCE_STDIN_ONE = 1 << 0,
+};
+
+/* pw_source_open() with flags (enum pw_source_flags). */
+enum pw_status pw_source_open_flags(const char *path, unsigned flags,
+				    struct pw_source **out, char **err);
 /* The kind detected when s was opened. */
 enum pw_source_kind pw_source_kind(const struct pw_source *s);
 /* The path s was opened with ("-" for stdin); borrowed from s. */

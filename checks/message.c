@@ -63,7 +63,7 @@ bool pw_mail_is_naked_cover(const struct pw_mail *root,
 
 	if (!pw_mail_is_bare_root(root) || !patch ||
 	    patch->kind != PW_MAIL_PATCH ||
-	    strcmp(root->from_addr, patch->from_addr))
+	    strcmp(pw_mail_poster_addr(root), pw_mail_poster_addr(patch)))
 		return false;
 	parent = patch->in_reply_to;
 	if (!parent && patch->references && patch->references[0])

@@ -118,9 +118,12 @@ enum pw_status pw_db_outbox_count_since(struct pw_db *db, const char *rcpt,
 
 	*n = 0;
 	if (rcpt) {
+		/* To or Cc: recipients holds them a line each. */
 		st = pw_db_stmt(db, "SELECT count(*) FROM outbox"
-			" WHERE rcpt_to = ?1 AND created_at >= ?2"
-			" AND state IN ('pending','sending','sent')");
+			" WHERE created_at >= ?2"
+			" AND state IN ('pending','sending','sent')"
+			" AND (rcpt_to = ?1 OR instr(char(10) || recipients"
+			" || char(10), char(10) || ?1 || char(10)) > 0)");
 		sqlite3_bind_text(st, 1, rcpt, -1, SQLITE_TRANSIENT);
 	} else {
 		st = pw_db_stmt(db, "SELECT count(*) FROM outbox"

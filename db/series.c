@@ -63,13 +63,14 @@ static enum pw_status find_by_markers(struct pw_db *db,
 	bool found;
 
 	*id = 0;
-	if (m->tags.total <= 0 || !m->from_addr || !*m->from_addr)
+	/* A series is its poster's (the sender of a forwarded patch). */
+	if (m->tags.total <= 0 || !*pw_mail_poster_addr(m))
 		return PW_OK;
 	st = pw_db_stmt(db,
 		"SELECT id FROM series WHERE from_addr = ?1 AND version = ?2"
 		" AND total = ?3 AND first_date BETWEEN ?4 AND ?5"
 		" ORDER BY first_date DESC, id DESC LIMIT 1");
-	pw_db_bind_text(st, 1, m->from_addr);
+	pw_db_bind_text(st, 1, pw_mail_poster_addr(m));
 	sqlite3_bind_int(st, 2, m->tags.version);
 	sqlite3_bind_int(st, 3, m->tags.total);
 	sqlite3_bind_int64(st, 4, m->date - PW_SERIES_WINDOW);
@@ -173,7 +174,7 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				" total, first_date, last_date)"
 				" VALUES (?1, ?2, ?3, ?4, ?5, ?5)");
 		pw_db_bind_text(st, 1, name);
-		pw_db_bind_text(st, 2, m->from_addr ? m->from_addr : "");
+		pw_db_bind_text(st, 2, pw_mail_poster_addr(m));
 		sqlite3_bind_int(st, 3, m->tags.version);
 		sqlite3_bind_int(st, 4, m->tags.total);
 		sqlite3_bind_int64(st, 5, m->date);
@@ -254,7 +255,8 @@ enum pw_status pw_db_series_answering(struct pw_db *db,
 		"SELECT s.id FROM series_ref r JOIN series s ON s.id = r.series"
 		" WHERE r.msgid = ?1 AND s.cover IS NULL AND EXISTS ("
 		"  SELECT 1 FROM patch p JOIN message m ON m.id = p.message"
-		"  WHERE p.series = s.id AND m.from_addr = ?2"
+		"  LEFT JOIN message_sender ms ON ms.message = m.id"
+		"  WHERE p.series = s.id AND coalesce(ms.addr, m.from_addr) = ?2"
 		"   AND coalesce(nullif(m.in_reply_to, ''),"
 		"    substr(m.refs, 1, instr(m.refs || ' ', ' ') - 1)) = ?1)");
 	enum pw_status s;

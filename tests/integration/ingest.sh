@@ -324,3 +324,11 @@ is "store that cannot grow: one error, the next input not read" "$(kv errors "$o
 contains "store that cannot grow: the store's error is told" "$(cat "$T/err")" "full.db-raw: "
 is "store that cannot grow: not a rollback's error" "$(grep -c 'cannot rollback' "$T/err")" 0
 is "store that cannot grow: nothing counted as stored" "$(kv messages "$out")" 0
+
+# A maintainer's unthreaded [PATCH 1/2] and [PATCH 2/2] of two other
+# authors (in-body From:) are one series: a series is its poster's.
+mkdir -p "$T/fwd"
+$PW ingest -q --db "$T/fwd/pw.db" "$TOP/tests/data/forwarded-series.mbox" >/dev/null 2>&1
+is "forwarded patches of two authors: one series of their poster" \
+	"$($PW query series --db "$T/fwd/pw.db" --format json | python3 -c 'import json,sys; s=json.load(sys.stdin); print(len(s), s[0]["sender"] if s else "", s[0]["patches"] if s else 0)')" \
+	"1 maint@example.org 2"

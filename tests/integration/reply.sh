@@ -507,3 +507,17 @@ is "db recheck: one patch rechecked" "$out" "rechecked=1 findings=1"
 is "db recheck stores the line again" \
 	"$(q "$LDB" "SELECT text FROM finding JOIN finding_line ON finding = finding.id")" \
 	"$(printf '\tdebugfs_create_file("knob", 0666, d, NULL, &knob_fops);')"
+
+# ---- 12. the in-body author in Cc counts against their own limit ----
+# Three posters each forward a patch with the same in-body author: the
+# replies go To each poster; the author is in Cc of the first only,
+# since per_recipient_per_hour counts Cc as well as To.
+mkdir -p "$T/incc"
+printf '[smtp]\nfrom = bot@example.org\n[reply]\nper_recipient_per_hour = 1\nmax_age = 0\nmin_severity = info\n' >"$T/incc.conf"
+$PW ingest -q --reply --db "$T/incc/pw.db" --config "$T/incc.conf" \
+	"$TOP/tests/data/incc.mbox" >/dev/null 2>"$T/err"
+is "three replies, one To each poster" \
+	"$(q "$T/incc/pw.db" "SELECT group_concat(rcpt_to, ' ') FROM (SELECT rcpt_to FROM outbox WHERE state = 'pending' ORDER BY id)")" \
+	"x1@example.net x2@example.net x3@example.net"
+is "the in-body author is in Cc of the first only" \
+	"$(q "$T/incc/pw.db" "SELECT count(*) FROM outbox WHERE instr(recipients, 'victim@elsewhere.example') > 0")" "1"

@@ -85,6 +85,29 @@ out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/tf/pw.db" - \
 	<"$T/one.mbox" 2>"$T/err"); rc=$?
 is "store back: the delivery again succeeds" "$rc,$(kv messages "$out")" "0,1"
 
+# An MTA pipes one message: a format-patch header pasted in its body
+# (MTAs need not escape From_ lines) does not split it.
+cat >"$T/pasted.mbox" <<'MAIL'
+From maint@example.org Mon Jan  1 00:00:00 2024
+From: Maint <maint@example.org>
+Subject: Re: [PATCH] foo: bar
+Message-ID: <pasted@example.org>
+Date: Mon, 1 Jan 2024 00:00:00 +0000
+
+Try this instead:
+
+From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001
+From: Victim <victim@elsewhere.example>
+Subject: [PATCH] foo: other
+
+---
+MAIL
+mkdir -p "$T/pasted"
+out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/pasted/pw.db" - \
+	<"$T/pasted.mbox" 2>"$T/err"); rc=$?
+is "an MTA's one message with a pasted From_ line: read as one" \
+	"$rc,$(kv messages "$out")" "0,1"
+
 # An mbox piped in is split like the same file (git am reads stdin so).
 n=$(grep -c '^From ' "$TOP/tests/data/sample.mbox")
 mkdir -p "$T/pipe"
