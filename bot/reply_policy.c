@@ -19,6 +19,24 @@ static const char *const automated[] = {
 	"syzbot+*", "patchwork@*", NULL,
 };
 
+/*
+ * Why mail dated date is too old to answer under [reply] max_age, or
+ * NULL (new string).  A Date that could not be judged (0: none,
+ * unreadable or before 1990) may be that old: not answered either.
+ */
+static char *too_old(const struct pw_config *cfg, int64_t date)
+{
+	if (cfg->reply_max_age <= 0)
+		return NULL;
+	if (date <= 0)
+		return g_strdup("its Date is unknown or impossible: taken as "
+				"too old to answer");
+	if (date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age)
+		return g_strdup_printf("older than %d days: too late to answer",
+				       cfg->reply_max_age / 86400);
+	return NULL;
+}
+
 static bool is_automated(const struct pw_config *cfg, const char *addr)
 {
 	char *low = g_ascii_strdown(addr, -1);
@@ -105,19 +123,8 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 		*why = g_strdup("read while backfilling an archive");
 		return PW_OK;
 	}
-	/* Under an age limit, a Date that could not be judged (0: none,
-	 * unreadable or before 1990) may be that old: not answered. */
-	if (cfg->reply_max_age > 0 && mail->date <= 0) {
-		*why = g_strdup("its Date is unknown or impossible: taken as "
-				"too old to answer");
+	if ((*why = too_old(cfg, mail->date)))
 		return PW_OK;
-	}
-	if (cfg->reply_max_age > 0 &&
-	    mail->date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age) {
-		*why = g_strdup_printf("older than %d days: too late to answer",
-				       cfg->reply_max_age / 86400);
-		return PW_OK;
-	}
 	/*
 	 * The machine and loop checks read the mail's From header (the
 	 * sender, who posted it and gets the reply), not an in-body From:
@@ -385,7 +392,10 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 		pw_warn("flood %s: no usable address to reply to", f->key);
 		goto out;
 	}
-	if (!g_ascii_strcasecmp(f->sender_addr, cfg->from_addr))
+	/* Judged by its newest patch, as each patch is by its own Date. */
+	if ((hold = too_old(cfg, f->last_seen)))
+		;
+	else if (!g_ascii_strcasecmp(f->sender_addr, cfg->from_addr))
 		hold = g_strdup("the bot's own mail");
 	else if (is_automated(cfg, f->sender_addr))
 		hold = g_strdup_printf("automated sender %s", f->sender_addr);

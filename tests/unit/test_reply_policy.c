@@ -165,12 +165,14 @@ static void test_flood(void **state)
 	struct fx *f = *state;
 	int64_t m[3];
 	char *lists[] = { "linux-foo", NULL };
+	int64_t now = (int64_t)time(NULL);
 	struct pw_flood_info facts = {
 		.key = "burst-7", .sender_name = "Baole", .sender_addr = "baole@example.com",
 		.size = 3, .claimed_total = 1285, .subject = "[PATCH 0001/1285] Replace 0444",
-		.lists = lists, .recipients = 40, .first_seen = 1000, .last_seen = 4000,
-		.first_msgid = "f1@x",
+		.lists = lists, .recipients = 40, .first_seen = now - 3000,
+		.last_seen = now, .first_msgid = "f1@x",
 	};
+	struct pw_flood_info old = facts;
 	int64_t n;
 	char *s;
 	int i;
@@ -197,6 +199,16 @@ static void test_flood(void **state)
 	assert_int_equal(pw_db_outbox_count_since(f->db, "baole@example.com", 0, &n),
 			 PW_OK);
 	assert_int_equal(n, 1);
+	/* A flood whose newest patch is older than max_age (or undated)
+	 * is summed up as suppressed, like each of its patches would be. */
+	old.key = "burst-old";
+	old.first_seen = 1000;
+	old.last_seen = 4000;
+	assert_int_equal(pw_reply_policy_answer_flood(f->db, f->cfg, &old, NULL, 0),
+			 PW_OK);
+	s = state_of(f, "flood:burst-old");
+	assert_string_equal(s, "suppressed");
+	g_free(s);
 }
 
 /* Stores a message of kind with the given number in series *series
