@@ -602,9 +602,11 @@ static char *join_b_words(char *s)
 	char *run_cs = NULL;
 	int copied = 0, run_end = -1, run_start = -1, words = 0;
 
+	/* Raw: a header's bytes need not be UTF-8, and PCRE in UTF-8
+	 * mode reads past the end of an invalid sequence. */
 	if (g_once_init_enter(&once)) {
 		word = g_regex_new("=\\?([^?\\s]+)\\?[bB]\\?([A-Za-z0-9+/]*=*)\\?=",
-				   G_REGEX_OPTIMIZE, 0, NULL);
+				   G_REGEX_RAW, 0, NULL);
 		g_once_init_leave(&once, 1);
 	}
 	if (!strstr(s, "?=") || !g_regex_match(word, s, 0, &mi))
@@ -678,7 +680,7 @@ static void warn_charsets(struct walk *w, const char *s)
 
 	if (g_once_init_enter(&once)) {
 		word = g_regex_new("=\\?([^?*\\s]+)[^?\\s]*\\?[bBqQ]\\?[^?\\s]*\\?=",
-				   G_REGEX_OPTIMIZE, 0, NULL);
+				   G_REGEX_RAW, 0, NULL);
 		g_once_init_leave(&once, 1);
 	}
 	if (!w || !strstr(s, "=?") || !g_regex_match(word, s, 0, &mi))
