@@ -72,6 +72,9 @@ bool pw_inbody_is_scissors(const char *line, size_t len)
 	size_t perforation = 0, gap = 0, marks = 0;
 	bool in_perforation = false;
 
+	/* Every mark holds a '<' or a '>': most lines end here. */
+	if (!memchr(line, '<', len) && !memchr(line, '>', len))
+		return false;
 	for (i = 0; i < len; i++) {
 		char c = line[i];
 
