@@ -44,6 +44,7 @@ struct pw_printer {
 	unsigned streamed;	/* elements of a streamed list written */
 	/* text, CSV */
 	GPtrArray *fields;	/* the open record's, or NULL */
+	GHashTable *index;	/* its fields by key (the first of a key) */
 	unsigned records;	/* records written */
 	GPtrArray *columns;	/* CSV: column names, from the first record */
 };
@@ -114,6 +115,8 @@ void pw_printer_free(struct pw_printer *p)
 	g_array_unref(p->stack);
 	if (p->b)
 		g_object_unref(p->b);
+	if (p->index)
+		g_hash_table_destroy(p->index);
 	if (p->fields)
 		g_ptr_array_unref(p->fields);
 	if (p->columns)
@@ -213,15 +216,7 @@ static void json_end(struct pw_printer *p)
 
 static struct field *field_find(struct pw_printer *p, const char *key)
 {
-	guint i;
-
-	for (i = 0; p->fields && i < p->fields->len; i++) {
-		struct field *f = p->fields->pdata[i];
-
-		if (!strcmp(f->key, key))
-			return f;
-	}
-	return NULL;
+	return p->index ? g_hash_table_lookup(p->index, key) : NULL;
 }
 
 /* The field the next value makes in the record, or NULL. */
@@ -237,6 +232,8 @@ static struct field *field_add(struct pw_printer *p, enum vtype type)
 			     p->key ? p->key : "", NULL);
 	f->type = type;
 	g_ptr_array_add(p->fields, f);
+	if (!g_hash_table_contains(p->index, f->key))
+		g_hash_table_insert(p->index, f->key, f);
 	return f;
 }
 
@@ -267,6 +264,7 @@ static void collect_begin(struct pw_printer *p, enum frame_kind kind)
 
 	if (kind == FR_RECORD && !p->fields) {
 		p->fields = g_ptr_array_new_with_free_func(field_free);
+		p->index = g_hash_table_new(g_str_hash, g_str_equal);
 		f.record = true;
 	} else if (p->fields) {
 		f.skip = !parent || parent->skip || parent->list;
@@ -494,6 +492,8 @@ static void collect_end(struct pw_printer *p)
 		text_record(p, out);
 	fwrite(out->str, 1, out->len, p->out);
 	g_string_free(out, TRUE);
+	g_hash_table_destroy(p->index);
+	p->index = NULL;
 	g_ptr_array_unref(p->fields);
 	p->fields = NULL;
 }

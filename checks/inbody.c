@@ -66,14 +66,29 @@ static bool escaped_format_patch_line(const char *l, size_t n)
 	return !memcmp(l + 46, date, sizeof(date) - 1);
 }
 
+/* Whether the line holds ">8", "8<", ">%" or "%<": most do not. */
+static bool has_mark(const char *line, size_t len)
+{
+	const char *p = line, *end = line + len;
+
+	while ((p = memchr(p, '>', (size_t)(end - p))) != NULL) {
+		if (p + 1 < end && (p[1] == '8' || p[1] == '%'))
+			return true;
+		p++;
+	}
+	for (p = line; (p = memchr(p, '<', (size_t)(end - p))) != NULL; p++)
+		if (p > line && (p[-1] == '8' || p[-1] == '%'))
+			return true;
+	return false;
+}
+
 bool pw_inbody_is_scissors(const char *line, size_t len)
 {
 	size_t i, first = len, last = 0, visible;
 	size_t perforation = 0, gap = 0, marks = 0;
 	bool in_perforation = false;
 
-	/* Every mark holds a '<' or a '>': most lines end here. */
-	if (!memchr(line, '<', len) && !memchr(line, '>', len))
+	if (!has_mark(line, len))
 		return false;
 	for (i = 0; i < len; i++) {
 		char c = line[i];
