@@ -15,44 +15,18 @@
 #include "db/db-private.h"
 #include "db/outbox.h"
 #include "db/series.h"
-
-struct fx {
-	char *dir;
-	struct pw_db *db;
-};
+#include "tests/unit/store_fixture.h"
 
 static int setup(void **state)
 {
-	struct fx *f = g_new0(struct fx, 1);
-	char *path, *err = NULL;
-
-	f->dir = g_dir_make_tmp("pw-dboutbox-XXXXXX", NULL);
-	path = g_build_filename(f->dir, "t.db", NULL);
-	assert_int_equal(pw_db_open(path, false, &f->db, &err), PW_OK);
-	g_free(path);
+	struct fx *f = fx_open("pw-dboutbox-XXXXXX");
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	static const char *const files[] = { "t.db", "t.db-wal", "t.db-shm",
-					     "t.db-raw", "t.db-raw-wal", "t.db-raw-shm",
-					     NULL };
-	struct fx *f = *state;
-	size_t i;
-
-	pw_db_close(f->db);
-	for (i = 0; files[i]; i++) {
-		char *p = g_build_filename(f->dir, files[i], NULL);
-
-		g_unlink(p);
-		g_free(p);
-	}
-	g_rmdir(f->dir);
-	g_free(f->dir);
-	g_free(f);
-	return 0;
+	return fx_teardown(state);
 }
 
 /* Stores one reply answering key; returns its row id. */

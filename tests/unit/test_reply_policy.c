@@ -18,47 +18,18 @@
 #include "bot/reply_policy.h"
 #include "db/outbox.h"
 #include "db/series.h"
-
-struct fx {
-	char *dir;
-	struct pw_db *db;
-	struct pw_config *cfg;
-};
+#include "tests/unit/store_fixture.h"
 
 static int setup(void **state)
 {
-	struct fx *f = g_new0(struct fx, 1);
-	char *path, *err = NULL;
-
-	f->dir = g_dir_make_tmp("pw-outbox-XXXXXX", NULL);
-	path = g_build_filename(f->dir, "t.db", NULL);
-	assert_int_equal(pw_config_load(NULL, path, &f->cfg, &err), PW_OK);
-	assert_int_equal(pw_db_open(path, false, &f->db, &err), PW_OK);
-	g_free(path);
+	struct fx *f = fx_open("pw-outbox-XXXXXX");
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	static const char *const files[] = { "t.db", "t.db-wal", "t.db-shm",
-					     "t.db-raw", "t.db-raw-wal", "t.db-raw-shm",
-					     "t.db.outbox-lock", NULL };
-	struct fx *f = *state;
-	size_t i;
-
-	pw_db_close(f->db);
-	pw_config_free(f->cfg);
-	for (i = 0; files[i]; i++) {
-		char *p = g_build_filename(f->dir, files[i], NULL);
-
-		g_unlink(p);
-		g_free(p);
-	}
-	g_rmdir(f->dir);
-	g_free(f->dir);
-	g_free(f);
-	return 0;
+	return fx_teardown(state);
 }
 
 /*
@@ -316,6 +287,21 @@ static struct pw_outbox_row *row_of(struct fx *f, const char *answers)
 	return r;
 }
 
+/* Stores m as a new patch, lets the policy answer it, and returns the
+ * outbox row that answers it (pw_outbox_row_free). */
+static struct pw_outbox_row *answered(struct fx *f, struct pw_mail *m)
+{
+	char *key = g_strdup_printf("msg:%s", m->msgid);
+	struct pw_outbox_row *r;
+
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg,
+						store_patch(f, m, false)), PW_OK);
+	r = row_of(f, key);
+	assert_non_null(r);
+	g_free(key);
+	return r;
+}
+
 /*
  * A maintainer posts another author's patch (an in-body From:): the
  * reply goes To the maintainer, with the author in Cc; the hourly limit
@@ -326,7 +312,6 @@ static void test_sender(void **state)
 	struct fx *f = *state;
 	struct pw_mail m = { 0 };
 	struct pw_outbox_row *r;
-	int64_t id;
 
 	m.msgid = (char *)"fwd@x";
 	m.from_name = (char *)"Ann Author";
@@ -334,10 +319,7 @@ static void test_sender(void **state)
 	m.sender_name = (char *)"Max Maintainer";
 	m.sender_addr = (char *)"max@example.org";
 	m.date = (gint64)time(NULL);
-	id = store_patch(f, &m, false);
-	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
-	r = row_of(f, "msg:fwd@x");
-	assert_non_null(r);
+	r = answered(f, &m);
 	assert_string_equal(r->state, "pending");
 	assert_string_equal(r->rcpt_to, "max@example.org");
 	assert_string_equal(r->recipients, "max@example.org\nann@example.com");
@@ -346,10 +328,7 @@ static void test_sender(void **state)
 	/* The limit is reached for the maintainer, not for the author. */
 	f->cfg->per_recipient_per_hour = 1;
 	m.msgid = (char *)"fwd2@x";
-	id = store_patch(f, &m, false);
-	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
-	r = row_of(f, "msg:fwd2@x");
-	assert_non_null(r);
+	r = answered(f, &m);
 	assert_string_equal(r->state, "suppressed");
 	assert_non_null(strstr(r->reason, "max@example.org"));
 	pw_outbox_row_free(r);
@@ -360,20 +339,14 @@ static void test_sender(void **state)
 	m.msgid = (char *)"fwd3@x";
 	m.from_addr = f->cfg->from_addr;
 	m.sender_addr = (char *)"sam@example.org";
-	id = store_patch(f, &m, false);
-	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
-	r = row_of(f, "msg:fwd3@x");
-	assert_non_null(r);
+	r = answered(f, &m);
 	assert_string_equal(r->state, "pending");
 	assert_string_equal(r->recipients, "sam@example.org");
 	pw_outbox_row_free(r);
 	m.msgid = (char *)"fwd4@x";
 	m.from_addr = (char *)"ann@example.com";
 	m.sender_addr = f->cfg->from_addr;
-	id = store_patch(f, &m, false);
-	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
-	r = row_of(f, "msg:fwd4@x");
-	assert_non_null(r);
+	r = answered(f, &m);
 	assert_string_equal(r->state, "suppressed");
 	assert_string_equal(r->reason, "the bot's own mail");
 	pw_outbox_row_free(r);
@@ -385,15 +358,11 @@ static void test_unknown_date(void **state)
 	struct fx *f = *state;
 	struct pw_mail m = { 0 };
 	struct pw_outbox_row *r;
-	int64_t id;
 
 	m.msgid = (char *)"nodate@x";
 	m.from_name = (char *)"Ann Author";
 	m.from_addr = (char *)"ann@example.com";
-	id = store_patch(f, &m, false);
-	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
-	r = row_of(f, "msg:nodate@x");
-	assert_non_null(r);
+	r = answered(f, &m);
 	assert_string_equal(r->state, "suppressed");
 	assert_string_equal(r->reason, "its Date is unknown or impossible: "
 			    "taken as too old to answer");
@@ -402,10 +371,7 @@ static void test_unknown_date(void **state)
 	/* Without an age limit there is nothing to judge. */
 	f->cfg->reply_max_age = 0;
 	m.msgid = (char *)"nodate2@x";
-	id = store_patch(f, &m, false);
-	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
-	r = row_of(f, "msg:nodate2@x");
-	assert_non_null(r);
+	r = answered(f, &m);
 	assert_string_equal(r->state, "pending");
 	pw_outbox_row_free(r);
 }

@@ -21,49 +21,21 @@
 #include "bot/reply_queue.h"
 #include "db/db-private.h"
 #include "db/outbox.h"
-
-struct fx {
-	char *dir;
-	struct pw_db *db;
-	struct pw_config *cfg;
-};
+#include "tests/unit/store_fixture.h"
 
 static int setup(void **state)
 {
-	struct fx *f = g_new0(struct fx, 1);
-	char *path, *err = NULL;
+	struct fx *f = fx_open("pw-queue-XXXXXX");
 
-	f->dir = g_dir_make_tmp("pw-queue-XXXXXX", NULL);
-	path = g_build_filename(f->dir, "t.db", NULL);
-	assert_int_equal(pw_config_load(NULL, path, &f->cfg, &err), PW_OK);
 	/* The mail below is dated 2016: answered whatever its age. */
 	f->cfg->reply_max_age = 0;
-	assert_int_equal(pw_db_open(path, false, &f->db, &err), PW_OK);
-	g_free(path);
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	static const char *const files[] = { "t.db", "t.db-wal", "t.db-shm",
-					     "t.db-raw", "t.db-raw-wal", "t.db-raw-shm",
-					     "t.db.outbox-lock", "in.mbox", NULL };
-	struct fx *f = *state;
-	size_t i;
-
-	pw_db_close(f->db);
-	pw_config_free(f->cfg);
-	for (i = 0; files[i]; i++) {
-		char *p = g_build_filename(f->dir, files[i], NULL);
-
-		g_unlink(p);
-		g_free(p);
-	}
-	g_rmdir(f->dir);
-	g_free(f->dir);
-	g_free(f);
-	return 0;
+	return fx_teardown(state);
 }
 
 static const char patch_mail[] =
