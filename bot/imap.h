@@ -1,0 +1,32 @@
+/*
+ * patchwarden: an IMAP mailbox as a source, through libcurl.  A list
+ * delivered to an account: every message of the mailbox once, in UID
+ * order.  The cursor is the mailbox's UIDVALIDITY and the last UID
+ * stored ("sub:ID:imap" = "UIDVALIDITY:UID"); a changed UIDVALIDITY
+ * reads the mailbox again from the start (Message-IDs deduplicate).
+ */
+#ifndef PW_IMAP_H
+#define PW_IMAP_H
+
+#include <signal.h>
+
+#include "bot/config.h"
+#include "bot/source.h"
+#include "db/db.h"
+#include "db/subscription.h"
+
+/*
+ * Logs in to the mailbox of sub->url (imap://host[:port]/MAILBOX or
+ * imaps://...), with the credentials and TLS settings of cfg for sub,
+ * and opens a source over its messages after the stored cursor (read
+ * from db, on the calling thread).  A login refused, a server that
+ * cannot be reached or a mailbox that is not there is an error here
+ * (PW_ERR_IO, or PW_ERR_USAGE for what the configuration must fix),
+ * with *err saying which; stop, when set, ends the reading early.
+ */
+enum pw_status pw_imap_open(const struct pw_subscription *sub,
+			    const struct pw_config *cfg, struct pw_db *db,
+			    const volatile sig_atomic_t *stop,
+			    struct pw_source **out, char **err);
+
+#endif
