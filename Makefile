@@ -22,7 +22,7 @@ STD      = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes \
            -Wno-unused-parameter -I.
 CHECKS_CFLAGS = $(shell $(PKG_CONFIG) --cflags glib-2.0 nettle 2>/dev/null)
 DB_CFLAGS     = $(shell $(PKG_CONFIG) --cflags glib-2.0 sqlite3 2>/dev/null)
-BOT_PKGS      = gmime-3.0 libcurl sqlite3 json-glib-1.0 nettle
+BOT_PKGS      = gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle
 BOT_CFLAGS    = $(shell $(PKG_CONFIG) --cflags $(BOT_PKGS) 2>/dev/null)
 LIBS          = $(shell $(PKG_CONFIG) --libs $(BOT_PKGS) 2>/dev/null) -lpthread -lm
 TEST_LIBS     = $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)

@@ -186,6 +186,7 @@ static void set_defaults(struct pw_config *c, const char *db)
 	c->db_path = g_strdup(db ? db : "patchwarden.db");
 	c->smtp_starttls = g_strdup("required");
 	c->smtp_timeout = 60;
+	c->fetch_timeout = 120;
 	c->reply_min_severity = PW_SEV_WARNING;
 	c->per_recipient_per_hour = 5;
 	c->global_per_hour = 200;
@@ -200,6 +201,9 @@ static void default_mbox(struct pw_config *c)
 {
 	char *dir;
 
+	/* Archive mirrors beside the store: PATH-mirrors. */
+	if (!c->mirrors)
+		c->mirrors = g_strconcat(c->db_path, "-mirrors", NULL);
 	if (c->dry_run_mbox)
 		return;
 	dir = g_path_get_dirname(c->db_path);
@@ -279,6 +283,14 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 	if (!db_override) {
 		g_free(c->db_path);
 		c->db_path = get_str(kf, "core", "db", "patchwarden.db");
+	}
+	c->mirrors = get_str(kf, "core", "mirrors", NULL);
+	if (!get_int(kf, "core", "fetch_timeout", 120, &c->fetch_timeout, err))
+		goto fail;
+	if (c->fetch_timeout < 1) {
+		*err = g_strdup_printf("%s: [core] fetch_timeout is seconds, at"
+				       " least 1", path);
+		goto fail;
 	}
 	c->smtp_url = get_str(kf, "smtp", "url", NULL);
 	c->smtp_from = get_str(kf, "smtp", "from", NULL);
@@ -376,6 +388,7 @@ void pw_config_free(struct pw_config *c)
 		return;
 	g_free(c->path);
 	g_free(c->db_path);
+	g_free(c->mirrors);
 	g_free(c->smtp_url);
 	g_free(c->smtp_from);
 	g_free(c->from_name);

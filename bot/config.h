@@ -1,7 +1,9 @@
 /*
  * patchwarden: configuration, from one GLib key file (INI style).
  *
- *   [core]   db = PATH
+ *   [core]   db = PATH, mirrors = DIR (public-inbox mirrors, default
+ *            PATH-mirrors), fetch_timeout (seconds a fetch may receive
+ *            nothing)
  *   [smtp]   url, from, user, password, starttls (required|try|no),
  *            helo, timeout (seconds), cainfo
  *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
@@ -40,6 +42,8 @@ struct pw_list_conf {
 struct pw_config {
 	char *path;		/* the file read, NULL for the defaults */
 	char *db_path;
+	char *mirrors;		/* folder of the public-inbox mirrors */
+	int fetch_timeout;	/* seconds */
 
 	char *smtp_url;		/* NULL: replies go to the dry-run mbox */
 	char *smtp_from;
