@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "run", pw_cmd_run, "the bot's main job: the service, or ingest, check, reply" },
 	{ "subscribe", pw_cmd_subscribe, "add, list, pause, resume, remove subscribed lists" },
 	{ "poll", pw_cmd_poll, "poll the subscriptions once" },
+	{ "archive", pw_cmd_archive, "append mail to a public-inbox archive (made if missing)" },
 };
 
 static void usage(FILE *out)

@@ -986,31 +986,42 @@ out:
 	return ok;
 }
 
-enum pw_status pw_pubinbox_create(const char *dir, const char *path, int *n,
+enum pw_status pw_pubinbox_append(const char *dir, const char *path, int *n,
 				  char **err)
 {
-	char *epoch = g_build_filename(dir, "git", "0.git", NULL);
+	GArray *have = local_epochs(dir);
+	char *epoch;
 	git_repository *repo = NULL;
 	git_signature *committer = NULL;
 	struct pw_source *src = NULL;
 	enum pw_status s;
 	git_oid head;
+	bool first;
+	int rc;
 
 	*n = 0;
 	*err = NULL;
 	git_once();
 	pw_mail_init();
+	/* The newest epoch, or git/0.git in a new inbox. */
+	epoch = g_strdup_printf("%s/git/%d.git", dir, have->len ?
+				g_array_index(have, int, have->len - 1) : 0);
+	g_array_free(have, TRUE);
 	s = pw_source_open(path, &src, err);
 	if (s)
 		goto out;
-	if (g_mkdir_with_parents(dir, 0755) ||
-	    git_repository_init(&repo, epoch, 1) ||
-	    git_repository_set_head(repo, "refs/heads/master") ||
-	    git_signature_now(&committer, "patchwarden", "patchwarden@localhost")) {
+	if (is_bare_repo(epoch))
+		rc = git_repository_open_bare(&repo, epoch);
+	else
+		rc = g_mkdir_with_parents(epoch, 0755) ||
+		     git_repository_init(&repo, epoch, 1) ||
+		     git_repository_set_head(repo, "refs/heads/master");
+	if (rc || git_signature_now(&committer, "patchwarden", "patchwarden@localhost")) {
 		*err = g_strdup_printf("%s: %s", epoch, git_msg());
 		s = PW_ERR_IO;
 		goto out;
 	}
+	first = git_reference_name_to_id(&head, repo, "refs/heads/master") != 0;
 	for (;;) {
 		struct pw_raw raw;
 		char *e = NULL;
@@ -1027,12 +1038,13 @@ enum pw_status pw_pubinbox_create(const char *dir, const char *path, int *n,
 		}
 		if (!raw.data)
 			break;
-		if (!add_message(repo, &raw, &head, *n == 0, committer)) {
+		if (!add_message(repo, &raw, &head, first, committer)) {
 			*err = g_strdup_printf("%s: %s", epoch, git_msg());
 			s = PW_ERR_IO;
 			goto out;
 		}
 		(*n)++;
+		first = false;
 	}
 out:
 	pw_source_free(src);

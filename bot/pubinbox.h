@@ -52,12 +52,15 @@ bool pw_pubinbox_is_inbox(const char *path);
 GBytes *pw_pubinbox_blob(const char *repo, const char *blob, char **err);
 
 /*
- * Makes a v2 inbox at dir (git/0.git, one commit per message, the
- * blob "m" holding it, as public-inbox writes them) from every message
- * of the source at path: what "make run" subscribes to.  *n receives
- * how many messages it holds.
+ * Appends every message of the source at path (mbox, Maildir, message)
+ * to the v2 inbox at dir, as public-inbox writes them (one commit per
+ * message on the newest epoch's master, the blob "m" holding it, the
+ * author and date of its From and Date, its Subject the commit
+ * message), making git/0.git when there is no epoch yet.  What "make
+ * run" subscribes to, and what "patchwarden archive" does.  *n
+ * receives how many messages it added.
  */
-enum pw_status pw_pubinbox_create(const char *dir, const char *path,
+enum pw_status pw_pubinbox_append(const char *dir, const char *path,
 				  int *n, char **err);
 
 #endif
