@@ -45,12 +45,14 @@ static void git_once(void)
 	/*
 	 * Pack windows count in the resident size as they are read: keep
 	 * them small, so that walking a large archive stays in a few tens
-	 * of MiB (the defaults map up to 8 GiB).  The object cache holds
-	 * commits and trees, which are read once each here.
+	 * of MiB (the defaults map up to 8 GiB).  No object cache: every
+	 * commit, tree and blob is read once.
 	 */
-	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, (size_t)(4u << 20));
-	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)(24u << 20));
-	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)(4 << 20));
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, (size_t)(256u << 10));
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)(2u << 20));
+	git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0);
+	/* Objects are verified once, when a fetch indexes them. */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	g_once_init_leave(&done, 1);
 }
 
@@ -399,6 +401,8 @@ static bool epochs_remote(const struct pw_subscription *sub, const char *mirror,
 		*err = e;
 		goto fail;
 	}
+	if (ns && !ns->len)	/* a manifest without epochs: probe them */
+		g_clear_pointer(&ns, g_array_unref);
 	if (!ns) {
 		/* No manifest: what we have, then probe beyond it. */
 		ns = g_array_new(FALSE, FALSE, sizeof(int));
@@ -625,8 +629,19 @@ struct walker {
 	char *name;		/* the subscription, for messages */
 	GPtrArray *epochs;	/* struct epoch *, ascending */
 	guint cur;		/* the epoch being walked */
-	git_repository *repo;
+	bool opened;		/* the epoch w->cur is open */
+	GArray *oids;		/* its new commits, oldest first (git_oid) */
+	guint next_oid;
+	git_repository *repo;	/* the epoch, for its walk */
 	git_revwalk *walk;
+	/*
+	 * The epoch again, for reading commits, trees and blobs: reopened
+	 * every OBJREPO_READS objects, which drops libgit2's delta base
+	 * cache (up to 16 MiB a pack, not configurable) so that memory
+	 * stays flat over a large archive.
+	 */
+	git_repository *objrepo;
+	int objreads;
 	GArray *items;		/* what the commit being read adds, removes */
 	guint next_item;
 	char commit[GIT_OID_HEXSZ + 1];
@@ -643,8 +658,13 @@ static void walker_close_epoch(struct walker *w)
 	w->walk = NULL;
 	git_repository_free(w->repo);
 	w->repo = NULL;
+	git_repository_free(w->objrepo);
+	w->objrepo = NULL;
 	g_array_set_size(w->items, 0);
 	w->next_item = 0;
+	g_array_set_size(w->oids, 0);
+	w->next_oid = 0;
+	w->opened = false;
 }
 
 static void walker_free(void *data)
@@ -654,6 +674,7 @@ static void walker_free(void *data)
 	git_blob_free(w->blob);
 	walker_close_epoch(w);
 	g_array_free(w->items, TRUE);
+	g_array_free(w->oids, TRUE);
 	g_ptr_array_free(w->epochs, TRUE);
 	g_free(w->where);
 	g_free(w->name);
@@ -674,10 +695,10 @@ static bool tip_of(git_repository *repo, git_oid *tip)
 }
 
 /*
- * Opens epoch w->cur for walking from its cursor to its tip; false
- * with w->walk NULL when there is nothing new in it; an error in *err.
+ * Sets w->walk up to walk epoch w->cur from its cursor to its tip;
+ * leaves it NULL when there is nothing new; an error in *err.
  */
-static enum pw_status walker_open_epoch(struct walker *w, char **err)
+static enum pw_status walk_setup(struct walker *w, char **err)
 {
 	struct epoch *e = w->epochs->pdata[w->cur];
 	git_oid tip, last, base;
@@ -723,11 +744,57 @@ static enum pw_status walker_open_epoch(struct walker *w, char **err)
 	return PW_OK;
 }
 
+/*
+ * Opens epoch w->cur: lists its new commits, oldest first, in w->oids.
+ * The walk and its repository go at once: sorting the walk read every
+ * commit, and what libgit2 cached of them would stay for the epoch.
+ */
+static enum pw_status walker_open_epoch(struct walker *w, char **err)
+{
+	struct epoch *e = w->epochs->pdata[w->cur];
+	enum pw_status s = walk_setup(w, err);
+	git_oid oid;
+	int rc = GIT_ITEROVER;
+
+	w->opened = true;
+	while (!s && w->walk && !(rc = git_revwalk_next(&oid, w->walk)))
+		g_array_append_val(w->oids, oid);
+	if (!s && w->walk && rc != GIT_ITEROVER) {
+		*err = g_strdup_printf("%s: %s", e->local, git_msg());
+		s = PW_ERR_IO;
+	}
+	git_revwalk_free(w->walk);
+	w->walk = NULL;
+	git_repository_free(w->repo);
+	w->repo = NULL;
+	return s;
+}
+
+#define OBJREPO_READS 1000
+
+/* The repository to read the epoch's objects through. */
+static git_repository *objrepo(struct walker *w)
+{
+	struct epoch *e = w->epochs->pdata[w->cur];
+
+	if (w->objrepo && ++w->objreads < OBJREPO_READS)
+		return w->objrepo;
+	git_repository_free(w->objrepo);
+	w->objrepo = NULL;
+	w->objreads = 0;
+	if (git_repository_open_ext(&w->objrepo, e->local,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH |
+				    GIT_REPOSITORY_OPEN_BARE, NULL))
+		return NULL;
+	return w->objrepo;
+}
+
 /* Collects what commit oid adds and removes into w->items. */
 static enum pw_status walker_read_commit(struct walker *w, const git_oid *oid,
 					 char **err)
 {
 	struct epoch *e = w->epochs->pdata[w->cur];
+	git_repository *repo = objrepo(w);
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *t = NULL, *pt = NULL;
 	git_diff *diff = NULL;
@@ -735,10 +802,14 @@ static enum pw_status walker_read_commit(struct walker *w, const git_oid *oid,
 	enum pw_status s = PW_OK;
 	size_t i;
 
+	if (!repo) {
+		*err = g_strdup_printf("%s: %s", e->local, git_msg());
+		return PW_ERR_IO;
+	}
 	g_array_set_size(w->items, 0);
 	w->next_item = 0;
 	git_oid_tostr(w->commit, sizeof(w->commit), oid);
-	if (git_commit_lookup(&c, w->repo, oid) || git_commit_tree(&t, c))
+	if (git_commit_lookup(&c, repo, oid) || git_commit_tree(&t, c))
 		goto fail;
 	/* v2: one blob, "m" added or "d" removed. */
 	if ((te = git_tree_entry_byname(t, "m")) || (te = git_tree_entry_byname(t, "d"))) {
@@ -754,7 +825,7 @@ static enum pw_status walker_read_commit(struct walker *w, const git_oid *oid,
 	if (git_commit_parentcount(c) > 0 &&
 	    (git_commit_parent(&parent, c, 0) || git_commit_tree(&pt, parent)))
 		goto fail;
-	if (git_diff_tree_to_tree(&diff, w->repo, pt, t, NULL))
+	if (git_diff_tree_to_tree(&diff, repo, pt, t, NULL))
 		goto fail;
 	for (i = 0; i < git_diff_num_deltas(diff); i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
@@ -791,37 +862,26 @@ static enum pw_status walker_next(void *data, struct pw_raw *raw, char **err)
 	for (;;) {
 		struct epoch *e;
 		const struct item *it;
-		git_oid oid;
 		size_t len;
-		int rc;
 
 		if (w->stop && *w->stop)
 			return PW_OK;
 		if (w->cur >= w->epochs->len)
 			return PW_OK;
 		e = w->epochs->pdata[w->cur];
-		if (!w->repo) {
+		if (!w->opened) {
 			s = walker_open_epoch(w, err);
 			if (s)
 				return s;
-			if (!w->walk) {
-				walker_close_epoch(w);
-				w->cur++;
-				continue;
-			}
 		}
 		if (w->next_item >= w->items->len) {
-			rc = git_revwalk_next(&oid, w->walk);
-			if (rc == GIT_ITEROVER) {
+			if (w->next_oid >= w->oids->len) {
 				walker_close_epoch(w);
 				w->cur++;
 				continue;
 			}
-			if (rc) {
-				*err = g_strdup_printf("%s: %s", e->local, git_msg());
-				return PW_ERR_IO;
-			}
-			s = walker_read_commit(w, &oid, err);
+			s = walker_read_commit(w, &g_array_index(w->oids, git_oid,
+							       w->next_oid++), err);
 			if (s)
 				return s;
 			continue;
@@ -840,7 +900,7 @@ static enum pw_status walker_next(void *data, struct pw_raw *raw, char **err)
 		raw->cursor_key = e->key;
 		/* The epoch's cursor moves with the commit's last item. */
 		raw->cursor = w->next_item == w->items->len ? w->commit : NULL;
-		if (git_blob_lookup(&w->blob, w->repo, &it->blob)) {
+		if (git_blob_lookup(&w->blob, objrepo(w), &it->blob)) {
 			*err = g_strdup_printf("blob %s: %s", w->blob_hex, git_msg());
 			return PW_ERR_INPUT;
 		}
@@ -909,6 +969,7 @@ enum pw_status pw_pubinbox_open(const struct pw_subscription *sub,
 	w->name = g_strdup(sub->name);
 	w->epochs = epochs;
 	w->items = g_array_new(FALSE, FALSE, sizeof(struct item));
+	w->oids = g_array_new(FALSE, FALSE, sizeof(git_oid));
 	w->stop = stop;
 	*out = pw_source_new(sub->url, &walker_ops, w);
 	return PW_OK;
