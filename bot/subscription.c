@@ -97,15 +97,16 @@ bool pw_duration_parse(const char *s, int64_t *seconds)
 
 int64_t pw_subscription_backoff(const struct pw_subscription *sub, int failures)
 {
-	int64_t d = 30, cap = sub->interval > 3600 ? sub->interval : 3600;
+	int64_t d = 30;
 	int i;
 
-	/* 30 s, 1, 2, 4 ... minutes, up to an hour (or the interval). */
-	for (i = 1; i < failures && d < cap; i++)
+	/* 30 s, 1, 2, 4 ... minutes up to an hour; never sooner than the
+	 * interval. */
+	for (i = 1; i < failures && d < 3600; i++)
 		d *= 2;
-	if (d > cap)
-		d = cap;
-	return d < sub->interval ? d : sub->interval > 30 ? d : sub->interval;
+	if (d > 3600)
+		d = 3600;
+	return d > sub->interval ? d : sub->interval;
 }
 
 /* ---- a subscribed Maildir ---- */
