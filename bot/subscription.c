@@ -288,6 +288,12 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 	stopped = stop && *stop;
 	if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT)
 		return s;	/* the store failed: nothing more to record */
+	if (s && stopped) {
+		/* Cut short by a stop (a fetch killed): no failure of the
+		 * source's; what was read is committed. */
+		g_clear_pointer(err, g_free);
+		s = PW_OK;
+	}
 	now = (int64_t)time(NULL);
 	if (s)
 		next = now + pw_subscription_backoff(sub, sub->failures + 1);
