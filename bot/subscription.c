@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bot/imap.h"
 #include "bot/log.h"
 #include "bot/pubinbox.h"
 #include "bot/subscription.h"
@@ -273,6 +274,8 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 	if (!strcmp(sub->kind, "public-inbox"))
 		s = pw_pubinbox_open(sub, cfg->mirrors, cfg->fetch_timeout, db,
 				     stop, &src, err);
+	else if (!strcmp(sub->kind, "imap"))
+		s = pw_imap_open(sub, cfg, db, stop, &src, err);
 	else if (!strcmp(sub->kind, "maildir"))
 		s = (src = maildir_open(sub, stop)) ? PW_OK : PW_ERR_IO;
 	else {
