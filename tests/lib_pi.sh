@@ -329,3 +329,21 @@ for s in data:
 print("missing")
 ' "$2" "$3"
 }
+# missing DB IDS: how many of the Message-IDs listed in file IDS (one a
+# line, without <>) the store does not hold.
+missing() {
+	$PY - "$1" "$2" <<'PYEOF'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+have = {r[0] for r in db.execute("SELECT msgid FROM message")}
+want = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+print(sum(1 for w in want if w not in have))
+PYEOF
+}
+# pwconf FILE [LINES...]: a configuration file, mode 0600: dry-run
+# replies (no [smtp] url), every age answered, then LINES.
+pwconf() {
+	local f=$1; shift
+	{ printf '[reply]\nmax_age = 0\n'; printf '%s\n' "$@"; } >"$f"
+	chmod 600 "$f"
+}
