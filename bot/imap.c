@@ -11,7 +11,9 @@
  * callback (pitfall 2).  The search and fetch URLs carry ";UIDVALIDITY=",
  * so that libcurl refuses a mailbox whose UIDVALIDITY changed under the
  * poll (CURLE_REMOTE_FILE_NOT_FOUND, as for a UID expunged meanwhile);
- * STATUS then says which of the two happened.
+ * STATUS then says which of the two happened.  A connection the server
+ * drops (Dovecot does when the UIDVALIDITY changes) is opened again, a
+ * few times a poll.
  *
  * Every byte the server sends is hostile: buffers are capped, numbers
  * read strictly, and UIDs outside the window asked for are dropped.
@@ -147,6 +149,14 @@ static bool untagged(const char *line, size_t n, const char *word)
 	       (n == w + 2 || line[w + 2] == ' ');
 }
 
+/* Whether the bytes from k to end are the word w, in any case. */
+static bool key(const char *k, const char *end, const char *w)
+{
+	size_t n = strlen(w);
+
+	return (size_t)(end - k) == n && !g_ascii_strncasecmp(k, w, n);
+}
+
 struct status_parse {
 	struct pw_imap_status *st;
 	bool found;
@@ -177,12 +187,9 @@ static bool status_line(const char *line, size_t n, void *data)
 			p++;
 		if (p == k || p >= end || *p != ' ')
 			break;
-		field = (p - k == 11 && !g_ascii_strncasecmp(k, "UIDVALIDITY", 11)) ?
-				&sp->st->validity :
-			(p - k == 7 && !g_ascii_strncasecmp(k, "UIDNEXT", 7)) ?
-				&sp->st->uidnext :
-			(p - k == 8 && !g_ascii_strncasecmp(k, "MESSAGES", 8)) ?
-				&sp->st->messages : NULL;
+		field = key(k, p, "UIDVALIDITY") ? &sp->st->validity :
+			key(k, p, "UIDNEXT") ? &sp->st->uidnext :
+			key(k, p, "MESSAGES") ? &sp->st->messages : NULL;
 		num = ++p;
 		while (p < end && g_ascii_isdigit(*p))
 			p++;
@@ -276,12 +283,13 @@ static void clean(char *out, size_t size, const char *p, size_t n)
 {
 	size_t i;
 
-	while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
+	while (n > 0 && strchr("\r\n ", p[n - 1]))
 		n--;
 	if (n > size - 1)
 		n = size - 1;
 	for (i = 0; i < n; i++)
-		out[i] = ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) ? ' ' : p[i];
+		out[i] = (unsigned char)p[i] < 0x20 || p[i] == 0x7f ?
+			 ' ' : p[i];
 	out[n] = '\0';
 }
 
@@ -405,7 +413,8 @@ static CURLcode perform(struct imap *m, const char *url, const char *custom,
 /* libcurl's words for a failure, or the server's when it gave some. */
 static const char *why(const struct imap *m, CURLcode rc)
 {
-	if (m->answer[0] && (rc == CURLE_LOGIN_DENIED || rc == CURLE_QUOTE_ERROR))
+	if (m->answer[0] &&
+	    (rc == CURLE_LOGIN_DENIED || rc == CURLE_QUOTE_ERROR))
 		return m->answer;
 	return m->errbuf[0] ? m->errbuf : curl_easy_strerror(rc);
 }
@@ -548,12 +557,13 @@ static enum pw_status more(struct imap *m, char **err)
 		lo = m->searched + 1;
 		if (m->open_ended) {
 			hi = UINT32_MAX;
-			snprintf(cmd, sizeof(cmd), "UID SEARCH UID %" PRIu32 ":*", lo);
+			snprintf(cmd, sizeof(cmd),
+				 "UID SEARCH UID %" PRIu32 ":*", lo);
 		} else {
 			hi = m->top - lo < m->window ? m->top :
 				lo + m->window - 1;
-			snprintf(cmd, sizeof(cmd), "UID SEARCH UID %" PRIu32 ":%" PRIu32,
-				 lo, hi);
+			snprintf(cmd, sizeof(cmd),
+				 "UID SEARCH UID %" PRIu32 ":%" PRIu32, lo, hi);
 		}
 		url = g_strdup_printf("%s;UIDVALIDITY=%" PRIu32, m->mailbox_url,
 				      m->validity);
@@ -648,7 +658,8 @@ static enum pw_status imap_next(void *ctx, struct pw_raw *raw, char **err)
 			char text[CURL_ERROR_SIZE];
 
 			mark(m, raw, uid);
-			clean(text, sizeof(text), why(m, rc), strlen(why(m, rc)));
+			clean(text, sizeof(text), why(m, rc),
+			      strlen(why(m, rc)));
 			*err = g_strdup_printf("%s: the server's answer to UID "
 					       "FETCH cannot be read: %s",
 					       m->where, text);
@@ -675,7 +686,8 @@ static enum pw_status imap_next(void *ctx, struct pw_raw *raw, char **err)
 		if (s)
 			return s;
 		if (!changed)
-			pw_debug("imap %s: UID %" PRIu32 " is gone", m->name, uid);
+			pw_debug("imap %s: UID %" PRIu32 " is gone", m->name,
+				 uid);
 	}
 }
 
@@ -731,7 +743,9 @@ static char *url_without(CURLU *u, bool keep_user, const char *path)
 	CURLU *v = curl_url_dup(u);
 	char *s = NULL, *out = NULL;
 
-	if (v && (keep_user || curl_url_set(v, CURLUPART_USER, NULL, 0) == CURLUE_OK) &&
+	if (v &&
+	    (keep_user ||
+	     curl_url_set(v, CURLUPART_USER, NULL, 0) == CURLUE_OK) &&
 	    curl_url_set(v, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
 	    curl_url_set(v, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
 	    (!path || curl_url_set(v, CURLUPART_PATH, path, 0) == CURLUE_OK) &&
@@ -749,14 +763,21 @@ static enum pw_status read_url(struct imap *m, const char *sub_name,
 {
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL, *path = NULL, *query = NULL,
-	     *frag = NULL, *enc = NULL;
+	     *frag = NULL, *enc = NULL, *user = NULL;
 	enum pw_status s = PW_ERR_USAGE;
 	GString *cmd;
 	size_t i, n;
 
+	/* An '@' that libcurl does not read as the end of the user
+	 * information (a password with an unescaped '/', '?' or '#' ends
+	 * the host early) would show the password as path or fragment. */
+	const char *auth = strstr(url, "://");
+	bool userinfo = auth && strchr(auth + 3, '@');
+
 	if (!u || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    !(scheme = part(u, CURLUPART_SCHEME, 0)) ||
-	    !(host = part(u, CURLUPART_HOST, 0))) {
+	    !(host = part(u, CURLUPART_HOST, 0)) ||
+	    (userinfo && !(user = part(u, CURLUPART_USER, 0)))) {
 		/* Not shown: it might hold a password. */
 		*err = g_strdup_printf("subscription %s: its URL cannot be read "
 				       "as imap://HOST[:PORT]/MAILBOX", sub_name);
@@ -821,6 +842,7 @@ out:
 	curl_free(enc);
 	g_free(scheme);
 	g_free(host);
+	g_free(user);
 	g_free(path);
 	g_free(query);
 	g_free(frag);

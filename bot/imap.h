@@ -26,7 +26,9 @@
  * from db, on the calling thread).  A login refused, a server that
  * cannot be reached or a mailbox that is not there is an error here
  * (PW_ERR_IO, or PW_ERR_USAGE for what the configuration must fix),
- * with *err saying which; stop, when set, ends the reading early.
+ * with *err saying which; stop, when set, ends the reading early (set
+ * during the login, it leaves the source empty).  Messages over
+ * PW_MAX_MESSAGE come as PW_ERR_INPUT, with their cursor.
  */
 enum pw_status pw_imap_open(const struct pw_subscription *sub,
 			    const struct pw_config *cfg, struct pw_db *db,
