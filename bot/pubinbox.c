@@ -229,9 +229,10 @@ static GBytes *gunzip(GBytes *data)
 
 /*
  * The epochs named by a manifest.js.gz (keys ".../git/N.git"), or NULL
- * when there is none or it cannot be read.
+ * when there is none or it cannot be read; fps receives each epoch's
+ * fingerprint (a hash of its refs) by number.
  */
-static GArray *manifest_epochs(const char *base, char **err)
+static GArray *manifest_epochs(const char *base, GHashTable *fps, char **err)
 {
 	char *url = g_strconcat(base, "manifest.js.gz", NULL);
 	GBytes *gz = NULL, *js = NULL;
@@ -269,9 +270,20 @@ static GArray *manifest_epochs(const char *base, char **err)
 			if (!g || !g_ascii_isdigit(g[5]))
 				continue;
 			n = strtol(g + 5, &end, 10);
+			JsonNode *v;
+			const char *fp;
+
 			if (strcmp(end, ".git") || n < 0 || n > 100000)
 				continue;
 			g_array_append_val(a, (int){ (int)n });
+			v = json_object_get_member(json_node_get_object(root), k);
+			if (v && JSON_NODE_HOLDS_OBJECT(v) &&
+			    json_object_has_member(json_node_get_object(v), "fingerprint") &&
+			    (fp = json_object_get_string_member_with_default(
+				    json_node_get_object(v), "fingerprint", NULL)) &&
+			    strlen(fp) < 128)
+				g_hash_table_insert(fps, GINT_TO_POINTER((int)n + 1),
+						    g_strdup(fp));
 		}
 		g_list_free(keys);
 	}
@@ -320,6 +332,7 @@ struct epoch {
 	char *key;		/* its cursor's name */
 	char *last;		/* last commit read (hex), or NULL */
 	bool fetch;		/* to be fetched on this poll */
+	char *fp;		/* its fingerprint in the manifest, or NULL */
 };
 
 static void epoch_free(struct epoch *e)
@@ -328,6 +341,7 @@ static void epoch_free(struct epoch *e)
 	g_free(e->remote);
 	g_free(e->key);
 	g_free(e->last);
+	g_free(e->fp);
 	g_free(e);
 }
 
@@ -382,10 +396,10 @@ static bool epochs_local(const struct pw_subscription *sub, const char *path,
  * The epochs of an inbox named by URL, mirrored under mirror: the
  * manifest's, else those mirrored already and the ones a probe finds
  * after them.  Marks for fetching the newest mirrored and every epoch
- * not mirrored yet.
+ * not mirrored yet.  fps receives the manifest's fingerprints.
  */
-static bool epochs_remote(const struct pw_subscription *sub, const char *mirror,
-			  GPtrArray *out, char **err)
+static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
+			GHashTable *fps, GPtrArray *out, char **err)
 {
 	char *base = g_str_has_suffix(sub->url, "/") ? g_strdup(sub->url) :
 		     g_strconcat(sub->url, "/", NULL);
@@ -396,7 +410,7 @@ static bool epochs_remote(const struct pw_subscription *sub, const char *mirror,
 
 	if (have->len)
 		newest_have = g_array_index(have, int, have->len - 1);
-	ns = g_str_has_prefix(base, "http") ? manifest_epochs(base, &e) : NULL;
+	ns = g_str_has_prefix(base, "http") ? manifest_epochs(base, fps, &e) : NULL;
 	if (e) {
 		*err = e;
 		goto fail;
@@ -464,6 +478,24 @@ fail:
 	g_array_free(have, TRUE);
 	g_free(base);
 	return false;
+}
+
+/* epochs_list(), each epoch with its fingerprint in the manifest. */
+static bool epochs_remote(const struct pw_subscription *sub, const char *mirror,
+			  GPtrArray *out, char **err)
+{
+	GHashTable *fps = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	bool ok = epochs_list(sub, mirror, fps, out, err);
+	guint i;
+
+	for (i = 0; ok && i < out->len; i++) {
+		struct epoch *ep = out->pdata[i];
+
+		if (ep->n >= 0)
+			ep->fp = g_strdup(g_hash_table_lookup(fps, GINT_TO_POINTER(ep->n + 1)));
+	}
+	g_hash_table_destroy(fps);
+	return ok;
 }
 
 /* ---- fetching, in a child process ---- */
@@ -928,6 +960,30 @@ static const struct pw_source_ops walker_ops = {
 	.free = walker_free,
 };
 
+/*
+ * Fetches epoch e unless the manifest's fingerprint of it is the one
+ * its mirror was fetched at (kept as the cursor "KEY:fingerprint"), so
+ * that a poll that finds nothing new costs the manifest alone.
+ */
+static enum pw_status fetch_if_changed(struct pw_db *db, const struct epoch *e,
+				       int timeout, const volatile sig_atomic_t *stop,
+				       char **err)
+{
+	char *key = g_strconcat(e->key, ":fingerprint", NULL), *had = NULL;
+	enum pw_status s = PW_OK;
+
+	if (e->fp && (s = pw_db_cursor_get(db, key, &had)))
+		*err = g_strdup(pw_db_errmsg(db));
+	else if (e->fp && had && !strcmp(had, e->fp) && is_bare_repo(e->local))
+		pw_debug("%s: unchanged since its last fetch", e->remote);
+	else if (!(s = fetch(e, timeout, stop, err)) && e->fp &&
+		 (s = pw_db_cursor_set(db, key, e->fp)))
+		*err = g_strdup(pw_db_errmsg(db));
+	g_free(had);
+	g_free(key);
+	return s;
+}
+
 enum pw_status pw_pubinbox_open(const struct pw_subscription *sub,
 				const char *mirrors, int fetch_timeout,
 				struct pw_db *db,
@@ -958,7 +1014,7 @@ enum pw_status pw_pubinbox_open(const struct pw_subscription *sub,
 	for (i = 0; i < epochs->len; i++) {
 		struct epoch *e = epochs->pdata[i];
 
-		if (e->fetch && (s = fetch(e, fetch_timeout, stop, err)))
+		if (e->fetch && (s = fetch_if_changed(db, e, fetch_timeout, stop, err)))
 			goto fail;
 		if ((s = pw_db_cursor_get(db, e->key, &e->last))) {
 			*err = g_strdup(pw_db_errmsg(db));
