@@ -267,7 +267,7 @@ enum pw_status pw_reply_send_due(struct pw_db *db, const struct pw_config *cfg,
 			goto out;
 		}
 	}
-	for (i = 0; i < ids->len; i++) {
+	for (i = 0; i < ids->len && !(o->stop && *o->stop); i++) {
 		s = send_one(db, smtp, mbox, g_array_index(ids, int64_t, i), st, err);
 		if (s == PW_ERR_USAGE || s == PW_ERR_IO)
 			goto out;

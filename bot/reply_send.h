@@ -8,6 +8,7 @@
 #ifndef PW_REPLY_SEND_H
 #define PW_REPLY_SEND_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "bot/config.h"
@@ -16,6 +17,9 @@
 struct pw_reply_send_opts {
 	int limit;		/* replies per batch, 0: 100 */
 	bool all;		/* ignore next attempt times (send every pending) */
+	/* When set (by a signal), no further reply is begun: the one being
+	 * sent is finished, the rest wait in the outbox. */
+	const volatile sig_atomic_t *stop;
 };
 
 struct pw_reply_send_stats {

@@ -106,7 +106,7 @@ static bool poll_due(struct service *sv, int64_t *next)
 /* Decides undecided replies whose window closed, sends what is due. */
 static bool replies(struct service *sv)
 {
-	struct pw_reply_send_opts so = { 0 };
+	struct pw_reply_send_opts so = { .stop = &pw_stop_requested };
 	struct pw_reply_send_stats ost = { 0 };
 	int released = 0, folded = 0;
 	enum pw_status st;
