@@ -602,11 +602,28 @@ static void owed_settle(struct owed *w, struct pw_source *src, bool committed)
 }
 
 /* Commits a batch with what it owes its source. */
+/* New messages counted in c since was. */
+static int64_t added(const struct pw_ingest_counts *c, const struct pw_ingest_counts *was)
+{
+	return c->patches + c->covers + c->comments + c->pulls + c->others -
+	       (was->patches + was->covers + was->comments + was->pulls + was->others);
+}
+
+/*
+ * Commits a batch with what it owes its source, and, for a
+ * subscription, the count of new messages it brought (committed with
+ * them, so that a crash loses neither).
+ */
 static enum pw_status batch_commit(struct pw_db *db, struct owed *w,
-				   struct pw_source *src)
+				   struct pw_source *src,
+				   const struct pw_ingest_opts *o,
+				   const struct pw_ingest_counts *c,
+				   const struct pw_ingest_counts *was)
 {
 	enum pw_status s = owed_write(db, w);
 
+	if (!s && o->subscription && added(c, was))
+		s = pw_db_subscription_brought(db, o->subscription, added(c, was));
 	if (!s)
 		s = pw_db_commit(db);
 	if (!s)
@@ -699,7 +716,8 @@ enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 				if (!s)
 					progress(o, c, false);
 				if (!s && ++in_batch >= BATCH) {
-					s = batch_commit(db, &owed, p.src);
+					s = batch_commit(db, &owed, p.src, o, c,
+							 &batch_start);
 					in_batch = 0;
 				}
 			}
@@ -716,7 +734,7 @@ enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 		}
 	}
 	if (!s && in_batch > 0)
-		s = batch_commit(db, &owed, p.src);
+		s = batch_commit(db, &owed, p.src, o, c, &batch_start);
 	if (s) {
 		/* Nothing of the batch is stored (a commit that fails
 		 * has rolled back already). */

@@ -24,6 +24,9 @@ struct pw_ingest_opts {
 	/* Set (by a signal handler) to stop reading: what was read is
 	 * stored and committed, the rest is left for the next time. */
 	const volatile sig_atomic_t *stop;
+	/* The subscription (row id) the source is, or 0: the new messages
+	 * it brought are counted with each batch. */
+	int64_t subscription;
 };
 
 /* Timing for the progress lines (pw_ingest_opts.progress). */

@@ -252,11 +252,6 @@ static struct pw_source *maildir_open(const struct pw_subscription *sub,
 
 /* ---- a poll ---- */
 
-static int64_t added(const struct pw_ingest_counts *c)
-{
-	return c->patches + c->covers + c->comments + c->pulls + c->others;
-}
-
 enum pw_status pw_subscription_poll(struct pw_db *db,
 				    const struct pw_config *cfg,
 				    const struct pw_subscription *sub,
@@ -264,7 +259,6 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 				    struct pw_ingest_counts *counts, char **err)
 {
 	struct pw_ingest_opts o = { 0 };
-	struct pw_ingest_counts before = *counts;
 	struct pw_source *src = NULL;
 	enum pw_status s, rs;
 	int64_t now, next;
@@ -286,6 +280,7 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 		o.list = sub->list;
 		o.reply = sub->backfilled;
 		o.stop = stop;
+		o.subscription = sub->id;
 		s = pw_ingest_source(db, cfg, src, sub->url, &o, counts, err);
 	}
 	stopped = stop && *stop;
@@ -307,7 +302,7 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 		rs = pw_db_subscription_backfilled(db, sub->id);
 	if (!rs)
 		rs = pw_db_subscription_polled(db, sub->id, now, s ? *err : NULL,
-					       added(counts) - added(&before), next);
+					       next);
 	if (!rs)
 		rs = pw_db_commit(db);
 	if (rs) {

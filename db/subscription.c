@@ -166,20 +166,29 @@ enum pw_status pw_db_subscription_backfilled(struct pw_db *db, int64_t id)
 
 enum pw_status pw_db_subscription_polled(struct pw_db *db, int64_t id,
 					 int64_t now, const char *error,
-					 int64_t added, int64_t next_poll)
+					 int64_t next_poll)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"UPDATE subscription SET last_poll = ?2,"
 		" last_ok = CASE WHEN ?3 IS NULL THEN ?2 ELSE last_ok END,"
 		" failures = CASE WHEN ?3 IS NULL THEN 0 ELSE failures + 1 END,"
-		" last_error = ?3, messages = messages + ?4, next_poll = ?5"
-		" WHERE id = ?1");
+		" last_error = ?3, next_poll = ?4 WHERE id = ?1");
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, now);
 	pw_db_bind_text(st, 3, error);
-	sqlite3_bind_int64(st, 4, added);
-	sqlite3_bind_int64(st, 5, next_poll);
+	sqlite3_bind_int64(st, 4, next_poll);
+	return pw_db_done(db, st);
+}
+
+enum pw_status pw_db_subscription_brought(struct pw_db *db, int64_t id,
+					  int64_t n)
+{
+	sqlite3_stmt *st = pw_db_stmt(db, "UPDATE subscription SET"
+				      " messages = messages + ?2 WHERE id = ?1");
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, n);
 	return pw_db_done(db, st);
 }
 

@@ -71,12 +71,16 @@ enum pw_status pw_db_subscription_backfilled(struct pw_db *db, int64_t id);
 /*
  * Records the end of a poll of subscription id at time now: error is
  * NULL when it succeeded (failures back to 0), else the reason (one
- * more failure); added the new messages it stored; next_poll when the
- * next one is due.
+ * more failure); next_poll when the next one is due.
  */
 enum pw_status pw_db_subscription_polled(struct pw_db *db, int64_t id,
 					 int64_t now, const char *error,
-					 int64_t added, int64_t next_poll);
+					 int64_t next_poll);
+
+/* Counts n more new messages brought by subscription id (in the
+ * transaction that stores them). */
+enum pw_status pw_db_subscription_brought(struct pw_db *db, int64_t id,
+					  int64_t n);
 
 /*
  * Marks the stored message with msgid as removed from its archive

@@ -66,9 +66,9 @@ static void test_rows(void **state)
 	pw_subscription_release(&got);
 
 	/* Two failures, then a success: the count and error go. */
-	assert_int_equal(pw_db_subscription_polled(f->db, id, 100, "refused", 0, 130),
+	assert_int_equal(pw_db_subscription_polled(f->db, id, 100, "refused", 130),
 			 PW_OK);
-	assert_int_equal(pw_db_subscription_polled(f->db, id, 200, "refused", 0, 260),
+	assert_int_equal(pw_db_subscription_polled(f->db, id, 200, "refused", 260),
 			 PW_OK);
 	assert_int_equal(pw_db_subscription_get(f->db, "hwmon", &got, &found), PW_OK);
 	assert_int_equal(got.failures, 2);
@@ -76,7 +76,9 @@ static void test_rows(void **state)
 	assert_int_equal(got.last_ok, 0);
 	assert_int_equal(got.next_poll, 260);
 	pw_subscription_release(&got);
-	assert_int_equal(pw_db_subscription_polled(f->db, id, 300, NULL, 7, 360), PW_OK);
+	assert_int_equal(pw_db_subscription_brought(f->db, id, 3), PW_OK);
+	assert_int_equal(pw_db_subscription_brought(f->db, id, 4), PW_OK);
+	assert_int_equal(pw_db_subscription_polled(f->db, id, 300, NULL, 360), PW_OK);
 	assert_int_equal(pw_db_subscription_backfilled(f->db, id), PW_OK);
 	assert_int_equal(pw_db_subscription_get(f->db, "hwmon", &got, &found), PW_OK);
 	assert_int_equal(got.failures, 0);
