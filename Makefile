@@ -22,7 +22,7 @@ STD      = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes \
            -Wno-unused-parameter -I.
 CHECKS_CFLAGS = $(shell $(PKG_CONFIG) --cflags glib-2.0 nettle 2>/dev/null)
 DB_CFLAGS     = $(shell $(PKG_CONFIG) --cflags glib-2.0 sqlite3 2>/dev/null)
-BOT_PKGS      = gmime-3.0 libcurl sqlite3 json-glib-1.0 nettle
+BOT_PKGS      = gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle
 BOT_CFLAGS    = $(shell $(PKG_CONFIG) --cflags $(BOT_PKGS) 2>/dev/null)
 LIBS          = $(shell $(PKG_CONFIG) --libs $(BOT_PKGS) 2>/dev/null) -lpthread -lm
 TEST_LIBS     = $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -91,9 +91,25 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# make run: the service on an embedded default: a public-inbox archive
+# made from the bundled sample, subscribed by path, the local store,
+# replies to ./outbox.mbox.
+RUN_DB    = patchwarden.db
+RUN_INBOX = sample-inbox
 run: deps
 	@$(MAKE) --no-print-directory all
-	./patchwarden run --config tests/data/run.conf --db patchwarden.db tests/data/sample.mbox
+	@test -d $(RUN_INBOX) || ./patchwarden archive $(RUN_INBOX) tests/data/sample.mbox
+	@./patchwarden subscribe --db $(RUN_DB) list --format csv | grep -q '^sample,' || \
+	  ./patchwarden subscribe --db $(RUN_DB) add sample $(RUN_INBOX) --interval 5s
+	@echo "make run: the service on the bundled sample"; \
+	 echo "  archive  ./$(RUN_INBOX) (public-inbox v2, from tests/data/sample.mbox), subscribed as 'sample', polled every 5 s"; \
+	 echo "  store    ./$(RUN_DB); replies go to ./outbox.mbox (dry run: nothing is sent)"; \
+	 echo "  The archive's mail is backfill: stored and checked, never answered.  Try, in another terminal:"; \
+	 echo "    ./patchwarden archive $(RUN_INBOX) tests/data/arrival.eml   # a new patch: its reply lands in ./outbox.mbox"; \
+	 echo "    ./patchwarden subscribe list --db $(RUN_DB)"; \
+	 echo "    ./patchwarden query findings --db $(RUN_DB)"; \
+	 echo "  Stop with Ctrl-C: the service finishes the message at hand, commits and exits."
+	./patchwarden run --config tests/data/run.conf --db $(RUN_DB)
 
 test: deps
 	@$(MAKE) --no-print-directory all unit

@@ -13,5 +13,8 @@ int pw_cmd_db(int argc, char **argv);
 int pw_cmd_query(int argc, char **argv);
 int pw_cmd_outbox(int argc, char **argv);
 int pw_cmd_run(int argc, char **argv);
+int pw_cmd_subscribe(int argc, char **argv);
+int pw_cmd_poll(int argc, char **argv);
+int pw_cmd_archive(int argc, char **argv);
 
 #endif

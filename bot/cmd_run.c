@@ -1,4 +1,9 @@
 /*
+ * patchwarden run [--config FILE] [--db PATH]
+ *
+ * The service (bot/service.h): polls the subscriptions, sends replies,
+ * until SIGTERM or SIGINT.
+ *
  * patchwarden run [--config FILE] [--db PATH] [--list NAME] SOURCE...
  *
  * The bot's main job on what it is handed: every message of the sources
@@ -23,6 +28,7 @@
 #include "bot/ingest.h"
 #include "bot/log.h"
 #include "bot/reply_send.h"
+#include "bot/service.h"
 
 int pw_cmd_run(int argc, char **argv)
 {
@@ -43,10 +49,15 @@ int pw_cmd_run(int argc, char **argv)
 	bool stored;
 	int rc = 2;
 
-	if (!pw_cli_parse("run", "SOURCE...", entries, &argc, &argv))
+	if (!pw_cli_parse("run", "[SOURCE...]", entries, &argc, &argv))
 		goto out;
 	if (argc < 2) {
-		fprintf(stderr, "patchwarden run: name at least one SOURCE (mbox, Maildir, .eml, or - for stdin)\n");
+		if (list) {
+			fprintf(stderr, "patchwarden run: --list is for SOURCEs; a"
+				" subscription has its own (subscribe add --list)\n");
+			goto out;
+		}
+		rc = pw_service_run(config, db_path);
 		goto out;
 	}
 	if (!pw_cli_open(config, db_path, false, &cfg, &db)) {

@@ -167,13 +167,144 @@ static bool read_file(const char *path, char **text, size_t *len,
 	return true;
 }
 
-/* A password, or a URL with user information ("smtp://user:pw@host"). */
+/*
+ * [imap] and [imap NAME]: how to log in to a subscription's IMAP server.
+ * The first entry of c->imap is [imap]; each [imap NAME] starts as a
+ * copy of it and replaces the keys it sets.
+ */
+static bool is_imap_group(const char *g)
+{
+	return !strcmp(g, "imap") || !strncmp(g, "imap ", 5);
+}
+
+static void imap_conf_free(gpointer p)
+{
+	struct pw_imap_conf *m = p;
+
+	g_free(m->name);
+	g_free(m->user);
+	if (m->password)
+		memset(m->password, 0, strlen(m->password));
+	g_free(m->password);
+	g_free(m->starttls);
+	g_free(m->cainfo);
+	g_free(m);
+}
+
+/* Replaces *field with the group's key when the group sets it. */
+static void imap_key(GKeyFile *kf, const char *group, const char *key,
+		     char **field)
+{
+	char *v = get_str(kf, group, key, NULL);
+
+	if (!v)
+		return;
+	if (*field && !strcmp(key, "password"))
+		memset(*field, 0, strlen(*field));
+	g_free(*field);
+	*field = v;
+}
+
+static bool imap_group(GKeyFile *kf, const char *group,
+		       const struct pw_imap_conf *base,
+		       struct pw_imap_conf *m, char **err)
+{
+	if (base) {
+		m->user = g_strdup(base->user);
+		m->password = g_strdup(base->password);
+		m->starttls = g_strdup(base->starttls);
+		m->cainfo = g_strdup(base->cainfo);
+		m->timeout = base->timeout;
+	}
+	imap_key(kf, group, "user", &m->user);
+	imap_key(kf, group, "password", &m->password);
+	imap_key(kf, group, "starttls", &m->starttls);
+	imap_key(kf, group, "cainfo", &m->cainfo);
+	if (strcmp(m->starttls, "required") && strcmp(m->starttls, "try") &&
+	    strcmp(m->starttls, "no")) {
+		*err = g_strdup_printf("[%s] starttls: '%s' is not required, "
+				       "try or no", group, m->starttls);
+		return false;
+	}
+	if (!get_int(kf, group, "timeout", m->timeout, &m->timeout, err))
+		return false;
+	if (m->timeout < 1 || m->timeout > 3600) {
+		*err = g_strdup_printf("[%s] timeout: seconds, 1 to 3600", group);
+		return false;
+	}
+	return true;
+}
+
+/* Whether [imap] or an [imap NAME] sets a password. */
+static bool imap_has_secret(GKeyFile *kf)
+{
+	char **groups = g_key_file_get_groups(kf, NULL);
+	bool secret = false;
+	size_t i;
+
+	for (i = 0; !secret && groups[i]; i++)
+		secret = is_imap_group(groups[i]) &&
+			 g_key_file_has_key(kf, groups[i], "password", NULL);
+	g_strfreev(groups);
+	return secret;
+}
+
+static bool read_imap(GKeyFile *kf, struct pw_config *c, char **err)
+{
+	struct pw_imap_conf *d = g_new0(struct pw_imap_conf, 1);
+	char **groups = g_key_file_get_groups(kf, NULL);
+	bool ok;
+	size_t i;
+
+	c->imap = g_ptr_array_new_with_free_func(imap_conf_free);
+	g_ptr_array_add(c->imap, d);
+	d->name = g_strdup("");
+	d->starttls = g_strdup("required");
+	d->timeout = 60;
+	ok = imap_group(kf, "imap", NULL, d, err);
+	for (i = 0; ok && groups[i]; i++) {
+		struct pw_imap_conf *m;
+
+		if (strncmp(groups[i], "imap ", 5))
+			continue;
+		m = g_new0(struct pw_imap_conf, 1);
+		g_ptr_array_add(c->imap, m);
+		m->name = g_strstrip(g_strdup(groups[i] + 5));
+		ok = imap_group(kf, groups[i], d, m, err);
+	}
+	g_strfreev(groups);
+	return ok;
+}
+
+const struct pw_imap_conf *pw_config_imap(const struct pw_config *c,
+					  const char *sub_name)
+{
+	static const struct pw_imap_conf builtin = {
+		.name = "", .starttls = "required", .timeout = 60,
+	};
+	guint i;
+
+	if (!c || !c->imap || !c->imap->len)
+		return &builtin;
+	for (i = 1; sub_name && i < c->imap->len; i++) {
+		const struct pw_imap_conf *m = c->imap->pdata[i];
+
+		if (!strcmp(m->name, sub_name))
+			return m;
+	}
+	return c->imap->pdata[0];
+}
+
+/* A password ([smtp], [imap], [imap NAME]), or a URL with user
+ * information ("smtp://user:pw@host"). */
 static bool has_secret(GKeyFile *kf)
 {
 	char *url;
 	bool secret;
 
 	if (g_key_file_has_key(kf, "smtp", "password", NULL))
+		return true;
+	if (imap_has_secret(kf))
 		return true;
 	url = g_key_file_get_string(kf, "smtp", "url", NULL);
 	secret = url && strchr(url, '@');
@@ -186,6 +317,7 @@ static void set_defaults(struct pw_config *c, const char *db)
 	c->db_path = g_strdup(db ? db : "patchwarden.db");
 	c->smtp_starttls = g_strdup("required");
 	c->smtp_timeout = 60;
+	c->fetch_timeout = 120;
 	c->reply_min_severity = PW_SEV_WARNING;
 	c->per_recipient_per_hour = 5;
 	c->global_per_hour = 200;
@@ -200,6 +332,9 @@ static void default_mbox(struct pw_config *c)
 {
 	char *dir;
 
+	/* Archive mirrors beside the store: PATH-mirrors. */
+	if (!c->mirrors)
+		c->mirrors = g_strconcat(c->db_path, "-mirrors", NULL);
 	if (c->dry_run_mbox)
 		return;
 	dir = g_path_get_dirname(c->db_path);
@@ -280,6 +415,14 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 		g_free(c->db_path);
 		c->db_path = get_str(kf, "core", "db", "patchwarden.db");
 	}
+	c->mirrors = get_str(kf, "core", "mirrors", NULL);
+	if (!get_int(kf, "core", "fetch_timeout", 120, &c->fetch_timeout, err))
+		goto fail;
+	if (c->fetch_timeout < 1) {
+		*err = g_strdup_printf("%s: [core] fetch_timeout is seconds, at"
+				       " least 1", path);
+		goto fail;
+	}
 	c->smtp_url = get_str(kf, "smtp", "url", NULL);
 	c->smtp_from = get_str(kf, "smtp", "from", NULL);
 	c->smtp_user = get_str(kf, "smtp", "user", NULL);
@@ -335,6 +478,8 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 		goto fail;
 	}
 	c->automated_senders = get_list(kf, "reply", "automated_senders");
+	if (!read_imap(kf, c, err))
+		goto fail;
 
 	groups = g_key_file_get_groups(kf, NULL);
 	for (i = 0; groups[i]; i++) {
@@ -376,6 +521,7 @@ void pw_config_free(struct pw_config *c)
 		return;
 	g_free(c->path);
 	g_free(c->db_path);
+	g_free(c->mirrors);
 	g_free(c->smtp_url);
 	g_free(c->smtp_from);
 	g_free(c->from_name);
@@ -394,6 +540,8 @@ void pw_config_free(struct pw_config *c)
 	g_strfreev(c->automated_senders);
 	if (c->lists)
 		g_ptr_array_free(c->lists, TRUE);
+	if (c->imap)
+		g_ptr_array_free(c->imap, TRUE);
 	list_release(&c->defaults);
 	g_free(c);
 }

@@ -1,7 +1,9 @@
 /*
  * patchwarden: configuration, from one GLib key file (INI style).
  *
- *   [core]   db = PATH
+ *   [core]   db = PATH, mirrors = DIR (public-inbox mirrors, default
+ *            PATH-mirrors), fetch_timeout (seconds a fetch may receive
+ *            nothing)
  *   [smtp]   url, from, user, password, starttls (required|try|no),
  *            helo, timeout (seconds), cainfo
  *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
@@ -12,6 +14,10 @@
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
  *            cc_list (bool), cc_all (bool)
+ *   [imap]   user, password, starttls (required|try|no), cainfo,
+ *            timeout (seconds): for every IMAP subscription
+ *   [imap NAME]  the same keys for the subscription called NAME; each
+ *            key set here replaces the one of [imap]
  *
  * A file that holds a secret (a password, or an SMTP URL with user
  * information) is refused unless it belongs to the user running the
@@ -37,9 +43,21 @@ struct pw_list_conf {
 	bool cc_all;
 };
 
+/* How to log in to the IMAP server of a subscription. */
+struct pw_imap_conf {
+	char *name;		/* the subscription's name, "" for [imap] */
+	char *user;		/* NULL: the URL's user, if any */
+	char *password;		/* NULL: the URL's password, if any */
+	char *starttls;		/* "required", "try" or "no" (imap:// only) */
+	char *cainfo;		/* a CA file, NULL: the system's */
+	int timeout;		/* seconds: connecting, and a stalled server */
+};
+
 struct pw_config {
 	char *path;		/* the file read, NULL for the defaults */
 	char *db_path;
+	char *mirrors;		/* folder of the public-inbox mirrors */
+	int fetch_timeout;	/* seconds */
 
 	char *smtp_url;		/* NULL: replies go to the dry-run mbox */
 	char *smtp_from;
@@ -68,6 +86,9 @@ struct pw_config {
 
 	GPtrArray *lists;	/* struct pw_list_conf * */
 	struct pw_list_conf defaults;	/* for lists not configured */
+
+	GPtrArray *imap;	/* struct pw_imap_conf *: [imap], then each
+				 * [imap NAME]; NULL without a file */
 };
 
 /*
@@ -82,6 +103,14 @@ void pw_config_free(struct pw_config *c);
 /* The settings for a list (name may be NULL): never NULL. */
 const struct pw_list_conf *pw_config_list(const struct pw_config *c,
 					  const char *name);
+
+/*
+ * The IMAP settings of the subscription called sub_name (may be NULL):
+ * its [imap NAME] group over [imap], else [imap]; the defaults when c
+ * is NULL or read no file.  Never NULL; borrowed from c.
+ */
+const struct pw_imap_conf *pw_config_imap(const struct pw_config *c,
+					  const char *sub_name);
 
 /* Fills rule options for a list. */
 void pw_config_check_opts(const struct pw_list_conf *l,

@@ -19,11 +19,13 @@
 #include "bot/printer.h"
 #include "bot/log.h"
 #include "bot/mail.h"
+#include "bot/pubinbox.h"
 #include "bot/reply_policy.h"
 #include "bot/source.h"
 #include "checks/rules.h"
 #include "db/flood.h"
 #include "db/series.h"
+#include "db/subscription.h"
 
 #define BATCH 4000			/* messages per transaction: fewer commits
 				 * write each hot index page fewer times */
@@ -38,6 +40,9 @@ struct job {
 	struct pw_fingerprint fp;
 	int64_t fp_usec;	/* CPU the fingerprints took, with progress lines */
 	char *error;
+	/* From a source of pw_source_new() (struct pw_raw says what): */
+	char *git_blob, *archive, *cursor_key, *cursor, *ack;
+	bool removed;
 };
 
 static void job_free(struct job *j)
@@ -50,6 +55,11 @@ static void job_free(struct job *j)
 	if (j->findings)
 		g_ptr_array_free(j->findings, TRUE);
 	g_free(j->error);
+	g_free(j->git_blob);
+	g_free(j->archive);
+	g_free(j->cursor_key);
+	g_free(j->cursor);
+	g_free(j->ack);
 	g_free(j);
 }
 
@@ -83,6 +93,8 @@ static void process(struct job *j, const struct pw_config *cfg,
 		return;
 	if (pw_mail_parse_flags(j->data, j->len, PW_MAIL_REPLY_HEADERS_ONLY,
 				&j->mail, &j->error))
+		return;
+	if (j->removed)		/* only its Message-ID is needed */
 		return;
 	if (j->mail->kind != PW_MAIL_PATCH || !j->mail->diff)
 		return;
@@ -207,18 +219,35 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	const struct pw_mail *m = j->mail;
 	struct pw_check_opts co;
 	struct pw_msg_origin from = { .raw = j->data, .raw_len = j->len,
-				      .source = source, .backfill = !o->reply };
+				      .git_blob = j->git_blob,
+				      .source = j->archive ? j->archive : source,
+				      .backfill = !o->reply };
 	int64_t id, patch_id = 0, series_id, flood_id = 0;
 	enum pw_status s;
 	bool is_new;
 
 	c->t.fingerprint_usec += j->fp_usec;
+	if (j->error && j->removed) {
+		/* A removal that cannot be read removes nothing. */
+		if (!o->quiet)
+			pw_warn("%s: a removal that cannot be read: %s",
+				j->where, j->error);
+		return PW_OK;
+	}
 	if (j->error) {
 		if (!o->quiet)
 			pw_error("%s: %s", j->where, j->error);
 		c->errors++;
 		return pw_db_ingest_error_add(db, source, j->where, NULL, j->error,
 					      j->data, j->len);
+	}
+	if (j->removed) {
+		bool found;
+
+		s = pw_db_message_removed(db, m->msgid, from.source, &found);
+		if (!s && found)
+			c->removed++;
+		return s;
 	}
 	s = pw_db_message_add(db, m, &from, list_of(o, m), &id, &is_new);
 	if (s)
@@ -441,7 +470,7 @@ static gpointer reader(gpointer data)
 	int i;
 
 	k = chunk_new(seq++);
-	while (go) {
+	while (go && !(p->o->stop && *p->o->stop)) {
 		struct pw_raw raw;
 		struct job *j;
 		char *err = NULL;
@@ -465,6 +494,12 @@ static gpointer reader(gpointer data)
 			j->len = raw.len;
 		}
 		j->error = err;
+		j->git_blob = g_strdup(raw.git_blob);
+		j->archive = g_strdup(raw.archive);
+		j->cursor_key = g_strdup(raw.cursor_key);
+		j->cursor = g_strdup(raw.cursor);
+		j->ack = g_strdup(raw.ack);
+		j->removed = raw.removed;
 		g_ptr_array_add(k->jobs, j);
 		k->bytes += j->len;
 		if (k->jobs->len >= CHUNK_MESSAGES || k->bytes >= CHUNK_BYTES) {
@@ -521,9 +556,83 @@ static int ncores(void)
 	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
+/*
+ * What a batch owes its source: the cursors to write before it commits
+ * (key -> value, the last one of each key) and the acks to hand over
+ * once it has.
+ */
+struct owed {
+	GHashTable *cursors;
+	GPtrArray *acks;
+};
+
+static void owed_note(struct owed *w, struct job *j)
+{
+	if (j->cursor_key && j->cursor) {
+		g_hash_table_replace(w->cursors, j->cursor_key, j->cursor);
+		j->cursor_key = j->cursor = NULL;
+	}
+	if (j->ack) {
+		g_ptr_array_add(w->acks, j->ack);
+		j->ack = NULL;
+	}
+}
+
+static enum pw_status owed_write(struct pw_db *db, struct owed *w)
+{
+	GHashTableIter it;
+	gpointer k, v;
+	enum pw_status s = PW_OK;
+
+	g_hash_table_iter_init(&it, w->cursors);
+	while (!s && g_hash_table_iter_next(&it, &k, &v))
+		s = pw_db_cursor_set(db, k, v);
+	return s;
+}
+
+/* After the commit (committed) or the rollback of a batch. */
+static void owed_settle(struct owed *w, struct pw_source *src, bool committed)
+{
+	guint i;
+
+	for (i = 0; committed && i < w->acks->len; i++)
+		pw_source_ack(src, w->acks->pdata[i]);
+	g_ptr_array_set_size(w->acks, 0);
+	g_hash_table_remove_all(w->cursors);
+}
+
+/* Commits a batch with what it owes its source. */
+static enum pw_status batch_commit(struct pw_db *db, struct owed *w,
+				   struct pw_source *src)
+{
+	enum pw_status s = owed_write(db, w);
+
+	if (!s)
+		s = pw_db_commit(db);
+	if (!s)
+		owed_settle(w, src, true);
+	return s;
+}
+
 enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 			      const char *path, const struct pw_ingest_opts *o,
 			      struct pw_ingest_counts *c, char **err)
+{
+	struct pw_source *src;
+	enum pw_status s;
+
+	*err = NULL;
+	s = pw_source_open_flags(path, o->stdin_one ? PW_SOURCE_STDIN_ONE : 0,
+				 &src, err);
+	if (s)
+		return s;
+	return pw_ingest_source(db, cfg, src, path, o, c, err);
+}
+
+enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
+				struct pw_source *src, const char *path,
+				const struct pw_ingest_opts *o,
+				struct pw_ingest_counts *c, char **err)
 {
 	struct pw_flood_filter *ff;
 	struct pipe p;
@@ -532,15 +641,15 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	enum pw_status s = PW_OK;
 	int64_t next = 0, in_batch = 0;
 	struct pw_ingest_counts batch_start = *c;
+	struct owed owed;
 	int ended = 0, i;
 
 	*err = NULL;
 	pw_mail_init();
 	memset(&p, 0, sizeof(p));
-	s = pw_source_open_flags(path, o->stdin_one ? PW_SOURCE_STDIN_ONE : 0,
-				 &p.src, err);
-	if (s)
-		return s;
+	p.src = src;
+	owed.cursors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	owed.acks = g_ptr_array_new_with_free_func(g_free);
 	p.cfg = cfg;
 	p.o = o;
 	p.nworkers = o->threads > 0 ? o->threads : ncores();
@@ -586,9 +695,11 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 					s = store(db, cfg, ff, k->jobs->pdata[n], path,
 						  o, c);
 				if (!s)
+					owed_note(&owed, k->jobs->pdata[n]);
+				if (!s)
 					progress(o, c, false);
 				if (!s && ++in_batch >= BATCH) {
-					s = pw_db_commit(db);
+					s = batch_commit(db, &owed, p.src);
 					in_batch = 0;
 				}
 			}
@@ -605,13 +716,16 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 		}
 	}
 	if (!s && in_batch > 0)
-		s = pw_db_commit(db);
+		s = batch_commit(db, &owed, p.src);
 	if (s) {
 		/* Nothing of the batch is stored (a commit that fails
 		 * has rolled back already). */
 		pw_db_rollback(db);
+		owed_settle(&owed, p.src, false);
 		counts_undo(c, &batch_start);
 	}
+	g_hash_table_destroy(owed.cursors);
+	g_ptr_array_free(owed.acks, TRUE);
 	g_thread_join(rt);
 	drain(&p);
 	for (i = 0; i < p.nworkers; i++)
@@ -681,6 +795,28 @@ void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json)
 	pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
 }
 
+/*
+ * The bytes of message id from the public-inbox archive that keeps them
+ * (*raw NULL, with a warning, when they cannot be read there).
+ */
+static enum pw_status archived(struct pw_db *db, int64_t id, GBytes **raw)
+{
+	char *repo, *blob, *err = NULL;
+	enum pw_status s = pw_db_message_archive(db, id, &repo, &blob);
+
+	*raw = NULL;
+	if (s || !blob)
+		goto out;
+	*raw = pw_pubinbox_blob(repo, blob, &err);
+	if (!*raw)
+		pw_warn("message %" G_GINT64_FORMAT ": %s", id, err);
+out:
+	g_free(err);
+	g_free(repo);
+	g_free(blob);
+	return s;
+}
+
 enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 				 int64_t since, int64_t *checked,
 				 int64_t *findings, char **err)
@@ -704,7 +840,9 @@ enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 		if (i % BATCH == 0 && (s = pw_db_begin(db)))
 			break;
 		raw = pw_db_message_raw(db, r->message_id);
-		if (!raw)	/* kept in an archive, not here: nothing to re-read */
+		if (!raw && (s = archived(db, r->message_id, &raw)))
+			break;
+		if (!raw)
 			goto next;
 		memset(&j, 0, sizeof(j));
 		j.data = (char *)g_bytes_get_data(raw, &j.len);

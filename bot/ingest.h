@@ -6,6 +6,7 @@
 #ifndef PW_INGEST_H
 #define PW_INGEST_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,6 +21,9 @@ struct pw_ingest_opts {
 	bool no_floods;		/* benchmarks: no fingerprints, no flood detection */
 	int64_t progress;	/* a progress line every this many messages, 0: none */
 	bool stdin_one;		/* "-" is one message from an MTA, not an mbox */
+	/* Set (by a signal handler) to stop reading: what was read is
+	 * stored and committed, the rest is left for the next time. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Timing for the progress lines (pw_ingest_opts.progress). */
@@ -42,6 +46,7 @@ struct pw_ingest_counts {
 	int64_t patches, covers, comments, pulls, others;	/* newly stored */
 	int64_t duplicates;	/* already stored (seen again, maybe on another list) */
 	int64_t errors;		/* could not be read or stored */
+	int64_t removed;	/* marked removed by their archive */
 	int64_t findings;	/* findings stored for the new patches */
 	int64_t first_id;	/* the first message stored new, 0 before */
 	struct pw_ingest_timing t;
@@ -56,6 +61,19 @@ struct pw_ingest_counts {
 enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 			      const char *path, const struct pw_ingest_opts *o,
 			      struct pw_ingest_counts *counts, char **err);
+
+struct pw_source;
+
+/*
+ * pw_ingest_path() on a source already open (taken over and freed),
+ * named name in messages and the store.  A source of pw_source_new()
+ * gets its messages' cursors committed with them and its acks once
+ * they are committed.
+ */
+enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
+				struct pw_source *src, const char *name,
+				const struct pw_ingest_opts *o,
+				struct pw_ingest_counts *counts, char **err);
 
 /*
  * pw_ingest_path() over each of paths[0..n-1], reporting each source that

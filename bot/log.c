@@ -1,5 +1,14 @@
+/*
+ * patchwarden: log lines on stderr, one per event.  Under systemd, whose
+ * journal reads stderr (JOURNAL_STREAM names that stream), each line
+ * carries its syslog priority as "<N>", which journald turns into the
+ * entry's level.
+ */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bot/log.h"
 
@@ -10,14 +19,34 @@ void pw_log_set_level(enum pw_log_level l)
 	min_level = l;
 }
 
+/* Whether stderr is the journal's stream ("DEVICE:INODE" matches). */
+static int to_journal(void)
+{
+	static int yes = -1;
+	const char *v;
+	struct stat sb;
+	unsigned long long dev, ino;
+
+	if (yes >= 0)
+		return yes;
+	yes = 0;
+	v = getenv("JOURNAL_STREAM");
+	if (v && sscanf(v, "%llu:%llu", &dev, &ino) == 2 &&
+	    !fstat(STDERR_FILENO, &sb) && (unsigned long long)sb.st_dev == dev &&
+	    (unsigned long long)sb.st_ino == ino)
+		yes = 1;
+	return yes;
+}
+
 void pw_log(enum pw_log_level l, const char *fmt, ...)
 {
 	static const char *const names[] = { "debug: ", "", "warning: ", "error: " };
+	static const char *const prio[] = { "<7>", "<6>", "<4>", "<3>" };
 	va_list ap;
 
 	if (l < min_level)
 		return;
-	fprintf(stderr, "patchwarden: %s", names[l]);
+	fprintf(stderr, "%spatchwarden: %s", to_journal() ? prio[l] : "", names[l]);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

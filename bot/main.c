@@ -22,7 +22,10 @@ static const struct command commands[] = {
 	{ "db", pw_cmd_db, "database maintenance: stats, recheck" },
 	{ "query", pw_cmd_query, "query the stored history" },
 	{ "outbox", pw_cmd_outbox, "list, show, send and retry replies" },
-	{ "run", pw_cmd_run, "the bot's main job: ingest, check, reply" },
+	{ "run", pw_cmd_run, "the bot's main job: the service, or ingest, check, reply" },
+	{ "subscribe", pw_cmd_subscribe, "add, list, pause, resume, remove subscribed lists" },
+	{ "poll", pw_cmd_poll, "poll the subscriptions once" },
+	{ "archive", pw_cmd_archive, "append mail to a public-inbox archive (made if missing)" },
 };
 
 static void usage(FILE *out)
@@ -34,7 +37,7 @@ static void usage(FILE *out)
 		"commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].fn)
-			fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(out, "\n'patchwarden <command> --help' for a command's options.\n");
 }
 

@@ -471,8 +471,71 @@ enum pw_status pw_reply_policy_new_patch(struct pw_db *db,
 		return reply_flood(db, cfg, flood_id, message_id);
 	if (m->tags.total >= cfg->flood_count && !m->in_reply_to &&
 	    !(m->references && m->references[0]))
-		return pw_reply_policy_hold(db, cfg, message_id,
-			"an unthreaded patch of a series announced as large: "
-			"held until it is clear whether it is a flood");
+		return pw_reply_policy_hold(db, cfg, message_id, PW_HOLD_UNDECIDED);
 	return pw_reply_policy_answer(db, cfg, message_id);
+}
+
+/* One undecided reply whose window has closed. */
+static enum pw_status decide(struct pw_db *db, const struct pw_config *cfg,
+			     const struct pw_outbox_held *h, int64_t now,
+			     int *released, int *folded)
+{
+	struct pw_outbox_msg *m = NULL;
+	enum pw_status st;
+	int64_t flood_id = 0;
+	char *why = NULL;
+	const char *no;
+	bool found;
+
+	st = pw_db_flood_of_message(db, h->message, &found, &flood_id);
+	if (st)
+		return st;
+	if (found) {
+		why = g_strdup_printf("part of flood %" G_GINT64_FORMAT
+				      ": answered once, for the whole flood",
+				      flood_id);
+		st = pw_db_outbox_set_reason(db, h->id, why);
+		(*folded)++;
+		goto out;
+	}
+	st = pw_db_outbox_message(db, h->message, &m, &found);
+	if (st || !found)
+		goto out;
+	st = never_answer(db, cfg, m, &why);
+	if (!st && !why)
+		st = rate_limited(db, cfg, pw_mail_poster_addr(m->mail), true, &why);
+	if (st)
+		goto out;
+	if (why) {
+		st = pw_db_outbox_set_reason(db, h->id, why);
+		goto out;
+	}
+	st = pw_db_outbox_release(db, h->id, now, &no);
+	if (st == PW_ERR_INPUT)	/* sent or being sent: nothing to do */
+		st = PW_OK;
+	else if (!st)
+		(*released)++;
+out:
+	pw_outbox_msg_free(m);
+	g_free(why);
+	return st;
+}
+
+enum pw_status pw_reply_policy_release_undecided(struct pw_db *db,
+						 const struct pw_config *cfg,
+						 int64_t now, int *released,
+						 int *folded)
+{
+	GArray *held;
+	enum pw_status st;
+	guint i;
+
+	*released = *folded = 0;
+	st = pw_db_outbox_held(db, PW_HOLD_UNDECIDED, now - cfg->flood_window,
+			       &held);
+	for (i = 0; !st && i < held->len; i++)
+		st = decide(db, cfg, &g_array_index(held, struct pw_outbox_held, i),
+			    now, released, folded);
+	g_array_unref(held);
+	return st;
 }

@@ -40,6 +40,24 @@ enum pw_status pw_reply_policy_new_patch(struct pw_db *db,
 					 const struct pw_mail *m,
 					 int64_t flood_id, bool flood_rule_on);
 
+/* Why the reply to an unthreaded patch of a series announced as large
+ * is held (pw_reply_policy_new_patch()). */
+#define PW_HOLD_UNDECIDED "an unthreaded patch of a series announced as " \
+	"large: held until it is clear whether it is a flood"
+
+/*
+ * Decides the replies held as undecided (PW_HOLD_UNDECIDED) for longer
+ * than the flood window ([flood] window) at time now: a patch that
+ * joined a flood stays held, its reason now the flood (the flood's
+ * summary answers it; counted in *folded); any other is released to be
+ * sent, unless the policy holds it for another reason now (counted in
+ * *released when released).  The service calls it as it goes.
+ */
+enum pw_status pw_reply_policy_release_undecided(struct pw_db *db,
+						 const struct pw_config *cfg,
+						 int64_t now, int *released,
+						 int *folded);
+
 /*
  * Decides about, and queues, the reply to stored message message_id:
  * nothing when it is not a patch or has no finding at or above [reply]

@@ -54,6 +54,10 @@ struct pw_source {
 	guint next_file;
 	struct pw_source *child;	/* the entry being read (a directory) */
 	int depth;			/* directories above this one */
+
+	/* A source of pw_source_new(): its code and state. */
+	const struct pw_source_ops *ops;
+	void *ctx;
 };
 
 enum pw_source_kind pw_source_kind(const struct pw_source *s)
@@ -526,6 +530,25 @@ out:
 	return st;
 }
 
+struct pw_source *pw_source_new(const char *name,
+				const struct pw_source_ops *ops, void *ctx)
+{
+	struct pw_source *s = g_new0(struct pw_source, 1);
+
+	s->path = g_strdup(name);
+	s->kind = PW_SOURCE_ARCHIVE;
+	s->fd = -1;
+	s->ops = ops;
+	s->ctx = ctx;
+	return s;
+}
+
+void pw_source_ack(struct pw_source *s, const char *ack)
+{
+	if (s->ops && s->ops->ack && ack)
+		s->ops->ack(s->ctx, ack);
+}
+
 enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 			      char **err)
 {
@@ -556,6 +579,8 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 
 	memset(raw, 0, sizeof(*raw));
 	raw->offset = -1;
+	if (s->ops)
+		return s->ops->next(s->ctx, raw, err);
 	if (s->kind == PW_SOURCE_MAILDIR)
 		return next_maildir(s, raw, err);
 	if (s->kind == PW_SOURCE_DIR)
@@ -688,12 +713,15 @@ void pw_source_free(struct pw_source *s)
 {
 	if (!s)
 		return;
+	if (s->ops && s->ops->free)
+		s->ops->free(s->ctx);
 	if (s->fd >= 0 && s->fd != STDIN_FILENO)
 		close(s->fd);
 	if (s->files)
 		g_ptr_array_free(s->files, TRUE);
 	pw_source_free(s->child);
-	g_string_free(s->msg, TRUE);
+	if (s->msg)
+		g_string_free(s->msg, TRUE);
 	g_free(s->buf);
 	g_free(s->where);
 	g_free(s->path);

@@ -23,6 +23,7 @@ enum pw_source_kind {
 	PW_SOURCE_DIR,		/* any other directory: each entry read as
 				 * its own kind (message, mbox, Maildir) */
 	PW_SOURCE_STDIN,	/* an MTA's message, or an mbox piped in */
+	PW_SOURCE_ARCHIVE,	/* made by pw_source_new(): an archive, a mailbox */
 };
 
 struct pw_raw {
@@ -34,6 +35,18 @@ struct pw_raw {
 	bool truncated;		/* cut at the size cap */
 	bool cut_short;		/* the last message of an mbox that ends
 				 * without a newline: the file may be cut off */
+
+	/*
+	 * Set only by sources made with pw_source_new() (archives and
+	 * mailboxes); borrowed from the source until the next call.
+	 */
+	const char *git_blob;	/* the bytes stay in a git archive: this blob, */
+	const char *archive;	/* of this repository (the message's source) */
+	bool removed;		/* the archive removed this message: it is
+				 * marked removed, not stored */
+	const char *cursor_key;	/* the source's position once this message */
+	const char *cursor;	/* is stored, committed with it (or NULL) */
+	const char *ack;	/* handed to the source's ack once committed */
 };
 
 struct pw_source;
@@ -74,6 +87,26 @@ const char *pw_source_path(const struct pw_source *s);
  */
 enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 			      char **err);
+/*
+ * A source of raw messages made by its own code: a public-inbox archive,
+ * an IMAP mailbox, a subscribed Maildir.  next fills raw as
+ * pw_source_next() says; ack (may be NULL) is told, from the thread
+ * that stores, each raw->ack once its message is committed, possibly
+ * while next runs on another thread; free releases ctx.
+ */
+struct pw_source_ops {
+	enum pw_status (*next)(void *ctx, struct pw_raw *raw, char **err);
+	void (*ack)(void *ctx, const char *ack);
+	void (*free)(void *ctx);
+};
+
+/* A source named name (what errors and stored messages say it is). */
+struct pw_source *pw_source_new(const char *name,
+				const struct pw_source_ops *ops, void *ctx);
+
+/* Tells s that the message whose raw->ack was ack is committed. */
+void pw_source_ack(struct pw_source *s, const char *ack);
+
 /* Closes s and releases it; pw_source_free(NULL) does nothing. */
 void pw_source_free(struct pw_source *s);
 

@@ -362,6 +362,40 @@ enum pw_status pw_db_outbox_recover(struct pw_db *db, int64_t now, int *n)
 	return write1(db, st, n);
 }
 
+enum pw_status pw_db_outbox_held(struct pw_db *db, const char *reason,
+				 int64_t before, GArray **out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT id, message FROM outbox WHERE state = 'suppressed'"
+		" AND reason = ?1 AND created_at < ?2 AND message IS NOT NULL"
+		" ORDER BY id");
+	enum pw_status s;
+	bool row;
+
+	*out = g_array_new(FALSE, FALSE, sizeof(struct pw_outbox_held));
+	pw_db_bind_text(st, 1, reason);
+	sqlite3_bind_int64(st, 2, before);
+	while (!(s = pw_db_read(db, st, &row)) && row) {
+		struct pw_outbox_held h = { sqlite3_column_int64(st, 0),
+					    sqlite3_column_int64(st, 1) };
+
+		g_array_append_val(*out, h);
+	}
+	sqlite3_reset(st);
+	return s;
+}
+
+enum pw_status pw_db_outbox_set_reason(struct pw_db *db, int64_t id,
+				       const char *reason)
+{
+	sqlite3_stmt *st = pw_db_stmt(db, "UPDATE outbox SET reason = ?2"
+				      " WHERE id = ?1 AND state = 'suppressed'");
+
+	sqlite3_bind_int64(st, 1, id);
+	pw_db_bind_text(st, 2, reason);
+	return pw_db_done(db, st);
+}
+
 enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
 				      const char *reason, int *n)
 {

@@ -175,6 +175,24 @@ enum pw_status pw_db_outbox_recover(struct pw_db *db, int64_t now, int *n);
 enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
 				      const char *reason, int *n);
 
+/* A held reply: its row and the message it answers. */
+struct pw_outbox_held {
+	int64_t id;
+	int64_t message;
+};
+
+/*
+ * The suppressed replies held for reason (compared whole) that were
+ * stored before before, oldest first: *out receives a new GArray of
+ * struct pw_outbox_held.
+ */
+enum pw_status pw_db_outbox_held(struct pw_db *db, const char *reason,
+				 int64_t before, GArray **out);
+
+/* Sets the reason a suppressed reply is held back. */
+enum pw_status pw_db_outbox_set_reason(struct pw_db *db, int64_t id,
+				       const char *reason);
+
 /* ---- what a reply answers ---- */
 
 /*

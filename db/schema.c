@@ -282,6 +282,37 @@ static const char *const migrations[] = {
 	"CREATE TABLE schema_cookie_bump (x);"
 	"DROP TABLE schema_cookie_bump;"
 	"UPDATE message SET date = NULL WHERE date < 631152000;",	/* 1990 */
+	/*
+	 * Subscriptions (user_version 10, db/subscription.c): the lists
+	 * the service polls, with the health of their last polls.  A
+	 * source's cursors (last commit per epoch, UIDVALIDITY and last
+	 * UID) are cursor rows named "sub:ID:...", written in the
+	 * transaction of the messages they cover.  Messages an archive
+	 * removed (a public-inbox "d" commit) are marked in
+	 * message_removed, not deleted.
+	 */
+	"CREATE TABLE IF NOT EXISTS subscription ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  url TEXT NOT NULL,"
+	"  kind TEXT NOT NULL,"			/* public-inbox, imap, maildir */
+	"  list TEXT,"				/* file messages under it, or List-Id */
+	"  interval INTEGER NOT NULL,"		/* seconds between polls */
+	"  paused INTEGER NOT NULL DEFAULT 0,"
+	"  backfilled INTEGER NOT NULL DEFAULT 0,"	/* a first poll completed */
+	"  created_at INTEGER NOT NULL,"
+	"  last_poll INTEGER,"
+	"  last_ok INTEGER,"
+	"  next_poll INTEGER NOT NULL DEFAULT 0,"
+	"  failures INTEGER NOT NULL DEFAULT 0,"	/* polls failed in a row */
+	"  last_error TEXT,"
+	"  messages INTEGER NOT NULL DEFAULT 0"	/* new messages it brought */
+	");"
+	"CREATE TABLE IF NOT EXISTS message_removed ("
+	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
+	"  at INTEGER NOT NULL,"
+	"  source TEXT"
+	");",
 };
 
 const char *const *pw_db_migrations(size_t *n)

@@ -182,6 +182,56 @@ static void test_flood(void **state)
 	g_free(s);
 }
 
+/*
+ * Replies held while a flood was undecided: untouched within the flood
+ * window, released once it has closed, unless the policy now holds
+ * them for another reason (which becomes their reason).
+ */
+static void test_undecided(void **state)
+{
+	struct fx *f = *state;
+	int64_t a = add_patch(f, "u1@x", "una@example.com", NULL, false);
+	int64_t b = add_patch(f, "u2@x", "bot@example.com", "auto-generated", false);
+	int64_t now = (int64_t)time(NULL);
+	int released, folded;
+	GPtrArray *rows;
+	char *s;
+	guint i;
+
+	assert_int_equal(pw_reply_policy_hold(f->db, f->cfg, a, PW_HOLD_UNDECIDED), PW_OK);
+	assert_int_equal(pw_reply_policy_hold(f->db, f->cfg, b, PW_HOLD_UNDECIDED), PW_OK);
+	assert_int_equal(pw_reply_policy_release_undecided(f->db, f->cfg, now + 10,
+							    &released, &folded), PW_OK);
+	assert_int_equal(released + folded, 0);
+	s = state_of(f, "msg:u1@x");
+	assert_string_equal(s, "suppressed");
+	g_free(s);
+
+	assert_int_equal(pw_reply_policy_release_undecided(f->db, f->cfg,
+							    now + f->cfg->flood_window + 5,
+							    &released, &folded), PW_OK);
+	assert_int_equal(released, 1);
+	assert_int_equal(folded, 0);
+	s = state_of(f, "msg:u1@x");
+	assert_string_equal(s, "pending");
+	g_free(s);
+	rows = g_ptr_array_new_with_free_func((GDestroyNotify)pw_outbox_row_free);
+	assert_int_equal(pw_db_outbox_list(f->db, "suppressed", rows), PW_OK);
+	assert_int_equal(rows->len, 1);
+	for (i = 0; i < rows->len; i++) {
+		struct pw_outbox_row *r = rows->pdata[i];
+
+		assert_string_equal(r->answers, "msg:u2@x");
+		assert_non_null(strstr(r->reason, "automated"));
+	}
+	g_ptr_array_unref(rows);
+	/* Decided once: nothing more the next time. */
+	assert_int_equal(pw_reply_policy_release_undecided(f->db, f->cfg,
+							    now + f->cfg->flood_window + 9,
+							    &released, &folded), PW_OK);
+	assert_int_equal(released + folded, 0);
+}
+
 /* Stores a message of kind with the given number in series *series
  * (0: a new one); returns its message id. */
 static int64_t add_member(struct fx *f, const char *msgid, const char *kind,
@@ -381,6 +431,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_undecided, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sender, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_date, setup, teardown),

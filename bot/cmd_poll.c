@@ -1,0 +1,158 @@
+/*
+ * patchwarden poll [--db PATH] [--config FILE] [--format text|json] [NAME...]
+ *
+ * One pass over the subscriptions (every one not paused, or those
+ * named), then exit: each source's new mail is stored, checked, filed
+ * into series and floods, and, after a subscription's first poll,
+ * answered under the reply policy (the replies wait in the outbox for
+ * "outbox send" or the service).  Prints one line per source with what
+ * it added.  Exit status: 0 every source polled, 1 some failed (each
+ * says why, and "subscribe list" keeps it), 2 usage, 75 the store
+ * failed.  SIGTERM or SIGINT stops it cleanly: what was read is kept.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "bot/cli.h"
+#include "bot/cmd.h"
+#include "bot/log.h"
+#include "bot/printer.h"
+#include "bot/signals.h"
+#include "bot/subscription.h"
+
+/*
+ * Keeps in subs those to poll: the ones named (false unless every name
+ * is there), or, with none named, every one not paused.
+ */
+static bool choose(GPtrArray *subs, char **names, int n)
+{
+	bool ok = true;
+	guint i;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < subs->len; i++)
+			if (!strcmp(((struct pw_subscription *)subs->pdata[i])->name,
+				    names[k]))
+				break;
+		if (i == subs->len) {
+			fprintf(stderr, "patchwarden poll: no subscription '%s'"
+				" ('subscribe list')\n", names[k]);
+			ok = false;
+		}
+	}
+	for (i = subs->len; i-- > 0;) {
+		struct pw_subscription *s = subs->pdata[i];
+		bool keep = n == 0 && !s->paused;
+
+		for (k = 0; k < n; k++)
+			keep |= !strcmp(s->name, names[k]);
+		if (!keep)
+			g_ptr_array_remove_index(subs, i);
+	}
+	return ok;
+}
+
+void pw_poll_print(const struct pw_subscription *s,
+		   const struct pw_ingest_counts *c, const char *error, bool json)
+{
+	const struct pw_count n[] = {
+		{ "messages", c->messages }, { "patches", c->patches },
+		{ "covers", c->covers }, { "comments", c->comments },
+		{ "pulls", c->pulls }, { "others", c->others },
+		{ "duplicates", c->duplicates }, { "removed", c->removed },
+		{ "errors", c->errors }, { "findings", c->findings },
+	};
+
+	if (json) {
+		struct pw_printer *p = pw_printer_new(PW_FORMAT_JSON, stdout, NULL,
+						      PW_PRINTER_COMPACT);
+		size_t i;
+
+		pw_print_begin_map(p);
+		pw_print_str_at(p, "name", s->name);
+		for (i = 0; i < G_N_ELEMENTS(n); i++)
+			pw_print_int_at(p, n[i].name, n[i].value);
+		pw_print_str_at(p, "error", error);
+		pw_print_end(p);
+		pw_printer_free(p);
+		return;
+	}
+	printf("%s: ", s->name);
+	fflush(stdout);
+	pw_print_counts(n, G_N_ELEMENTS(n), false, stdout);
+	if (error)
+		printf("%s: failed: %s\n", s->name, error);
+}
+
+int pw_cmd_poll(int argc, char **argv)
+{
+	char *db_path = NULL, *config = NULL, *format = NULL;
+	GOptionEntry entries[] = {
+		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file", "PATH" },
+		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
+		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or json", "FORMAT" },
+		{ NULL, 0, 0, 0, NULL, NULL, NULL },
+	};
+	struct pw_config *cfg = NULL;
+	struct pw_db *db = NULL;
+	GPtrArray *subs = NULL;
+	enum pw_format f;
+	guint i;
+	int rc = 2;
+
+	if (!pw_cli_parse("poll", "[NAME...]", entries, &argc, &argv))
+		goto out;
+	if (!pw_format_parse(format, false, &f)) {
+		fprintf(stderr, "patchwarden poll: --format is text or json\n");
+		goto out;
+	}
+	if (!pw_cli_open(config, db_path, false, &cfg, &db)) {
+		rc = cfg ? EX_TEMPFAIL : 2;
+		goto out;
+	}
+	if (pw_db_subscription_list(db, &subs)) {
+		pw_error("%s", pw_db_errmsg(db));
+		rc = EX_TEMPFAIL;
+		goto out;
+	}
+	if (!choose(subs, argv + 1, argc - 1))
+		goto out;
+	if (!subs->len) {
+		fprintf(stderr, "patchwarden poll: nothing to poll: no"
+			" subscriptions, or all paused\n");
+		rc = 0;
+		goto out;
+	}
+	pw_signals_install();
+	rc = 0;
+	for (i = 0; i < subs->len && !pw_stop_requested; i++) {
+		struct pw_subscription *s = subs->pdata[i];
+		struct pw_ingest_counts c = { 0 };
+		char *err = NULL;
+		enum pw_status st;
+
+		st = pw_subscription_poll(db, cfg, s, &pw_stop_requested, &c, &err);
+		pw_poll_print(s, &c, st ? (err ? err : pw_status_str(st)) : NULL,
+			      f == PW_FORMAT_JSON);
+		g_free(err);
+		if (st == PW_ERR_DB || st == PW_ERR_TRANSIENT) {
+			rc = EX_TEMPFAIL;
+			break;
+		}
+		if (st)
+			rc = 1;
+	}
+	if (pw_stop_requested)
+		fprintf(stderr, "patchwarden poll: stopped; what was read is stored\n");
+out:
+	if (subs)
+		g_ptr_array_free(subs, TRUE);
+	pw_db_close(db);
+	pw_config_free(cfg);
+	g_free(db_path);
+	g_free(config);
+	g_free(format);
+	return rc;
+}

@@ -1,0 +1,196 @@
+/*
+ * patchwarden: the service (see bot/service.h).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bot/cli.h"
+#include "bot/log.h"
+#include "bot/reply_policy.h"
+#include "bot/reply_send.h"
+#include "bot/service.h"
+#include "bot/signals.h"
+#include "bot/subscription.h"
+
+#define MAX_SLEEP 30	/* seconds: replies to retry come due meanwhile */
+
+struct service {
+	const char *config_path, *db_override;
+	struct pw_config *cfg;
+	struct pw_db *db;
+};
+
+/* Reloads the configuration; the old one stays when the new one fails. */
+static void reload(struct service *sv)
+{
+	struct pw_config *c = NULL;
+	char *err = NULL;
+
+	if (pw_config_load(sv->config_path, sv->db_override, &c, &err)) {
+		pw_error("reload: %s; the configuration in use stays", err);
+		g_free(err);
+		return;
+	}
+	if (strcmp(c->db_path, sv->cfg->db_path))
+		pw_warn("reload: [core] db changed to %s: that takes a restart;"
+			" the store stays %s", c->db_path, sv->cfg->db_path);
+	g_free(c->db_path);
+	c->db_path = g_strdup(sv->cfg->db_path);
+	pw_config_free(sv->cfg);
+	sv->cfg = c;
+	pw_info("reload: configuration %s read again", sv->config_path ?
+		sv->config_path : "(defaults)");
+}
+
+/* Polls every subscription that is due; false when the store failed.
+ * *next receives when the next one is due (0: none). */
+static bool poll_due(struct service *sv, int64_t *next)
+{
+	GPtrArray *subs;
+	bool ok = true;
+	guint i;
+
+	*next = 0;
+	if (pw_db_subscription_list(sv->db, &subs)) {
+		pw_error("subscriptions: %s", pw_db_errmsg(sv->db));
+		g_ptr_array_free(subs, TRUE);
+		return false;
+	}
+	for (i = 0; i < subs->len && !pw_stop_requested; i++) {
+		struct pw_subscription *s = subs->pdata[i];
+		struct pw_ingest_counts c = { 0 };
+		int64_t now = (int64_t)time(NULL);
+		char *err = NULL;
+		enum pw_status st;
+
+		if (s->paused)
+			continue;
+		if (s->next_poll > now) {
+			if (!*next || s->next_poll < *next)
+				*next = s->next_poll;
+			continue;
+		}
+		st = pw_subscription_poll(sv->db, sv->cfg, s, &pw_stop_requested,
+					  &c, &err);
+		if (st == PW_ERR_DB || st == PW_ERR_TRANSIENT) {
+			pw_error("%s: the store failed: %s", s->name, err);
+			g_free(err);
+			ok = false;
+			break;
+		}
+		if (st) {
+			pw_warn("%s: poll failed (%d in a row; retried in %" G_GINT64_FORMAT
+				" s): %s", s->name, s->failures + 1,
+				pw_subscription_backoff(s, s->failures + 1), err);
+		} else if (c.messages || c.errors || c.removed) {
+			pw_info("%s: messages=%" G_GINT64_FORMAT " new=%" G_GINT64_FORMAT
+				" patches=%" G_GINT64_FORMAT " findings=%" G_GINT64_FORMAT
+				" removed=%" G_GINT64_FORMAT " errors=%" G_GINT64_FORMAT "%s",
+				s->name, c.messages, c.messages - c.duplicates,
+				c.patches, c.findings, c.removed, c.errors,
+				s->backfilled ? "" : " (backfill: never answered)");
+		} else {
+			pw_debug("%s: nothing new", s->name);
+		}
+		g_free(err);
+		/* Due again after its interval (or its backoff). */
+		*next = *next ? MIN(*next, now + 1) : now + 1;
+	}
+	g_ptr_array_free(subs, TRUE);
+	return ok;
+}
+
+/* Decides undecided replies whose window closed, sends what is due. */
+static bool replies(struct service *sv)
+{
+	struct pw_reply_send_opts so = { 0 };
+	struct pw_reply_send_stats ost = { 0 };
+	int released = 0, folded = 0;
+	enum pw_status st;
+	char *err = NULL;
+
+	st = pw_db_begin(sv->db);
+	if (!st)
+		st = pw_reply_policy_release_undecided(sv->db, sv->cfg,
+						       (int64_t)time(NULL),
+						       &released, &folded);
+	if (!st)
+		st = pw_db_commit(sv->db);
+	if (st) {
+		pw_db_rollback(sv->db);
+		pw_error("outbox: %s", pw_db_errmsg(sv->db));
+		return false;
+	}
+	if (released || folded)
+		pw_info("outbox: flood window closed: %d held replies released,"
+			" %d answered by their flood's summary", released, folded);
+	if (pw_reply_send_due(sv->db, sv->cfg, &so, &ost, &err)) {
+		pw_warn("outbox: %s; the replies wait for the next send",
+			err ? err : "sending failed");
+		g_free(err);
+	}
+	if (ost.sent || ost.deferred || ost.failed)
+		pw_info("outbox: sent=%d deferred=%d failed=%d%s", ost.sent,
+			ost.deferred, ost.failed, sv->cfg->smtp_url ? "" :
+			" (dry run: written to the dry-run mbox)");
+	return true;
+}
+
+/* Sleeps until when (Unix time), a signal, or MAX_SLEEP seconds. */
+static void nap(int64_t when)
+{
+	int64_t now = (int64_t)time(NULL);
+	int64_t end = g_get_monotonic_time() +
+		      (when > now ? MIN(when - now, MAX_SLEEP) : 1) * G_USEC_PER_SEC;
+
+	while (!pw_stop_requested && !pw_reload_requested &&
+	       g_get_monotonic_time() < end)
+		g_usleep(100 * 1000);
+}
+
+int pw_service_run(const char *config, const char *db_path)
+{
+	struct service sv = { config, db_path, NULL, NULL };
+	GPtrArray *subs = NULL;
+	int rc = 0;
+
+	pw_signals_install();
+	if (!pw_cli_open(config, db_path, false, &sv.cfg, &sv.db)) {
+		rc = EX_TEMPFAIL;
+		goto out;
+	}
+	if (!pw_db_subscription_list(sv.db, &subs))
+		pw_info("service: started (pid %d): store %s, %u subscriptions,"
+			" replies %s%s; stop with SIGTERM or Ctrl-C, reload the"
+			" configuration with SIGHUP", (int)getpid(),
+			sv.cfg->db_path, subs->len, sv.cfg->smtp_url ?
+			"sent through " : "written to ", sv.cfg->smtp_url ?
+			sv.cfg->smtp_url : sv.cfg->dry_run_mbox);
+	if (subs && !subs->len)
+		pw_warn("service: no subscriptions yet: 'patchwarden subscribe"
+			" add NAME URL' (it is read at its next round)");
+	if (subs)
+		g_ptr_array_free(subs, TRUE);
+	while (!pw_stop_requested) {
+		int64_t next = 0;
+
+		if (pw_reload_requested) {
+			pw_reload_requested = 0;
+			reload(&sv);
+		}
+		if (!poll_due(&sv, &next) || (!pw_stop_requested && !replies(&sv))) {
+			/* The store failed (busy, full): try again shortly. */
+			next = (int64_t)time(NULL) + 5;
+		}
+		if (!pw_stop_requested)
+			nap(next);
+	}
+	pw_info("service: stopped; what was read is stored");
+out:
+	pw_db_close(sv.db);
+	pw_config_free(sv.cfg);
+	return rc;
+}

@@ -1,0 +1,320 @@
+/*
+ * patchwarden: polling subscriptions (see bot/subscription.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bot/imap.h"
+#include "bot/log.h"
+#include "bot/pubinbox.h"
+#include "bot/subscription.h"
+
+bool pw_subscription_name_ok(const char *name)
+{
+	const char *p;
+
+	if (!name || !g_ascii_isalnum(name[0]) || strlen(name) > 64)
+		return false;
+	for (p = name; *p; p++)
+		if (!g_ascii_isalnum(*p) && *p != '-' && *p != '_' && *p != '.')
+			return false;
+	return true;
+}
+
+static bool is_maildir(const char *path)
+{
+	static const char *const sub[] = { "cur", "new", "tmp" };
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(sub); i++) {
+		char *d = g_build_filename(path, sub[i], NULL);
+		bool yes = g_file_test(d, G_FILE_TEST_IS_DIR);
+
+		g_free(d);
+		if (!yes)
+			return false;
+	}
+	return true;
+}
+
+const char *pw_subscription_kind(const char *url, char **resolved, char **err)
+{
+	*resolved = NULL;
+	if (g_str_has_prefix(url, "imap://") || g_str_has_prefix(url, "imaps://")) {
+		*resolved = g_strdup(url);
+		return "imap";
+	}
+	if (g_str_has_prefix(url, "http://") || g_str_has_prefix(url, "https://") ||
+	    g_str_has_prefix(url, "file://") || g_str_has_prefix(url, "git://")) {
+		*resolved = g_strdup(url);
+		return "public-inbox";
+	}
+	if (strstr(url, "://")) {
+		*err = g_strdup_printf("%s: not a URL patchwarden reads (http, https,"
+				       " file, git for public-inbox; imap, imaps)", url);
+		return NULL;
+	}
+	*resolved = g_canonicalize_filename(url, NULL);
+	if (is_maildir(*resolved))
+		return "maildir";
+	if (pw_pubinbox_is_inbox(*resolved))
+		return "public-inbox";
+	*err = g_strdup_printf("%s: %s", url, g_file_test(*resolved, G_FILE_TEST_EXISTS) ?
+			       "neither a public-inbox archive (git/N.git, or a"
+			       " bare repository) nor a Maildir (cur, new, tmp)" :
+			       "no such file or folder");
+	g_clear_pointer(resolved, g_free);
+	return NULL;
+}
+
+bool pw_duration_parse(const char *s, int64_t *seconds)
+{
+	char *end;
+	gint64 n;
+
+	if (!s || !g_ascii_isdigit(*s))
+		return false;
+	n = g_ascii_strtoll(s, &end, 10);
+	if (n <= 0 || n > 30 * 86400)
+		return false;
+	if (!*end || !strcmp(end, "s"))
+		;
+	else if (!strcmp(end, "m"))
+		n *= 60;
+	else if (!strcmp(end, "h"))
+		n *= 3600;
+	else if (!strcmp(end, "d"))
+		n *= 86400;
+	else
+		return false;
+	if (n > 30 * 86400)
+		return false;
+	*seconds = n;
+	return true;
+}
+
+int64_t pw_subscription_backoff(const struct pw_subscription *sub, int failures)
+{
+	int64_t d = 30;
+	int i;
+
+	/* 30 s, 1, 2, 4 ... minutes up to an hour; never sooner than the
+	 * interval. */
+	for (i = 1; i < failures && d < 3600; i++)
+		d *= 2;
+	if (d > 3600)
+		d = 3600;
+	return d > sub->interval ? d : sub->interval;
+}
+
+/* ---- a subscribed Maildir ---- */
+
+/*
+ * The messages of new/ (and of cur/ until the first poll completes), by
+ * name; each moves from new/ to cur/ once it is committed, so that a
+ * message is read again after a crash until it is stored, and then no
+ * more.
+ */
+struct maildir {
+	char *name;		/* the subscription */
+	GPtrArray *files;	/* paths, new/ ones last */
+	guint next;
+	char *data;
+	char *where;
+	int index;
+	const volatile sig_atomic_t *stop;
+};
+
+static void maildir_free(void *p)
+{
+	struct maildir *m = p;
+
+	g_ptr_array_free(m->files, TRUE);
+	g_free(m->data);
+	g_free(m->where);
+	g_free(m->name);
+	g_free(m);
+}
+
+static gint cmp_names(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void maildir_list(GPtrArray *out, const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	const char *n;
+	guint i;
+
+	while (d && (n = g_dir_read_name(d)))
+		if (n[0] != '.')
+			g_ptr_array_add(names, g_strdup(n));
+	if (d)
+		g_dir_close(d);
+	g_ptr_array_sort(names, cmp_names);
+	for (i = 0; i < names->len; i++)
+		g_ptr_array_add(out, g_build_filename(dir, names->pdata[i], NULL));
+	g_ptr_array_free(names, TRUE);
+}
+
+static enum pw_status maildir_next(void *p, struct pw_raw *raw, char **err)
+{
+	struct maildir *m = p;
+	GError *e = NULL;
+	const char *path;
+	gsize len;
+
+	g_clear_pointer(&m->data, g_free);
+	for (;;) {
+		struct stat sb;
+
+		if ((m->stop && *m->stop) || m->next >= m->files->len)
+			return PW_OK;
+		path = m->files->pdata[m->next++];
+		g_free(m->where);
+		m->where = g_strdup_printf("%s: %s", m->name, path);
+		raw->index = ++m->index;
+		raw->where = m->where;
+		if (strstr(path, "/new/"))
+			raw->ack = path;
+		if (stat(path, &sb)) {
+			if (errno == ENOENT) {	/* taken by another reader */
+				m->index--;
+				continue;
+			}
+			*err = g_strdup(g_strerror(errno));
+			return PW_ERR_INPUT;
+		}
+		if (sb.st_size > (off_t)PW_MAX_MESSAGE) {
+			*err = g_strdup_printf("message of %jd bytes, over the limit"
+					       " of %u", (intmax_t)sb.st_size,
+					       PW_MAX_MESSAGE);
+			return PW_ERR_INPUT;
+		}
+		if (!g_file_get_contents(path, &m->data, &len, &e)) {
+			*err = g_strdup(e->message);
+			g_error_free(e);
+			return PW_ERR_INPUT;
+		}
+		raw->data = m->data;
+		raw->len = len;
+		return PW_OK;
+	}
+}
+
+/* A message of new/ is committed: into cur/, seen by patchwarden. */
+static void maildir_ack(void *p, const char *path)
+{
+	char *base = g_path_get_basename(path);
+	char *dir = g_path_get_dirname(path);
+	char *top = g_path_get_dirname(dir);
+	char *to;
+
+	to = g_strdup_printf("%s/cur/%s%s", top, base, strstr(base, ":2,") ? "" : ":2,");
+	if (rename(path, to) && errno != ENOENT)
+		pw_warn("%s: cannot move it to cur/: %s", path, g_strerror(errno));
+	g_free(to);
+	g_free(top);
+	g_free(dir);
+	g_free(base);
+}
+
+static const struct pw_source_ops maildir_ops = {
+	.next = maildir_next,
+	.ack = maildir_ack,
+	.free = maildir_free,
+};
+
+static struct pw_source *maildir_open(const struct pw_subscription *sub,
+				      const volatile sig_atomic_t *stop)
+{
+	struct maildir *m = g_new0(struct maildir, 1);
+	char *dir;
+
+	m->name = g_strdup(sub->name);
+	m->files = g_ptr_array_new_with_free_func(g_free);
+	m->stop = stop;
+	if (!sub->backfilled) {
+		dir = g_build_filename(sub->url, "cur", NULL);
+		maildir_list(m->files, dir);
+		g_free(dir);
+	}
+	dir = g_build_filename(sub->url, "new", NULL);
+	maildir_list(m->files, dir);
+	g_free(dir);
+	return pw_source_new(sub->url, &maildir_ops, m);
+}
+
+/* ---- a poll ---- */
+
+static int64_t added(const struct pw_ingest_counts *c)
+{
+	return c->patches + c->covers + c->comments + c->pulls + c->others;
+}
+
+enum pw_status pw_subscription_poll(struct pw_db *db,
+				    const struct pw_config *cfg,
+				    const struct pw_subscription *sub,
+				    const volatile sig_atomic_t *stop,
+				    struct pw_ingest_counts *counts, char **err)
+{
+	struct pw_ingest_opts o = { 0 };
+	struct pw_ingest_counts before = *counts;
+	struct pw_source *src = NULL;
+	enum pw_status s, rs;
+	int64_t now, next;
+	bool stopped;
+
+	*err = NULL;
+	if (!strcmp(sub->kind, "public-inbox"))
+		s = pw_pubinbox_open(sub, cfg->mirrors, cfg->fetch_timeout, db,
+				     stop, &src, err);
+	else if (!strcmp(sub->kind, "imap"))
+		s = pw_imap_open(sub, cfg, db, stop, &src, err);
+	else if (!strcmp(sub->kind, "maildir"))
+		s = (src = maildir_open(sub, stop)) ? PW_OK : PW_ERR_IO;
+	else {
+		*err = g_strdup_printf("unknown kind of subscription '%s'", sub->kind);
+		s = PW_ERR_INPUT;
+	}
+	if (!s) {
+		o.list = sub->list;
+		o.reply = sub->backfilled;
+		o.stop = stop;
+		s = pw_ingest_source(db, cfg, src, sub->url, &o, counts, err);
+	}
+	stopped = stop && *stop;
+	if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT)
+		return s;	/* the store failed: nothing more to record */
+	if (s && stopped) {
+		/* Cut short by a stop (a fetch killed): no failure of the
+		 * source's; what was read is committed. */
+		g_clear_pointer(err, g_free);
+		s = PW_OK;
+	}
+	now = (int64_t)time(NULL);
+	if (s)
+		next = now + pw_subscription_backoff(sub, sub->failures + 1);
+	else
+		next = stopped ? now : now + sub->interval;
+	rs = pw_db_begin(db);
+	if (!rs && !s && !stopped && !sub->backfilled)
+		rs = pw_db_subscription_backfilled(db, sub->id);
+	if (!rs)
+		rs = pw_db_subscription_polled(db, sub->id, now, s ? *err : NULL,
+					       added(counts) - added(&before), next);
+	if (!rs)
+		rs = pw_db_commit(db);
+	if (rs) {
+		pw_db_rollback(db);
+		g_free(*err);
+		*err = g_strdup(pw_db_errmsg(db));
+		return rs;
+	}
+	return s;
+}

@@ -1,0 +1,59 @@
+/*
+ * patchwarden: polling subscriptions.  A poll reads what a subscribed
+ * source gained since its cursors (a public-inbox archive, an IMAP
+ * mailbox, a Maildir) through the ingest pipeline, and records how it
+ * went.  The first poll that completes is backfill: what it stores is
+ * never answered; later ones are taken as just arrived.
+ */
+#ifndef PW_SUBSCRIPTION_H
+#define PW_SUBSCRIPTION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bot/config.h"
+#include "bot/ingest.h"
+#include "db/subscription.h"
+
+/*
+ * What subscribing to url means: "public-inbox", "imap" or "maildir",
+ * or NULL with *err saying why none.  A path is made absolute in
+ * *resolved (a new string; the URL itself otherwise).
+ */
+const char *pw_subscription_kind(const char *url, char **resolved, char **err);
+
+/* Whether name can name a subscription (a folder of its mirror). */
+bool pw_subscription_name_ok(const char *name);
+
+/*
+ * Parses a duration: "90" or "90s", "5m", "2h", "1d"; false unless it
+ * is 1 second to 30 days.
+ */
+bool pw_duration_parse(const char *s, int64_t *seconds);
+
+/*
+ * Polls sub once: stores what its source gained, adding to *counts,
+ * and records the poll (its error, the next time it is due, with
+ * backoff after failures) in the store.  stop ends it early, what was
+ * read being committed.  Returns PW_OK when the poll succeeded;
+ * otherwise the error, with *err saying why (the store stays usable
+ * unless it is PW_ERR_DB or PW_ERR_TRANSIENT).
+ */
+enum pw_status pw_subscription_poll(struct pw_db *db,
+				    const struct pw_config *cfg,
+				    const struct pw_subscription *sub,
+				    const volatile sig_atomic_t *stop,
+				    struct pw_ingest_counts *counts, char **err);
+
+/*
+ * Prints what a poll of s added (c), and its error when it failed, as
+ * one line "NAME: messages=N ..." or one JSON object.
+ */
+void pw_poll_print(const struct pw_subscription *s,
+		   const struct pw_ingest_counts *c, const char *error, bool json);
+
+/* When a poll that failed failures times in a row is retried: seconds. */
+int64_t pw_subscription_backoff(const struct pw_subscription *sub, int failures);
+
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# patchwarden subscribe and poll on local sources: a public-inbox archive
+# made by "patchwarden archive" and subscribed by path, read where it is
+# (raw bytes stay in the archive, "db recheck" reads them there), and a
+# Maildir (new messages move to cur/ once stored).  The first poll is
+# backfill; what arrives later is answered once.
+. "$(dirname "$0")/../lib.sh"
+
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+conf=$TOP/tests/data/run.conf	# dry-run replies, no age limit
+db=$T/pw.db
+
+# ---- an archive by path ----
+out=$($PW archive "$T/inbox" "$TOP/tests/data/sample.mbox" 2>"$T/err")
+is "archive: exit status" "$?" 0
+contains "archive: says how many" "$out" "archived 61 messages"
+is "archive: one commit per message" \
+	"$(git -C "$T/inbox/git/0.git" rev-list --count master)" 61
+is "archive: each commit holds the blob m" \
+	"$(git -C "$T/inbox/git/0.git" ls-tree --name-only master)" m
+
+out=$($PW subscribe --db "$db" add sample "$T/inbox" --interval 30s)
+is "subscribe add: exit status" "$?" 0
+contains "subscribe add: says backfill" "$out" "backfill"
+$PW subscribe --db "$db" add sample "$T/inbox" 2>"$T/err"
+is "subscribe add: a name is taken once" "$?" 2
+$PW subscribe --db "$db" add 'a/b' "$T/inbox" 2>"$T/err"
+is "subscribe add: a name with a slash is refused" "$?" 2
+$PW subscribe --db "$db" add nowhere "$T/none" 2>"$T/err"
+is "subscribe add: a missing path is refused" "$?" 2
+contains "subscribe add: says why" "$(cat "$T/err")" "no such file or folder"
+
+out=$($PW poll --config "$conf" --db "$db")
+is "first poll: exit status" "$?" 0
+is "first poll: 61 messages" "$(kv messages "$out")" 61
+is "first poll: stored once each" "$(q "$db" "SELECT count(*) FROM message")" 61
+is "first poll: bytes kept in the archive, not copied" \
+	"$(q "$db" "SELECT count(*) FROM message WHERE git_blob IS NOT NULL AND raw_id IS NULL")" 61
+is "first poll: backfill is never answered" \
+	"$(q "$db" "SELECT count(*) FROM outbox WHERE state <> 'suppressed'")" 0
+is "first poll: the cursor is the archive's tip" \
+	"$(q "$db" "SELECT value FROM cursor WHERE source = 'sub:1:git/0'")" \
+	"$(git -C "$T/inbox/git/0.git" rev-parse master)"
+out=$($PW poll --config "$conf" --db "$db")
+is "second poll: nothing new" "$(kv messages "$out")" 0
+
+$PW archive "$T/inbox" "$TOP/tests/data/arrival.eml" >/dev/null
+out=$($PW poll --config "$conf" --db "$db")
+is "a new patch: stored" "$(kv patches "$out")" 1
+is "a new patch: one reply queued" \
+	"$(q "$db" "SELECT count(*) FROM outbox WHERE state = 'pending'")" 1
+$PW poll --config "$conf" --db "$db" >/dev/null
+is "a poll after: still one reply to it" \
+	"$(q "$db" "SELECT count(*) FROM outbox WHERE answers = 'msg:20261203090000.1-ada@example.org'")" 1
+
+out=$($PW db --db "$db" recheck)
+is "recheck reads the archive: every patch checked" "$(kv rechecked "$out")" \
+	"$(q "$db" "SELECT count(*) FROM patch WHERE pull_url IS NULL")"
+
+json=$($PW subscribe --db "$db" list --format json)
+is "list json: backfilled" "$(printf '%s' "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["backfilled"])')" True
+is "list json: messages counted" "$(printf '%s' "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["messages"])')" 62
+is "list json: state" "$(printf '%s' "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["state"])')" ok
+
+$PW subscribe --db "$db" pause sample >/dev/null
+$PW archive "$T/inbox" "$TOP/tests/data/incc.mbox" >/dev/null
+out=$($PW poll --config "$conf" --db "$db" 2>&1)
+contains "paused: not polled" "$out" "nothing to poll"
+out=$($PW poll --config "$conf" --db "$db" sample)
+is "paused, but named: polled" "$(kv messages "$out")" 3
+$PW subscribe --db "$db" resume sample >/dev/null
+is "resumed" "$($PW subscribe --db "$db" list --format csv | sed -n 2p | cut -d, -f5)" ok
+$PW poll --db "$db" nosuch 2>"$T/err"
+is "poll of an unknown name: usage error" "$?" 2
+
+# A subscription whose archive went away fails alone, and says why.
+cp -r "$T/inbox" "$T/gone"
+$PW subscribe --db "$db" add gone "$T/gone" >/dev/null
+$PW poll --config "$conf" --db "$db" >/dev/null
+rm -rf "$T/gone"
+$PW archive "$T/inbox" "$TOP/tests/data/forwarded-series.mbox" >/dev/null
+out=$($PW poll --config "$conf" --db "$db" 2>&1)
+is "a failing source: exit status 1" "$?" 1
+contains "a failing source: says which and why" "$out" "gone: failed:"
+contains "the other source still polled" "$out" "sample: messages="
+is "the failure is kept" "$(q "$db" "SELECT failures FROM subscription WHERE name = 'gone'")" 1
+check "and shown by subscribe list" grep -q "last error" <($PW subscribe --db "$db" list)
+$PW subscribe --db "$db" remove gone >/dev/null
+is "remove: its cursor goes" "$(q "$db" "SELECT count(*) FROM cursor WHERE source LIKE 'sub:2:%'")" 0
+
+# ---- a Maildir ----
+md=$T/md
+mkdir -p "$md/cur" "$md/new" "$md/tmp"
+python3 - "$TOP/tests/data/sample.mbox" "$md" <<'PY'
+import mailbox, sys
+box = mailbox.mbox(sys.argv[1])
+for i, m in enumerate(box):
+    d = "cur" if i < 20 else "new"
+    with open(f"{sys.argv[2]}/{d}/{1700000000 + i}.{i}.host", "wb") as f:
+        f.write(m.as_bytes())
+    if i == 29:
+        break
+PY
+db2=$T/md.db
+$PW subscribe --db "$db2" add box "$md" >/dev/null
+out=$($PW poll --config "$conf" --db "$db2")
+is "maildir: cur and new read on the first poll" "$(kv messages "$out")" 30
+is "maildir: new/ emptied into cur/" "$(ls "$md/new" | wc -l)" 0
+is "maildir: moved with their flags" "$(ls "$md/cur" | grep -c ':2,$')" 10
+is "maildir: bytes copied into the store" \
+	"$(q "$db2" "SELECT count(*) FROM message WHERE raw_id IS NOT NULL")" 30
+cp "$TOP/tests/data/arrival.eml" "$md/new/1800000000.1.host"
+out=$($PW poll --config "$conf" --db "$db2")
+is "maildir: a new message read once" "$(kv messages "$out")" 1
+is "maildir: and answered" "$(q "$db2" "SELECT count(*) FROM outbox WHERE state = 'pending'")" 1
+out=$($PW poll --config "$conf" --db "$db2")
+is "maildir: nothing after" "$(kv messages "$out")" 0
