@@ -55,6 +55,16 @@ median() { sort -n "$1" | sed -n "$(( ($(wc -l <"$1") + 1) / 2 ))p" | cut -d' ' 
 maxrss() { sort -k2,2n "$1" | tail -n 1 | cut -d' ' -f2; }
 runs=3
 : >"$T/poll.times"; : >"$T/path.times"; : >"$T/ingest.times"; : >"$T/nothing.ms"
+: >"$T/nothing-path.ms"; : >"$T/git-fetch.ms"
+# wall_ms FILE CMD...: appends CMD's wall time in ms to FILE.
+wall_ms() {
+	local f=$1 t0; shift
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1
+	echo $(( ($(date +%s%N) - t0) / 1000000 )) >>"$f"
+}
+# The reference for "one fetch": git fetch of a mirror with nothing new.
+git clone -q --mirror "${url}git/0.git" "$T/mirror.git" || exit 1
 for r in $(seq "$runs"); do
 	d=$T/run$r; mkdir -p "$d/http" "$d/path" "$d/ingest"
 	sync
@@ -65,13 +75,13 @@ for r in $(seq "$runs"); do
 	[ "$got" = "$n" ] || echo "  run $r: the poll stored $got of $n messages"
 	# Nothing new: the wall time of a poll, five times.
 	for i in 1 2 3 4 5; do
-		t0=$(date +%s%N)
-		"$PW" poll --db "$d/http/pw.db" >/dev/null 2>&1
-		echo $(( ($(date +%s%N) - t0) / 1000000 )) >>"$T/nothing.ms"
+		wall_ms "$T/nothing.ms" "$PW" poll --db "$d/http/pw.db"
+		wall_ms "$T/git-fetch.ms" git --git-dir="$T/mirror.git" fetch -q
 	done
 	$PW subscribe add --db "$d/path/pw.db" bench "$PI_DIR/bench" >/dev/null || exit 1
 	read -r s rss < <(measure "$PW" poll --db "$d/path/pw.db") || exit 1
 	echo "$s $rss" >>"$T/path.times"
+	for i in 1 2 3 4 5; do wall_ms "$T/nothing-path.ms" "$PW" poll --db "$d/path/pw.db"; done
 	sync
 	read -r s rss < <(measure "$PW" ingest -q --db "$d/ingest/pw.db" "$mbox") || exit 1
 	echo "$s $rss" >>"$T/ingest.times"
@@ -80,12 +90,14 @@ done
 echo "  runs, first poll over HTTP (s, KiB): $(tr '\n' ' ' <"$T/poll.times")"
 echo "  runs, ingest of the mbox (s, KiB):   $(tr '\n' ' ' <"$T/ingest.times")"
 poll_s=$(median "$T/poll.times"); path_s=$(median "$T/path.times"); ing_s=$(median "$T/ingest.times")
-nothing_ms=$(median "$T/nothing.ms")
 rate() { echo "scale=0; $n / $1" | bc; }
 printf '  %-40s %8.2f s %8s msg/s  peak RSS %6d KiB\n' "first poll, HTTP (public-inbox-httpd)" "$poll_s" "$(rate "$poll_s")" "$(maxrss "$T/poll.times")"
 printf '  %-40s %8.2f s %8s msg/s  peak RSS %6d KiB\n' "first poll, the inbox by path" "$path_s" "$(rate "$path_s")" "$(maxrss "$T/path.times")"
 printf '  %-40s %8.2f s %8s msg/s  peak RSS %6d KiB\n' "patchwarden ingest of the same mbox" "$ing_s" "$(rate "$ing_s")" "$(maxrss "$T/ingest.times")"
-printf '  %-40s %8d ms (median of %d; min %d, max %d)\n' "poll, nothing new (HTTP)" "$nothing_ms" \
-	"$(wc -l <"$T/nothing.ms")" "$(sort -n "$T/nothing.ms" | head -n1)" "$(sort -n "$T/nothing.ms" | tail -n1)"
+spread() { printf '%8d ms (median of %d; min %d, max %d)' "$(median "$1")" "$(wc -l <"$1")" \
+	"$(sort -n "$1" | head -n1)" "$(sort -n "$1" | tail -n1)"; }
+printf '  %-40s %s\n' "poll, nothing new (HTTP)" "$(spread "$T/nothing.ms")"
+printf '  %-40s %s\n' "poll, nothing new (by path)" "$(spread "$T/nothing-path.ms")"
+printf '  %-40s %s\n' "git fetch, nothing new (HTTP, reference)" "$(spread "$T/git-fetch.ms")"
 printf '  ratio: the first poll over HTTP runs at %.2fx the speed of ingest; target >= 10000 msg/s, RSS < 65536 KiB\n' \
 	"$(echo "scale=3; $ing_s / $poll_s" | bc)"
