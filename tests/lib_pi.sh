@@ -98,6 +98,7 @@ pi_commits() { git --git-dir="$PI_DIR/$1/git/$2.git" rev-list --count HEAD; }
 # of this test; waits until it answers.  PI_URL=http://127.0.0.1:PORT.
 pi_serve() {
 	local i
+	need curl
 	PI_PORT=$(free_port)
 	PI_URL=http://127.0.0.1:$PI_PORT
 	# Not through _pi: $! must be the server itself.
@@ -148,7 +149,8 @@ dc_start() {
 	else
 		uid=$(id -u) gid=$(id -g)
 		users="default_login_user = $(id -un)
-default_internal_user = $(id -un)"
+default_internal_user = $(id -un)
+default_internal_group = $(id -gn)"
 	fi
 	cat >"$DC_DIR/dovecot.conf" <<EOF
 protocols = imap
@@ -402,7 +404,11 @@ svc_signal() {
 }
 # gone PID: the process has ended (a child not yet waited for is a
 # zombie, which kill -0 still finds).
-gone() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null); [ -z "$s" ] || [ "${s#Z}" != "$s" ]; }
+gone() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$st" ] || [ "${st%% *}" = Z ]
+}
 # within SECONDS ELAPSED: ELAPSED (a decimal) is under SECONDS.
 within() { [ "$(echo "$2 < $1" | bc)" = 1 ]; }
 
