@@ -14,11 +14,15 @@
 #     (IMAP APPEND with curl), dc_recreate BOX (deleted and made again: a
 #     new UIDVALIDITY, UIDs from 1), dc_status BOX; user $DC_USER, password
 #     $DC_PASS, $DC_URL/BOX a mailbox's URL.
-#   Mail: split_mbox (tests/mbox_split.py), mkpatch (a recent patch with
-#     a finding), and store queries: stored, removed, replies_to, sub_field.
+#   Mail: split_mbox (tests/mbox_split.py), big_mail (thousands of real
+#     list messages), mkpatch (a recent patch with a finding), mkmail.
+#   The store: stored, has, missing, removed, replies, replies_to,
+#     mbox_replies, sub_field (subscribe list --format json); pwconf.
+#   The service: svc_start, svc_signal (SIG_RC, SIG_SECS), gone,
+#     wait_until, within; slow_proxy (a slow link, tests/slow_proxy.py).
 #
 # A Debian tool that is missing makes the script print "# skip: ..." and
-# exit 0 (make deps installs public-inbox, dovecot-imapd, python3).
+# exit 0 (make deps installs public-inbox, dovecot-imapd, python3, curl).
 PY=/usr/bin/python3
 PI_DIR=$T/pi
 PI_HOME=$T/pi/home
