@@ -6,18 +6,23 @@
 #     pi_deliver NAME FILE... (public-inbox-mda, one process per message),
 #     pi_deliver_fast NAME FILE... (the same commits in one process,
 #     tests/pi_deliver.pl), pi_new_epoch NAME FILE... (the first FILE
-#     starts epoch N+1), pi_remove FILE (public-inbox-learn rm: a "d"
+#     starts epoch N+1), pi_import_fast NAME FILE... (git fast-import,
+#     the same trees), pi_remove FILE (public-inbox-learn rm: a "d"
 #     commit), pi_serve / pi_stop (public-inbox-httpd, smart HTTP;
 #     $PI_URL/NAME/ is an inbox's URL, $PI_DIR/NAME its folder).
 #   Dovecot IMAP: dc_start, dc_stop, dc_mailbox BOX, dc_append BOX FILE...
 #     (IMAP APPEND with curl), dc_recreate BOX (deleted and made again: a
 #     new UIDVALIDITY, UIDs from 1), dc_status BOX; user $DC_USER, password
 #     $DC_PASS, $DC_URL/BOX a mailbox's URL.
-#   Mail: split_mbox (tests/mbox_split.py), mkpatch (a recent patch with
-#     a finding), and store queries: stored, removed, replies_to, sub_field.
+#   Mail: split_mbox (tests/mbox_split.py), big_mail (thousands of real
+#     list messages), mkpatch (a recent patch with a finding), mkmail.
+#   The store: stored, has, missing, removed, replies, replies_to,
+#     mbox_replies, sub_field (subscribe list --format json); pwconf.
+#   The service: svc_start, svc_signal (SIG_RC, SIG_SECS), gone,
+#     wait_until, within; slow_proxy (a slow link, tests/slow_proxy.py).
 #
 # A Debian tool that is missing makes the script print "# skip: ..." and
-# exit 0 (make deps installs public-inbox, dovecot-imapd, python3).
+# exit 0 (make deps installs public-inbox, dovecot-imapd, python3, curl).
 PY=/usr/bin/python3
 PI_DIR=$T/pi
 PI_HOME=$T/pi/home
@@ -74,6 +79,16 @@ pi_deliver_fast() { _pi perl "$TOP/tests/pi_deliver.pl" "$@"; }
 # an epoch reaches its size limit; the others follow it there.
 pi_new_epoch() { _pi perl "$TOP/tests/pi_deliver.pl" --new-epoch "$@"; }
 
+# pi_import_fast NAME FILE...: the same commits and blobs again, written
+# with git fast-import into the newest epoch (tests/pi_fastimport.py:
+# tens of thousands a second; msgmap and over are not updated, so later
+# mail to that inbox goes this way too); prints how many.
+pi_import_fast() {
+	local name=$1 e; shift
+	e=$(pi_epochs "$name"); e=${e##* }
+	$PY "$TOP/tests/pi_fastimport.py" "$PI_DIR/$name/git/$e.git" "$name" "$name@example.org" "$@"
+}
+
 # pi_remove FILE: the message FILE removed from the inboxes that hold it
 # (public-inbox-learn rm --all: a commit whose tree holds "d").
 pi_remove() { _pi public-inbox-learn rm --all <"$1" 2>>"$T/pi/learn.log"; }
@@ -87,6 +102,7 @@ pi_commits() { git --git-dir="$PI_DIR/$1/git/$2.git" rev-list --count HEAD; }
 # of this test; waits until it answers.  PI_URL=http://127.0.0.1:PORT.
 pi_serve() {
 	local i
+	need curl
 	PI_PORT=$(free_port)
 	PI_URL=http://127.0.0.1:$PI_PORT
 	# Not through _pi: $! must be the server itself.
@@ -137,7 +153,8 @@ dc_start() {
 	else
 		uid=$(id -u) gid=$(id -g)
 		users="default_login_user = $(id -un)
-default_internal_user = $(id -un)"
+default_internal_user = $(id -un)
+default_internal_group = $(id -gn)"
 	fi
 	cat >"$DC_DIR/dovecot.conf" <<EOF
 protocols = imap
@@ -346,4 +363,71 @@ pwconf() {
 	local f=$1; shift
 	{ printf '[reply]\nmax_age = 0\n'; printf '%s\n' "$@"; } >"$f"
 	chmod 600 "$f"
+}
+
+# big_mail DIR COUNT IDS: COUNT real list messages (the linux-mips corpus,
+# repeated with new Message-IDs by tests/bench/gen_ingest.py), one file
+# each in DIR, every Message-ID once, listed in IDS.
+big_mail() {
+	local dir=$1 count=$2 ids=$3 copies=$(( $2 / 1900 + 1 ))
+	$PY "$TOP/tests/bench/gen_ingest.py" "$CORPUS/lore-linux-mips/first-2000.mbox.xz" \
+		"$T/big.mbox" "$copies" >/dev/null || return 1
+	split_mbox "$T/big.mbox" "$dir" --unique --limit "$count" --ids "$ids"
+	rm -f "$T/big.mbox"
+}
+
+# wait_until SECONDS CMD...: runs CMD every 0.1 s until it succeeds (0)
+# or SECONDS pass (1).
+wait_until() {
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
+# svc_start LOG ARGS...: "patchwarden run ARGS" in the background, its
+# stderr to LOG; SVC_PID is its process id (killed at exit if still there).
+svc_start() {
+	local log=$1; shift
+	$PW run "$@" >"$log.out" 2>"$log" &
+	SVC_PID=$!
+	at_exit "kill -9 $SVC_PID 2>/dev/null"
+}
+# svc_signal SIG [LIMIT]: sends SIG to the service and waits for it to end
+# (killed after LIMIT seconds, default 10); sets SIG_RC to its exit status
+# (137 when it had to be killed) and SIG_SECS to the seconds it took.
+# Not in a subshell: only the shell that started it can wait for it.
+svc_signal() {
+	local sig=$1 limit=${2:-10} start
+	start=$(date +%s.%N)
+	kill -s "$sig" "$SVC_PID" 2>/dev/null
+	wait_until "$limit" gone "$SVC_PID" || kill -9 "$SVC_PID" 2>/dev/null
+	wait "$SVC_PID" 2>/dev/null; SIG_RC=$?
+	SIG_SECS=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
+}
+# gone PID: the process has ended (a child not yet waited for is a
+# zombie, which kill -0 still finds).
+gone() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$st" ] || [ "${st%% *}" = Z ]
+}
+# within SECONDS ELAPSED: ELAPSED (a decimal) is under SECONDS.
+within() { [ "$(echo "$2 < $1" | bc)" = 1 ]; }
+
+# slow_proxy TO_PORT RATE: a proxy to 127.0.0.1:TO_PORT whose answers go
+# out at RATE bytes a second (tests/slow_proxy.py); SLOW_PORT its port.
+slow_proxy() {
+	local i
+	SLOW_PORT=$(free_port)
+	$PY "$TOP/tests/slow_proxy.py" --port "$SLOW_PORT" --to "$1" --rate "$2" \
+		>"$T/slow_proxy.out" 2>"$T/slow_proxy.err" &
+	at_exit "kill $! 2>/dev/null"
+	for i in $(seq 50); do
+		grep -q ready "$T/slow_proxy.out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "# slow_proxy did not start:"; sed 's/^/#   /' "$T/slow_proxy.err"
+	return 1
 }

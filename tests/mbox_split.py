@@ -2,7 +2,7 @@
 """Split an mbox (mboxrd or mboxo) into one raw message per file, for
 public-inbox-mda, tests/pi_deliver.pl or a Maildir.
 
-    mbox_split.py [--unique] [--limit N] [--ids FILE] [--crlf] MBOX OUTDIR
+    mbox_split.py [--unique] [--limit N] [--ids FILE] [--mbox FILE] [--crlf] MBOX OUTDIR
 
 Files are OUTDIR/000001, 000002, ... in mbox order.  The From_ line is
 dropped and mboxrd escaping undone (">From " -> "From ", ">>From " ->
@@ -10,6 +10,8 @@ dropped and mboxrd escaping undone (">From " -> "From ", ">>From " ->
 drops messages without one (public-inbox would make one up, the bot
 another), so that "every message stored once" has one count; --ids
 writes each kept message's Message-ID, without <>, one per line;
+--mbox writes the kept messages again as one mboxrd (the same messages
+for patchwarden ingest);
 --crlf writes CRLF line ends (what an IMAP APPEND sends).  Prints the
 number of files written.
 """
@@ -18,6 +20,7 @@ import os
 import re
 
 ESC = re.compile(rb'^>(>*From )')
+ESC_OUT = re.compile(rb'^(>*From )')
 MID = re.compile(rb'<([^<>\s]+)>')
 
 
@@ -60,12 +63,14 @@ def main():
     ap.add_argument('--limit', type=int, default=0)
     ap.add_argument('--ids')
     ap.add_argument('--crlf', action='store_true')
+    ap.add_argument('--mbox', dest='mbox_out')
     ap.add_argument('mbox')
     ap.add_argument('outdir')
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     seen = set()
     ids = open(a.ids, 'w') if a.ids else None
+    mbox = open(a.mbox_out, 'wb') if a.mbox_out else None
     n = 0
     for lines in messages(a.mbox):
         mid = message_id(lines)
@@ -84,10 +89,17 @@ def main():
             f.write(data)
         if ids:
             ids.write('%s\n' % (mid or ''))
+        if mbox:
+            mbox.write(b'From mboxrd@z Thu Jan  1 00:00:00 1970\n')
+            for line in data.splitlines(True):
+                mbox.write(ESC_OUT.sub(rb'>\1', line))
+            mbox.write(b'\n' if data.endswith(b'\n') else b'\n\n')
         if a.limit and n >= a.limit:
             break
     if ids:
         ids.close()
+    if mbox:
+        mbox.close()
     print(n)
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/perl -w
-# pi_deliver.pl [--new-epoch] NAME FILE...: adds each raw message FILE to
+# pi_deliver.pl [--new-epoch] NAME FILE|DIR...: adds each raw message FILE
+# (or each file of DIR, in name order) to
 # the public-inbox v2 inbox NAME of $PI_CONFIG, in one writer session,
 # with public-inbox's own library (the code public-inbox-mda runs for each
 # message: the same commits, trees and blobs, verified by
@@ -23,8 +24,13 @@ my $ibx = $cfg->lookup_name($name) or die "no inbox $name in $ENV{PI_CONFIG}\n";
 $ibx = PublicInbox::InboxWritable->new($ibx);
 my $im = $ibx->importer(0);
 die "$name is not a v2 inbox\n" unless exists $im->{rotate_bytes};
+# A folder stands for its files, in name order.
+my @files = map {
+	-d $_ ? do { opendir(my $dh, $_) or die "$_: $!\n"; my $d = $_;
+		map { "$d/$_" } sort grep { -f "$d/$_" } readdir($dh) } : $_
+} @ARGV;
 my $n = 0;
-for my $f (@ARGV) {
+for my $f (@files) {
 	open my $fh, '<', $f or die "$f: $!\n";
 	my $raw = do { local $/; <$fh> };
 	close $fh;

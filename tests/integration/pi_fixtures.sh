@@ -31,6 +31,16 @@ is "each commit's tree holds one blob, m" \
 is "the commit message is the Subject" \
 	"$(git --git-dir="$PI_DIR/mda/git/0.git" log -1 --format=%s HEAD)" \
 	"$(sed -n 's/^Subject: //p' "$T/msgs/000005" | head -n1)"
+pi_init fi || exit 1
+is "pi_fastimport.py: 5 commits" "$(pi_import_fast fi "$T"/msgs/00000[1-5])" 5
+is "pi_fastimport.py makes the trees public-inbox-mda makes" \
+	"$(git --git-dir="$PI_DIR/fi/git/0.git" log --format=%T | md5sum)" \
+	"$(git --git-dir="$PI_DIR/mda/git/0.git" log --format=%T | md5sum)"
+is "pi_fastimport.py: author and subject as public-inbox writes them" \
+	"$(git --git-dir="$PI_DIR/fi/git/0.git" log --format='%an <%ae> %at %s' | md5sum)" \
+	"$(git --git-dir="$PI_DIR/mda/git/0.git" log --format='%an <%ae> %at %s' | md5sum)"
+pi_import_fast fi "$T"/msgs/00000[6-9] >/dev/null
+is "pi_fastimport.py appends to the epoch's history" "$(git --git-dir="$PI_DIR/fi/git/0.git" rev-list --count HEAD),$(git --git-dir="$PI_DIR/fi/git/0.git" rev-list --max-parents=0 HEAD | wc -l)" 9,1
 pi_deliver_fast fast "$T"/msgs/* >/dev/null
 is "the whole sample: 61 commits (duplicates not added twice)" "$(pi_commits fast 0)" 61
 

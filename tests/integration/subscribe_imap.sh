@@ -9,10 +9,9 @@
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/lib_pi.sh"
 
-# The IMAP login comes from the configuration.  ASSUMED key names (to be
-# aligned with bot/imap.c): [imap] user, password, starttls = no (plain
-# on loopback), the same keys in a section named for the subscription,
-# [imap NAME].  Unknown groups are ignored, so both are written.
+# The IMAP login comes from the configuration: [imap] user, password,
+# starttls = no (plain on loopback), and the same keys in [imap NAME],
+# the section of one subscription (bot/config.c reads both).
 imap_conf() {	# FILE PASSWORD
 	pwconf "$1" "[imap]" "user = $DC_USER" "password = $2" "starttls = no" \
 		"[imap box]" "user = $DC_USER" "password = $2" "starttls = no"
