@@ -46,7 +46,7 @@ DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
             libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 \
             libjson-glib-dev libmicrohttpd-dev nettle-dev libcmocka-dev git xz-utils \
             ca-certificates python3 python3-aiosmtpd public-inbox \
-            dovecot-imapd valgrind bc time openssl
+            dovecot-imapd valgrind bc time openssl curl
 
 .PHONY: all deps run test asan bench fuzz install clean check-includes unit
 
