@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -577,7 +578,8 @@ static enum pw_status fetch(const struct epoch *e, int timeout,
 			    const volatile sig_atomic_t *stop, char **err)
 {
 	GString *msg = g_string_new(NULL);
-	int64_t deadline;
+	int64_t deadline, t0 = g_get_monotonic_time();
+	struct rusage ru;
 	bool failed_msg = false, killed = false;
 	int pfd[2], status = 0;
 	pid_t pid;
@@ -638,9 +640,14 @@ static enum pw_status fetch(const struct epoch *e, int timeout,
 	close(pfd[0]);
 	if (killed)
 		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		pw_debug("%s: fetched in %.2f s (CPU %ld.%02ld s, peak RSS %ld KiB)",
+			 e->remote, (double)(g_get_monotonic_time() - t0) / 1e6,
+			 (long)ru.ru_utime.tv_sec + (long)ru.ru_stime.tv_sec,
+			 (long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 10000 % 100,
+			 ru.ru_maxrss);
 		g_string_free(msg, TRUE);
 		return PW_OK;
 	}

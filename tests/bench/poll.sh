@@ -55,7 +55,7 @@ median() { sort -n "$1" | sed -n "$(( ($(wc -l <"$1") + 1) / 2 ))p" | cut -d' ' 
 maxrss() { sort -k2,2n "$1" | tail -n 1 | cut -d' ' -f2; }
 runs=3
 : >"$T/poll.times"; : >"$T/path.times"; : >"$T/ingest.times"; : >"$T/nothing.ms"
-: >"$T/nothing-path.ms"; : >"$T/git-fetch.ms"
+: >"$T/nothing-path.ms"; : >"$T/git-fetch.ms"; : >"$T/clone.times"; : >"$T/fetch.s"
 # wall_ms FILE CMD...: appends CMD's wall time in ms to FILE.
 wall_ms() {
 	local f=$1 t0; shift
@@ -69,8 +69,13 @@ for r in $(seq "$runs"); do
 	d=$T/run$r; mkdir -p "$d/http" "$d/path" "$d/ingest"
 	sync
 	$PW subscribe add --db "$d/http/pw.db" bench "$url" >/dev/null || exit 1
-	read -r s rss < <(measure "$PW" poll --db "$d/http/pw.db") || exit 1
+	read -r s rss < <(measure "$PW" -v poll --db "$d/http/pw.db") || exit 1
 	echo "$s $rss" >>"$T/poll.times"
+	# Of which the fetch (libgit2, in its child process), as -v logs it.
+	sed -n 's/.*: fetched in \([0-9.]*\) s.*/\1/p' "$T/err" >>"$T/fetch.s"
+	# The same fetch by git itself, for reference.
+	read -r s rss < <(measure git clone -q --mirror "${url}git/0.git" "$d/clone.git") || exit 1
+	echo "$s $rss" >>"$T/clone.times"
 	got=$(stored "$d/http/pw.db")
 	[ "$got" = "$n" ] || echo "  run $r: the poll stored $got of $n messages"
 	# Nothing new: the wall time of a poll, five times.
@@ -92,6 +97,9 @@ echo "  runs, ingest of the mbox (s, KiB):   $(tr '\n' ' ' <"$T/ingest.times")"
 poll_s=$(median "$T/poll.times"); path_s=$(median "$T/path.times"); ing_s=$(median "$T/ingest.times")
 rate() { echo "scale=0; $n / $1" | bc; }
 printf '  %-40s %8.2f s %8s msg/s  peak RSS %6d KiB\n' "first poll, HTTP (public-inbox-httpd)" "$poll_s" "$(rate "$poll_s")" "$(maxrss "$T/poll.times")"
+printf '  %-40s %8.2f s\n' "  of which the fetch (libgit2)" "$(median "$T/fetch.s")"
+printf '  %-40s %8.2f s                 peak RSS %6d KiB\n' "git clone --mirror of it (reference)" \
+	"$(median "$T/clone.times")" "$(maxrss "$T/clone.times")"
 printf '  %-40s %8.2f s %8s msg/s  peak RSS %6d KiB\n' "first poll, the inbox by path" "$path_s" "$(rate "$path_s")" "$(maxrss "$T/path.times")"
 printf '  %-40s %8.2f s %8s msg/s  peak RSS %6d KiB\n' "patchwarden ingest of the same mbox" "$ing_s" "$(rate "$ing_s")" "$(maxrss "$T/ingest.times")"
 spread() { printf '%8d ms (median of %d; min %d, max %d)' "$(median "$1")" "$(wc -l <"$1")" \
