@@ -133,9 +133,24 @@ int pw_cmd_poll(int argc, char **argv)
 		char *err = NULL;
 		enum pw_status st;
 
-		st = pw_subscription_poll(db, cfg, s, &pw_stop_requested, &c, &err);
-		pw_poll_print(s, &c, st ? (err ? err : pw_status_str(st)) : NULL,
+		struct pw_subscription cur;
+		bool found;
+
+		/* As it is now: removed meanwhile (by another command), it
+		 * is left alone. */
+		if (pw_db_subscription_get(db, s->name, &cur, &found)) {
+			pw_error("%s", pw_db_errmsg(db));
+			rc = EX_TEMPFAIL;
+			break;
+		}
+		if (!found || cur.id != s->id) {
+			pw_subscription_release(&cur);
+			continue;
+		}
+		st = pw_subscription_poll(db, cfg, &cur, &pw_stop_requested, &c, &err);
+		pw_poll_print(&cur, &c, st ? (err ? err : pw_status_str(st)) : NULL,
 			      f == PW_FORMAT_JSON);
+		pw_subscription_release(&cur);
 		g_free(err);
 		if (st == PW_ERR_DB || st == PW_ERR_TRANSIENT) {
 			rc = EX_TEMPFAIL;

@@ -415,6 +415,7 @@ struct pipe {
 	bool stop;
 	int nworkers;
 	char *read_error;	/* a read error that ended the source */
+	bool complete;		/* the source was read to its end */
 };
 
 /* Waits until n more bytes fit in the budget; false once told to stop. */
@@ -478,8 +479,11 @@ static gpointer reader(gpointer data)
 
 		memset(&raw, 0, sizeof(raw));
 		s = pw_source_next(p->src, &raw, &err);
-		if (s == PW_OK && !raw.data)
+		if (s == PW_OK && !raw.data) {
+			/* The end, unless a stop made the source end early. */
+			p->complete = !(p->o->stop && *p->o->stop);
 			break;
+		}
 		if (s != PW_OK && s != PW_ERR_INPUT) {
 			p->read_error = err ? err : g_strdup(pw_status_str(s));
 			break;
@@ -601,7 +605,6 @@ static void owed_settle(struct owed *w, struct pw_source *src, bool committed)
 	g_hash_table_remove_all(w->cursors);
 }
 
-/* Commits a batch with what it owes its source. */
 /* New messages counted in c since was. */
 static int64_t added(const struct pw_ingest_counts *c, const struct pw_ingest_counts *was)
 {
@@ -732,6 +735,21 @@ enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 				g_mutex_unlock(&p.lock);
 			}
 		}
+	}
+	/*
+	 * A subscription's first poll that read its source to the end:
+	 * backfill is over, in the transaction of its last messages, so
+	 * that a crash cannot keep their cursor and lose this.
+	 */
+	if (!s && o->subscription && o->ends_backfill && p.complete &&
+	    !p.read_error) {
+		if (in_batch == 0) {
+			s = pw_db_begin(db);
+			batch_start = *c;
+		}
+		if (!s)
+			s = pw_db_subscription_backfilled(db, o->subscription);
+		in_batch++;
 	}
 	if (!s && in_batch > 0)
 		s = batch_commit(db, &owed, p.src, o, c, &batch_start);

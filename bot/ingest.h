@@ -27,6 +27,9 @@ struct pw_ingest_opts {
 	/* The subscription (row id) the source is, or 0: the new messages
 	 * it brought are counted with each batch. */
 	int64_t subscription;
+	/* With subscription: this poll ends its backfill when it reads the
+	 * source to the end (marked with the last messages). */
+	bool ends_backfill;
 };
 
 /* Timing for the progress lines (pw_ingest_opts.progress). */

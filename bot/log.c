@@ -5,10 +5,13 @@
  * entry's level.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <glib.h>
 
 #include "bot/log.h"
 
@@ -19,22 +22,24 @@ void pw_log_set_level(enum pw_log_level l)
 	min_level = l;
 }
 
-/* Whether stderr is the journal's stream ("DEVICE:INODE" matches). */
-static int to_journal(void)
+/* Whether stderr is the journal's stream ("DEVICE:INODE" matches);
+ * asked once, whichever thread logs first. */
+static bool to_journal(void)
 {
-	static int yes = -1;
-	const char *v;
-	struct stat sb;
-	unsigned long long dev, ino;
+	static gsize once;
+	static bool yes;
 
-	if (yes >= 0)
-		return yes;
-	yes = 0;
-	v = getenv("JOURNAL_STREAM");
-	if (v && sscanf(v, "%llu:%llu", &dev, &ino) == 2 &&
-	    !fstat(STDERR_FILENO, &sb) && (unsigned long long)sb.st_dev == dev &&
-	    (unsigned long long)sb.st_ino == ino)
-		yes = 1;
+	if (g_once_init_enter(&once)) {
+		const char *v = getenv("JOURNAL_STREAM");
+		unsigned long long dev, ino;
+		struct stat sb;
+
+		yes = v && sscanf(v, "%llu:%llu", &dev, &ino) == 2 &&
+		      !fstat(STDERR_FILENO, &sb) &&
+		      (unsigned long long)sb.st_dev == dev &&
+		      (unsigned long long)sb.st_ino == ino;
+		g_once_init_leave(&once, 1);
+	}
 	return yes;
 }
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,6 +34,8 @@
 
 #define MANIFEST_MAX (16u << 20)	/* bytes of manifest.js.gz, unpacked */
 #define PROBE_TIMEOUT 30		/* seconds for a manifest or a probe */
+#define PROBE_EPOCHS 8			/* new epochs a poll looks for, without
+					 * a manifest (one a year on lore) */
 
 /* ---- libgit2 ---- */
 
@@ -67,8 +70,7 @@ static const char *git_msg(void)
 
 static bool is_url(const char *s)
 {
-	return g_str_has_prefix(s, "http://") || g_str_has_prefix(s, "https://") ||
-	       g_str_has_prefix(s, "file://") || g_str_has_prefix(s, "git://");
+	return strstr(s, "://") != NULL;	/* pw_subscription_kind() said which */
 }
 
 static bool is_dir(const char *path)
@@ -153,14 +155,25 @@ static size_t buf_write(char *p, size_t size, size_t n, void *data)
 	return size * n;
 }
 
+static int http_progress(void *data, curl_off_t dltotal, curl_off_t dlnow,
+			 curl_off_t ultotal, curl_off_t ulnow)
+{
+	const volatile sig_atomic_t *stop = data;
+
+	return stop && *stop;	/* non-zero aborts the transfer */
+}
+
 /*
- * GETs url (at most max bytes) into *out: true with the body on a 200,
- * false otherwise, *code holding the HTTP status (0: no answer).
+ * GETs url (at most max bytes) into *out: true with the body on a 200
+ * (of Content-Type type, unless NULL), false otherwise, *code holding
+ * the HTTP status (0: no answer).  stop, when set, aborts it.
  */
-static bool http_get(const char *url, size_t max, GBytes **out, long *code,
-		     char **err)
+static bool http_get(const char *url, size_t max, const char *type,
+		     const volatile sig_atomic_t *stop, GBytes **out,
+		     long *code, char **err)
 {
 	struct buf b = { g_byte_array_new(), max };
+	const char *ct = NULL;
 	char ebuf[CURL_ERROR_SIZE] = "";
 	CURL *c = curl_easy_init();
 	CURLcode rc;
@@ -184,8 +197,15 @@ static bool http_get(const char *url, size_t max, GBytes **out, long *code,
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "patchwarden/" PW_VERSION);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, http_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)stop);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, code);
+	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+	if (rc == CURLE_OK && *code == 200 && type &&
+	    (!ct || g_ascii_strncasecmp(ct, type, strlen(type))))
+		*code = 415;	/* answered, but not with that */
 	curl_easy_cleanup(c);
 	if (rc != CURLE_OK) {
 		*err = g_strdup_printf("%s: %s", url, ebuf[0] ? ebuf :
@@ -233,8 +253,13 @@ static GBytes *gunzip(GBytes *data)
  * when there is none or it cannot be read; fps receives each epoch's
  * fingerprint (a hash of its refs) by number.
  */
-static GArray *manifest_epochs(const char *base, GHashTable *fps, char **err)
+static GArray *manifest_epochs(const char *base, GHashTable *fps,
+			       const volatile sig_atomic_t *stop, char **err)
 {
+	GUri *u = g_uri_parse(base, G_URI_FLAGS_NONE, NULL);
+	/* Keys are paths on the server: this inbox's are PATH/git/N.git
+	 * (a manifest may cover other inboxes too). */
+	char *prefix = g_strconcat(u ? g_uri_get_path(u) : "/", "git/", NULL);
 	char *url = g_strconcat(base, "manifest.js.gz", NULL);
 	GBytes *gz = NULL, *js = NULL;
 	JsonParser *jp = NULL;
@@ -243,7 +268,7 @@ static GArray *manifest_epochs(const char *base, GHashTable *fps, char **err)
 	long code;
 	char *e = NULL;
 
-	if (!http_get(url, MANIFEST_MAX, &gz, &code, &e)) {
+	if (!http_get(url, MANIFEST_MAX, NULL, stop, &gz, &code, &e)) {
 		if (e) {	/* no answer at all: the inbox is unreachable */
 			*err = e;
 		}
@@ -264,13 +289,16 @@ static GArray *manifest_epochs(const char *base, GHashTable *fps, char **err)
 		GList *keys = json_object_get_members(json_node_get_object(root)), *l;
 
 		for (l = keys; l; l = l->next) {
-			const char *k = l->data, *g = strstr(k, "/git/");
+			const char *k = l->data, *g;
 			char *end;
 			long n;
 
-			if (!g || !g_ascii_isdigit(g[5]))
+			if (!g_str_has_prefix(k, prefix))
 				continue;
-			n = strtol(g + 5, &end, 10);
+			g = k + strlen(prefix);
+			if (!g_ascii_isdigit(*g))
+				continue;
+			n = strtol(g, &end, 10);
 			JsonNode *v;
 			const char *fp;
 
@@ -296,16 +324,20 @@ out:
 		g_bytes_unref(js);
 	if (gz)
 		g_bytes_unref(gz);
+	if (u)
+		g_uri_unref(u);
+	g_free(prefix);
 	g_free(url);
 	return a;
 }
 
 /*
- * Whether the repository at url answers: smart HTTP's ref listing for
- * http(s), the folder for file://.  *err is set when the server could
- * not be asked at all.
+ * Whether the repository at url answers: smart HTTP's ref listing (a
+ * page that is not one is no repository), the folder for file://.
+ * *err is set when the server could not be asked at all.
  */
-static bool repo_exists(const char *url, char **err)
+static bool repo_exists(const char *url, const volatile sig_atomic_t *stop,
+			char **err)
 {
 	GBytes *b = NULL;
 	char *probe;
@@ -314,10 +346,10 @@ static bool repo_exists(const char *url, char **err)
 
 	if (g_str_has_prefix(url, "file://"))
 		return is_bare_repo(url + 7);
-	if (g_str_has_prefix(url, "git://"))
-		return true;	/* no cheap probe: the fetch tells */
 	probe = g_strconcat(url, "/info/refs?service=git-upload-pack", NULL);
-	yes = http_get(probe, 1u << 20, &b, &code, err);
+	yes = http_get(probe, 1u << 20,
+		       "application/x-git-upload-pack-advertisement", stop, &b,
+		       &code, err);
 	if (b)
 		g_bytes_unref(b);
 	g_free(probe);
@@ -400,7 +432,8 @@ static bool epochs_local(const struct pw_subscription *sub, const char *path,
  * not mirrored yet.  fps receives the manifest's fingerprints.
  */
 static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
-			GHashTable *fps, GPtrArray *out, char **err)
+			GHashTable *fps, const volatile sig_atomic_t *stop,
+			GPtrArray *out, char **err)
 {
 	char *base = g_str_has_suffix(sub->url, "/") ? g_strdup(sub->url) :
 		     g_strconcat(sub->url, "/", NULL);
@@ -411,7 +444,8 @@ static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
 
 	if (have->len)
 		newest_have = g_array_index(have, int, have->len - 1);
-	ns = g_str_has_prefix(base, "http") ? manifest_epochs(base, fps, &e) : NULL;
+	ns = g_str_has_prefix(base, "http") ? manifest_epochs(base, fps, stop, &e) :
+	     NULL;
 	if (e) {
 		*err = e;
 		goto fail;
@@ -422,9 +456,10 @@ static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
 		/* No manifest: what we have, then probe beyond it. */
 		ns = g_array_new(FALSE, FALSE, sizeof(int));
 		g_array_append_vals(ns, have->data, have->len);
-		for (next = newest_have + 1;; next++) {
+		for (next = newest_have + 1; next <= newest_have + PROBE_EPOCHS &&
+		     !(stop && *stop); next++) {
 			char *u = g_strdup_printf("%sgit/%d.git", base, next);
-			bool yes = repo_exists(u, &e);
+			bool yes = repo_exists(u, stop, &e);
 
 			g_free(u);
 			if (e) {
@@ -453,7 +488,7 @@ static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
 		/* A v1 inbox, or one epoch, at the URL itself. */
 		char *u = g_strndup(base, strlen(base) - 1);
 
-		if (!repo_exists(u, &e)) {
+		if (!repo_exists(u, stop, &e)) {
 			*err = e ? e : g_strdup_printf("%s: no public-inbox archive"
 						       " there (no manifest.js.gz,"
 						       " no git/0.git, no repository)",
@@ -483,10 +518,11 @@ fail:
 
 /* epochs_list(), each epoch with its fingerprint in the manifest. */
 static bool epochs_remote(const struct pw_subscription *sub, const char *mirror,
-			  GPtrArray *out, char **err)
+			  const volatile sig_atomic_t *stop, GPtrArray *out,
+			  char **err)
 {
 	GHashTable *fps = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-	bool ok = epochs_list(sub, mirror, fps, out, err);
+	bool ok = epochs_list(sub, mirror, fps, stop, out, err);
 	guint i;
 
 	for (i = 0; ok && i < out->len; i++) {
@@ -657,6 +693,68 @@ static enum pw_status fetch(const struct epoch *e, int timeout,
 	return PW_ERR_IO;
 }
 
+/*
+ * One poll of a subscription's archive at a time, whoever runs it (the
+ * service, "poll"): a lock on MIRROR.lock, beside its mirror, held from
+ * the fetch to the end of the walk.  A descriptor, or -1 with *err.
+ */
+static int lock_take(const char *mirror, const char *name, char **err)
+{
+	char *path = g_strconcat(mirror, ".lock", NULL);
+	char *dir = g_path_get_dirname(path);
+	int fd = -1;
+
+	if (g_mkdir_with_parents(dir, 0755) ||
+	    (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
+	else if (flock(fd, LOCK_EX | LOCK_NB)) {
+		*err = g_strdup_printf("%s: %s", name, errno == EWOULDBLOCK ?
+				       "being polled by another patchwarden now" :
+				       g_strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	g_free(dir);
+	g_free(path);
+	return fd;
+}
+
+/* Removes the files *.lock under dir, to depth levels of folders. */
+static void unlock_dir(const char *dir, int depth)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *n;
+
+	while (d && (n = g_dir_read_name(d))) {
+		char *p = g_build_filename(dir, n, NULL);
+
+		if (g_str_has_suffix(n, ".lock") && !is_dir(p)) {
+			if (!unlink(p))
+				pw_warn("%s: removed, left by a fetch that was"
+					" stopped", p);
+		} else if (depth > 0 && is_dir(p)) {
+			unlock_dir(p, depth - 1);
+		}
+		g_free(p);
+	}
+	if (d)
+		g_dir_close(d);
+}
+
+/*
+ * The lock files a fetch killed half-way can leave in a mirror (refs,
+ * packed-refs, FETCH_HEAD, config), which would fail every fetch after
+ * it.  Only under lock_take()'s lock: nothing else writes there.
+ */
+static void unlock_stale(const char *repo)
+{
+	char *refs = g_build_filename(repo, "refs", NULL);
+
+	unlock_dir(repo, 0);
+	unlock_dir(refs, 8);
+	g_free(refs);
+}
+
 /* ---- walking the epochs ---- */
 
 struct item {
@@ -689,6 +787,7 @@ struct walker {
 	char *where;
 	int index;
 	const volatile sig_atomic_t *stop;
+	int lock;		/* lock_take()'s, held while the source lives */
 };
 
 static void walker_close_epoch(struct walker *w)
@@ -717,6 +816,7 @@ static void walker_free(void *data)
 	g_ptr_array_free(w->epochs, TRUE);
 	g_free(w->where);
 	g_free(w->name);
+	close(w->lock);
 	g_free(w);
 }
 
@@ -979,13 +1079,19 @@ static enum pw_status fetch_if_changed(struct pw_db *db, const struct epoch *e,
 	char *key = g_strconcat(e->key, ":fingerprint", NULL), *had = NULL;
 	enum pw_status s = PW_OK;
 
-	if (e->fp && (s = pw_db_cursor_get(db, key, &had)))
+	if (e->fp && (s = pw_db_cursor_get(db, key, &had))) {
 		*err = g_strdup(pw_db_errmsg(db));
-	else if (e->fp && had && !strcmp(had, e->fp) && is_bare_repo(e->local))
+		goto out;
+	}
+	if (e->fp && had && !strcmp(had, e->fp) && is_bare_repo(e->local)) {
 		pw_debug("%s: unchanged since its last fetch", e->remote);
-	else if (!(s = fetch(e, timeout, stop, err)) && e->fp &&
-		 (s = pw_db_cursor_set(db, key, e->fp)))
+		goto out;
+	}
+	unlock_stale(e->local);
+	s = fetch(e, timeout, stop, err);
+	if (!s && e->fp && (s = pw_db_cursor_set(db, key, e->fp)))
 		*err = g_strdup(pw_db_errmsg(db));
+out:
 	g_free(had);
 	g_free(key);
 	return s;
@@ -998,19 +1104,27 @@ enum pw_status pw_pubinbox_open(const struct pw_subscription *sub,
 				struct pw_source **out, char **err)
 {
 	GPtrArray *epochs = g_ptr_array_new_with_free_func((GDestroyNotify)epoch_free);
+	/* NAME.ID: a subscription removed and added again under its name
+	 * gets a mirror of its own. */
+	char *dir = g_strdup_printf("%s.%" G_GINT64_FORMAT, sub->name, sub->id);
+	char *mirror = g_build_filename(mirrors, dir, NULL);
 	struct walker *w;
 	enum pw_status s = PW_OK;
+	int lock;
 	guint i;
 
 	*out = NULL;
 	*err = NULL;
 	git_once();
-	if (is_url(sub->url)) {
-		char *mirror = g_build_filename(mirrors, sub->name, NULL);
-		bool ok = epochs_remote(sub, mirror, epochs, err);
-
+	g_free(dir);
+	lock = lock_take(mirror, sub->name, err);
+	if (lock < 0) {
 		g_free(mirror);
-		if (!ok) {
+		g_ptr_array_free(epochs, TRUE);
+		return PW_ERR_IO;
+	}
+	if (is_url(sub->url)) {
+		if (!epochs_remote(sub, mirror, stop, epochs, err)) {
 			s = PW_ERR_IO;
 			goto fail;
 		}
@@ -1034,9 +1148,13 @@ enum pw_status pw_pubinbox_open(const struct pw_subscription *sub,
 	w->items = g_array_new(FALSE, FALSE, sizeof(struct item));
 	w->oids = g_array_new(FALSE, FALSE, sizeof(git_oid));
 	w->stop = stop;
+	w->lock = lock;
 	*out = pw_source_new(sub->url, &walker_ops, w);
+	g_free(mirror);
 	return PW_OK;
 fail:
+	close(lock);
+	g_free(mirror);
 	g_ptr_array_free(epochs, TRUE);
 	return s;
 }

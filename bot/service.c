@@ -23,6 +23,19 @@ struct service {
 	struct pw_db *db;
 };
 
+/* url as it may be logged: without its password (NULL for NULL). */
+static char *shown_url(const char *url)
+{
+	GUri *u = url ? g_uri_parse(url, G_URI_FLAGS_HAS_PASSWORD, NULL) : NULL;
+	char *s;
+
+	if (!u)
+		return url ? g_strdup("(an SMTP URL that does not parse)") : NULL;
+	s = g_uri_to_string_partial(u, G_URI_HIDE_PASSWORD);
+	g_uri_unref(u);
+	return s;
+}
+
 /* Reloads the configuration; the old one stays when the new one fails. */
 static void reload(struct service *sv)
 {
@@ -66,6 +79,9 @@ static bool poll_due(struct service *sv, int64_t *next)
 		char *err = NULL;
 		enum pw_status st;
 
+		struct pw_subscription cur;
+		bool found;
+
 		if (s->paused)
 			continue;
 		if (s->next_poll > now) {
@@ -73,8 +89,20 @@ static bool poll_due(struct service *sv, int64_t *next)
 				*next = s->next_poll;
 			continue;
 		}
-		st = pw_subscription_poll(sv->db, sv->cfg, s, &pw_stop_requested,
+		/* As it is now: paused or removed while another was polled,
+		 * it is left alone. */
+		if (pw_db_subscription_get(sv->db, s->name, &cur, &found)) {
+			pw_error("subscriptions: %s", pw_db_errmsg(sv->db));
+			ok = false;
+			break;
+		}
+		if (!found || cur.id != s->id || cur.paused) {
+			pw_subscription_release(&cur);
+			continue;
+		}
+		st = pw_subscription_poll(sv->db, sv->cfg, &cur, &pw_stop_requested,
 					  &c, &err);
+		pw_subscription_release(&cur);
 		if (st == PW_ERR_DB || st == PW_ERR_TRANSIENT) {
 			pw_error("%s: the store failed: %s", s->name, err);
 			g_free(err);
@@ -162,13 +190,16 @@ int pw_service_run(const char *config, const char *db_path)
 		rc = EX_TEMPFAIL;
 		goto out;
 	}
-	if (!pw_db_subscription_list(sv.db, &subs))
+	if (!pw_db_subscription_list(sv.db, &subs)) {
+		char *smtp = shown_url(sv.cfg->smtp_url);
+
 		pw_info("service: started (pid %d): store %s, %u subscriptions,"
 			" replies %s%s; stop with SIGTERM or Ctrl-C, reload the"
 			" configuration with SIGHUP", (int)getpid(),
-			sv.cfg->db_path, subs->len, sv.cfg->smtp_url ?
-			"sent through " : "written to ", sv.cfg->smtp_url ?
-			sv.cfg->smtp_url : sv.cfg->dry_run_mbox);
+			sv.cfg->db_path, subs->len, smtp ? "sent through " :
+			"written to ", smtp ? smtp : sv.cfg->dry_run_mbox);
+		g_free(smtp);
+	}
 	if (subs && !subs->len)
 		pw_warn("service: no subscriptions yet: 'patchwarden subscribe"
 			" add NAME URL' (it is read at its next round)");

@@ -40,21 +40,39 @@ static bool is_maildir(const char *path)
 	return true;
 }
 
+/* Whether url carries a password ("imaps://user:secret@host/..."). */
+static bool has_password(const char *url)
+{
+	GUri *u = g_uri_parse(url, G_URI_FLAGS_HAS_PASSWORD, NULL);
+	bool yes = u && g_uri_get_password(u);
+
+	if (u)
+		g_uri_unref(u);
+	return yes;
+}
+
 const char *pw_subscription_kind(const char *url, char **resolved, char **err)
 {
 	*resolved = NULL;
+	/* The URL is stored, listed and logged: no secret in it. */
+	if (strstr(url, "://") && has_password(url)) {
+		*err = g_strdup("a URL with a password: give the user alone in the"
+				" URL and the password in the configuration"
+				" ([imap NAME] password, chmod 600)");
+		return NULL;
+	}
 	if (g_str_has_prefix(url, "imap://") || g_str_has_prefix(url, "imaps://")) {
 		*resolved = g_strdup(url);
 		return "imap";
 	}
 	if (g_str_has_prefix(url, "http://") || g_str_has_prefix(url, "https://") ||
-	    g_str_has_prefix(url, "file://") || g_str_has_prefix(url, "git://")) {
+	    g_str_has_prefix(url, "file://")) {
 		*resolved = g_strdup(url);
 		return "public-inbox";
 	}
 	if (strstr(url, "://")) {
 		*err = g_strdup_printf("%s: not a URL patchwarden reads (http, https,"
-				       " file, git for public-inbox; imap, imaps)", url);
+				       " file for public-inbox; imap, imaps)", url);
 		return NULL;
 	}
 	*resolved = g_canonicalize_filename(url, NULL);
@@ -231,11 +249,20 @@ static const struct pw_source_ops maildir_ops = {
 };
 
 static struct pw_source *maildir_open(const struct pw_subscription *sub,
-				      const volatile sig_atomic_t *stop)
+				      const volatile sig_atomic_t *stop,
+				      char **err)
 {
-	struct maildir *m = g_new0(struct maildir, 1);
+	struct maildir *m;
 	char *dir;
 
+	/* Gone, or not mounted: a failure, never an empty first poll
+	 * (which would make its mail, once back, answered as new). */
+	if (!is_maildir(sub->url)) {
+		*err = g_strdup_printf("%s: not a Maildir now (cur, new and tmp"
+				       " are not all there)", sub->url);
+		return NULL;
+	}
+	m = g_new0(struct maildir, 1);
 	m->name = g_strdup(sub->name);
 	m->files = g_ptr_array_new_with_free_func(g_free);
 	m->stop = stop;
@@ -271,7 +298,7 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 	else if (!strcmp(sub->kind, "imap"))
 		s = pw_imap_open(sub, cfg, db, stop, &src, err);
 	else if (!strcmp(sub->kind, "maildir"))
-		s = (src = maildir_open(sub, stop)) ? PW_OK : PW_ERR_IO;
+		s = (src = maildir_open(sub, stop, err)) ? PW_OK : PW_ERR_IO;
 	else {
 		*err = g_strdup_printf("unknown kind of subscription '%s'", sub->kind);
 		s = PW_ERR_INPUT;
@@ -281,6 +308,7 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 		o.reply = sub->backfilled;
 		o.stop = stop;
 		o.subscription = sub->id;
+		o.ends_backfill = !sub->backfilled;
 		s = pw_ingest_source(db, cfg, src, sub->url, &o, counts, err);
 	}
 	stopped = stop && *stop;
@@ -298,8 +326,6 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 	else
 		next = stopped ? now : now + sub->interval;
 	rs = pw_db_begin(db);
-	if (!rs && !s && !stopped && !sub->backfilled)
-		rs = pw_db_subscription_backfilled(db, sub->id);
 	if (!rs)
 		rs = pw_db_subscription_polled(db, sub->id, now, s ? *err : NULL,
 					       next);

@@ -292,7 +292,8 @@ static const char *const migrations[] = {
 	 * message_removed, not deleted.
 	 */
 	"CREATE TABLE IF NOT EXISTS subscription ("
-	"  id INTEGER PRIMARY KEY,"
+	/* Never reused: cursors and mirrors are named by it. */
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	"  name TEXT NOT NULL UNIQUE,"
 	"  url TEXT NOT NULL,"
 	"  kind TEXT NOT NULL,"			/* public-inbox, imap, maildir */
