@@ -1067,6 +1067,62 @@ static const struct pw_source_ops walker_ops = {
 	.free = walker_free,
 };
 
+#define PACKS_MAX 16	/* packs a mirror may gather before a repack */
+
+static int count_packs(const char *repo)
+{
+	char *dir = g_build_filename(repo, "objects", "pack", NULL);
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *n;
+	int packs = 0;
+
+	while (d && (n = g_dir_read_name(d)))
+		packs += g_str_has_suffix(n, ".pack");
+	if (d)
+		g_dir_close(d);
+	g_free(dir);
+	return packs;
+}
+
+/*
+ * Each fetch that brings something leaves a pack of its own; reading a
+ * mirror of hundreds of them would slow every poll.  Past PACKS_MAX,
+ * "git repack --geometric=2" merges the small ones (the large ones
+ * stay as they are, so it costs little), when git is installed; stop
+ * kills it (a repack killed half-way leaves the old packs).  Under
+ * lock_take()'s lock.
+ */
+static void repack(const char *repo, const volatile sig_atomic_t *stop)
+{
+	char *argv[] = { "git", "-C", (char *)repo, "repack", "-d", "-q",
+			 "--geometric=2", NULL };
+	GError *e = NULL;
+	GPid pid;
+	int status = 0, packs = count_packs(repo);
+
+	if (packs <= PACKS_MAX)
+		return;
+	if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
+			   G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+			   G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &pid, &e)) {
+		pw_debug("%s: %d packs, and no git to repack them: %s", repo,
+			 packs, e->message);
+		g_error_free(e);
+		return;
+	}
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (stop && *stop) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		g_usleep(50 * 1000);
+	}
+	pw_debug("%s: %d packs repacked into %d", repo, packs, count_packs(repo));
+	g_spawn_close_pid(pid);
+}
+
 /*
  * Fetches epoch e unless the manifest's fingerprint of it is the one
  * its mirror was fetched at (kept as the cursor "KEY:fingerprint"), so
@@ -1089,6 +1145,8 @@ static enum pw_status fetch_if_changed(struct pw_db *db, const struct epoch *e,
 	}
 	unlock_stale(e->local);
 	s = fetch(e, timeout, stop, err);
+	if (!s)
+		repack(e->local, stop);
 	if (!s && e->fp && (s = pw_db_cursor_set(db, key, e->fp)))
 		*err = g_strdup(pw_db_errmsg(db));
 out:

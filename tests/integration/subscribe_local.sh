@@ -115,3 +115,25 @@ is "maildir: a new message read once" "$(kv messages "$out")" 1
 is "maildir: and answered" "$(q "$db2" "SELECT count(*) FROM outbox WHERE state = 'pending'")" 1
 out=$($PW poll --config "$conf" --db "$db2")
 is "maildir: nothing after" "$(kv messages "$out")" 0
+
+# ---- an archive by file:// URL: mirrored, and its packs kept few ----
+db3=$T/url.db
+$PW archive "$T/uinbox" "$TOP/tests/data/incc.mbox" >/dev/null
+$PW subscribe --db "$db3" add u "file://$T/uinbox" >/dev/null
+$PW poll --db "$db3" >/dev/null
+check "file:// URL: mirrored as NAME.ID" test -d "$T/url.db-mirrors/u.1/git/0.git"
+for i in $(seq 1 18); do
+	sed "s/^Message-ID: .*/Message-ID: <pack-$i@example.org>/" \
+		"$TOP/tests/data/arrival.eml" >"$T/one.eml"
+	$PW archive "$T/uinbox" "$T/one.eml" >/dev/null
+	$PW poll --db "$db3" >/dev/null
+done
+is "file:// URL: every message read once" "$(q "$db3" "SELECT count(*) FROM message")" 21
+packs=$(ls "$T/url.db-mirrors/u.1/git/0.git/objects/pack" | grep -c '\.pack$')
+check "file:// URL: 19 fetches, the mirror's packs merged ($packs left)" test "$packs" -le 16
+# A lock file a killed fetch left behind is cleared by the next poll.
+: >"$T/url.db-mirrors/u.1/git/0.git/refs/heads/master.lock"
+$PW archive "$T/uinbox" "$TOP/tests/data/forwarded-series.mbox" >/dev/null
+out=$($PW poll --db "$db3" 2>&1)
+is "a stale ref lock: the poll succeeds" "$?" 0
+check "and the lock is gone" test ! -e "$T/url.db-mirrors/u.1/git/0.git/refs/heads/master.lock"
