@@ -27,6 +27,7 @@
 #include <string.h>
 #include <curl/curl.h>
 
+#include "bot/curl.h"
 #include "bot/imap.h"
 #include "bot/log.h"
 
@@ -267,16 +268,6 @@ void pw_imap_search_parse(const char *buf, size_t len, uint32_t lo,
 
 /* ---- libcurl ---- */
 
-static void global_init(void)
-{
-	static gsize once;
-
-	if (g_once_init_enter(&once)) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		g_once_init_leave(&once, 1);
-	}
-}
-
 /* Copies at most size - 1 bytes of n at p into out, control bytes and
  * line ends made spaces: server text fit for one log line. */
 static void clean(char *out, size_t size, const char *p, size_t n)
@@ -419,27 +410,6 @@ static const char *why(const struct imap *m, CURLcode rc)
 	return m->errbuf[0] ? m->errbuf : curl_easy_strerror(rc);
 }
 
-/* Failures that only a change of the configuration can cure. */
-static bool config_error(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_LOGIN_DENIED:
-	case CURLE_USE_SSL_FAILED:
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CIPHER:
-	case CURLE_UNSUPPORTED_PROTOCOL:
-	case CURLE_URL_MALFORMAT:
-	case CURLE_NOT_BUILT_IN:
-	case CURLE_REMOTE_ACCESS_DENIED:
-	case CURLE_AUTH_ERROR:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
  * Translates a failed command; *err names the mailbox, never the
  * password.  A mailbox the server does not have (a NO to STATUS) is
@@ -458,7 +428,7 @@ static enum pw_status failure(struct imap *m, CURLcode rc, const char *what,
 		return PW_ERR_USAGE;
 	}
 	*err = g_strdup_printf("%s: %s: %s", m->name, what, text);
-	return config_error(rc) ? PW_ERR_USAGE : PW_ERR_IO;
+	return pw_curl_config_error(rc) ? PW_ERR_USAGE : PW_ERR_IO;
 }
 
 /* Asks for the mailbox's UIDVALIDITY and UIDNEXT.  PW_OK with *st
@@ -864,7 +834,7 @@ enum pw_status pw_imap_open(const struct pw_subscription *sub,
 
 	*out = NULL;
 	*err = NULL;
-	global_init();
+	pw_curl_init();
 	m->stop = stop;
 	m->window = WINDOW;
 	m->uids = g_array_new(FALSE, FALSE, sizeof(uint32_t));

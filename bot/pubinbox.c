@@ -23,11 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <gio/gio.h>
 #include <git2.h>
 #include <json-glib/json-glib.h>
 
+#include "bot/curl.h"
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/pubinbox.h"
@@ -175,11 +175,13 @@ static bool http_get(const char *url, size_t max, const char *type,
 	struct buf b = { g_byte_array_new(), max };
 	const char *ct = NULL;
 	char ebuf[CURL_ERROR_SIZE] = "";
-	CURL *c = curl_easy_init();
+	CURL *c;
 	CURLcode rc;
 
 	*out = NULL;
 	*code = 0;
+	pw_curl_init();
+	c = curl_easy_init();
 	if (!c) {
 		*err = g_strdup("cannot start libcurl");
 		g_byte_array_unref(b.b);

@@ -15,6 +15,7 @@
 #include <curl/curl.h>
 #include <glib.h>
 
+#include "bot/curl.h"
 #include "bot/smtp.h"
 #include "bot/log.h"
 
@@ -109,16 +110,6 @@ static int debug_cb(CURL *c, curl_infotype type, char *data, size_t size,
 	return 0;
 }
 
-static void global_init(void)
-{
-	static gsize once;
-
-	if (g_once_init_enter(&once)) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		g_once_init_leave(&once, 1);
-	}
-}
-
 /* True when s is a plausible host name for EHLO (it goes into the URL). */
 static bool helo_ok(const char *s)
 {
@@ -170,7 +161,7 @@ struct pw_smtp *pw_smtp_new(const struct pw_smtp_opts *o)
 	struct pw_smtp *s;
 	const char *scheme_end;
 
-	global_init();
+	pw_curl_init();
 	s = g_new0(struct pw_smtp, 1);
 	s->c = curl_easy_init();
 	if (!s->c) {
@@ -202,21 +193,8 @@ void pw_smtp_free(struct pw_smtp *s)
 
 static bool config_error(CURLcode rc, long code)
 {
-	switch (rc) {
-	case CURLE_LOGIN_DENIED:
-	case CURLE_USE_SSL_FAILED:
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CIPHER:
-	case CURLE_UNSUPPORTED_PROTOCOL:
-	case CURLE_URL_MALFORMAT:
-	case CURLE_NOT_BUILT_IN:
-	case CURLE_REMOTE_ACCESS_DENIED:
+	if (pw_curl_config_error(rc))
 		return true;
-	default:
-		break;
-	}
 	/* Authentication required, too weak, or refused. */
 	return code == 530 || code == 534 || code == 535 || code == 538;
 }
