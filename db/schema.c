@@ -282,6 +282,19 @@ static const char *const migrations[] = {
 	"CREATE TABLE schema_cookie_bump (x);"
 	"DROP TABLE schema_cookie_bump;"
 	"UPDATE message SET date = NULL WHERE date < 631152000;",	/* 1990 */
+	/*
+	 * migration 11 (issue #15; migration 10 is the subscriptions'):
+	 * the indexes behind the filters of "query" and the dashboard: a
+	 * list's messages, series by date, findings by file, a sender's
+	 * posted mail and floods.  IF NOT EXISTS: it can run again.
+	 */
+	"CREATE INDEX IF NOT EXISTS message_list_list ON message_list(list, message);"
+	"CREATE INDEX IF NOT EXISTS series_last ON series(last_date);"
+	"CREATE INDEX IF NOT EXISTS series_first ON series(first_date);"
+	"CREATE INDEX IF NOT EXISTS finding_file ON finding(file);"
+	"CREATE INDEX IF NOT EXISTS message_sender_addr ON message_sender(addr);"
+	"CREATE INDEX IF NOT EXISTS flood_group_sender"
+	"  ON flood_group(sender, last_seen) WHERE detected_at IS NOT NULL;",
 };
 
 const char *const *pw_db_migrations(size_t *n)
