@@ -13,5 +13,6 @@ int pw_cmd_db(int argc, char **argv);
 int pw_cmd_query(int argc, char **argv);
 int pw_cmd_outbox(int argc, char **argv);
 int pw_cmd_run(int argc, char **argv);
+int pw_cmd_serve(int argc, char **argv);
 
 #endif

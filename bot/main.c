@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "query", pw_cmd_query, "query the stored history" },
 	{ "outbox", pw_cmd_outbox, "list, show, send and retry replies" },
 	{ "run", pw_cmd_run, "the bot's main job: ingest, check, reply" },
+	{ "serve", pw_cmd_serve, "the dashboard and its JSON API over HTTP" },
 };
 
 static void usage(FILE *out)

@@ -497,14 +497,21 @@ static void stat_conds(struct qb *q, const struct pw_query_filter *f)
 {
 	cond(q, "m.date IS NOT NULL");
 	cond_dates(q, f, "m.date >= ?", "m.date < ?");
-	cond_text(q, "l.name = ?", f->list);
+	if (!f->all_lists)
+		cond_text(q, "l.name = ?", f->list);
 	cond_from_message(q, f->from);
 }
 
-#define STAT_PERIOD "strftime(?, m.date, 'unixepoch') AS period," \
-	" coalesce(l.name, '') AS lname"
+#define STAT_PERIOD "strftime(?, m.date, 'unixepoch') AS period,"
+#define STAT_BY_LIST " coalesce(l.name, '') AS lname"
+#define STAT_ALL " '' AS lname"
 #define STAT_LISTS " LEFT JOIN message_list ml ON ml.message = m.id" \
 	" LEFT JOIN list l ON l.id = ml.list"
+#define STAT_COUNTS ", count(*), sum(m.kind = 'patch')," \
+	" sum((SELECT count(*) FROM patch p JOIN finding fi" \
+	"  ON fi.patch = p.id WHERE p.message = m.id))"
+#define STAT_RULES ", fi.rule, count(*) FROM finding fi" \
+	" JOIN patch p ON p.id = fi.patch JOIN message m ON m.id = p.message"
 
 enum pw_status pw_db_query_stats(struct pw_db *db,
 				 const struct pw_query_filter *f,
@@ -522,10 +529,13 @@ enum pw_status pw_db_query_stats(struct pw_db *db,
 	s = pw_db_begin(db);
 	if (s)
 		return s;
-	qb_init(&q, "SELECT " STAT_PERIOD ", count(*), sum(m.kind = 'patch'),"
-		" sum((SELECT count(*) FROM patch p JOIN finding fi"
-		"  ON fi.patch = p.id WHERE p.message = m.id))"
-		" FROM message m" STAT_LISTS);
+	/* Every list together counts a message once. */
+	if (f->all_lists)
+		qb_init(&q, "SELECT " STAT_PERIOD STAT_ALL STAT_COUNTS
+			" FROM message m");
+	else
+		qb_init(&q, "SELECT " STAT_PERIOD STAT_BY_LIST STAT_COUNTS
+			" FROM message m" STAT_LISTS);
 	bind_text(&q, fmt);
 	stat_conds(&q, f);
 	g_string_append(q.sql, " GROUP BY period, lname");
@@ -536,9 +546,11 @@ enum pw_status pw_db_query_stats(struct pw_db *db,
 		goto out;
 	/* The findings by rule, of the same messages. */
 	all.limit = all.offset = 0;
-	qb_init(&q, "SELECT " STAT_PERIOD ", fi.rule, count(*)"
-		" FROM finding fi JOIN patch p ON p.id = fi.patch"
-		" JOIN message m ON m.id = p.message" STAT_LISTS);
+	if (f->all_lists)
+		qb_init(&q, "SELECT " STAT_PERIOD STAT_ALL STAT_RULES);
+	else
+		qb_init(&q, "SELECT " STAT_PERIOD STAT_BY_LIST STAT_RULES
+			STAT_LISTS);
 	bind_text(&q, fmt);
 	stat_conds(&q, &all);
 	g_string_append(q.sql, " GROUP BY period, lname, fi.rule");

@@ -46,6 +46,7 @@ struct pw_query_filter {
 	int64_t series_only;		/* series: this one series */
 	bool newest_first;		/* else oldest first */
 	bool by_week;			/* stats: per week, else per day */
+	bool all_lists;			/* stats: every list together (list "") */
 	int64_t limit;			/* rows at most; 0: no limit */
 	int64_t offset;			/* rows skipped first */
 };
