@@ -520,7 +520,7 @@ static const char message_head[] =
 	"<tr><th>Message-ID</th><td><code>%(msgid)</code></td></tr>"
 	"<tr><th>lists</th><td>%(each:lists)<a href=\"/list/%(.:url)\">%(.)</a> %(end)</td></tr>"
 	"%(if:series)<tr><th>series</th><td><a href=\"/series/%(series)\">series %(series)</a>"
-	" (patch %(number) of %(total), v%(version))</td></tr>%(end)"
+	"%(if:total) (patch %(number) of %(total))%(end), v%(version)</td></tr>%(end)"
 	"%(if:flood)<tr><th>flood</th><td><a href=\"/floods#f%(flood)\">flood %(flood)</a></td></tr>%(end)"
 	"</table>\n";
 
