@@ -15,6 +15,11 @@
 #include "bot/web.h"
 #include "bot/web_page.h"
 #include "db/db.h"
+#include "db/query.h"
+
+/* The answers kept, at most: past either, all are dropped. */
+#define CACHE_ENTRIES 2048
+#define CACHE_BYTES (64u << 20)
 
 struct pw_web {
 	struct MHD_Daemon *d;
@@ -28,7 +33,28 @@ struct pw_web {
 	GMutex write_lock;		/* the one read-write connection */
 	struct pw_db *writer;		/* opened by the first submission */
 	struct sockaddr_storage addr;
+	/* GET answers by URL, each with the store's generation it was
+	 * computed at (pw_db_query_generation()): given again while the
+	 * store is unchanged.  Under cache_lock. */
+	GMutex cache_lock;
+	GHashTable *cache;		/* char * -> struct cached * */
+	size_t cache_bytes;
 };
+
+struct cached {
+	int64_t gen[PW_QUERY_GENERATION];
+	unsigned status;
+	const char *type;
+	GString *body;
+};
+
+static void cached_free(gpointer p)
+{
+	struct cached *c = p;
+
+	g_string_free(c->body, TRUE);
+	g_free(c);
+}
 
 /* One request being read. */
 struct req {
@@ -129,6 +155,76 @@ static struct pw_db *writer(struct pw_web *w, struct pw_web_answer *a)
 	return w->writer;
 }
 
+/*
+ * The cache key of a GET: its path, then each argument in name order,
+ * name and value each preceded by its length, so that no two requests
+ * share a key.
+ */
+static char *cache_key(const char *url, GHashTable *args)
+{
+	GList *keys = g_list_sort(g_hash_table_get_keys(args),
+				  (GCompareFunc)strcmp), *l;
+	GString *k = g_string_new(url);
+
+	for (l = keys; l; l = l->next) {
+		const char *v = g_hash_table_lookup(args, l->data);
+
+		v = v ? v : "";
+		g_string_append_printf(k, " %zu:%s %zu:%s", strlen(l->data),
+				       (const char *)l->data, strlen(v), v);
+	}
+	g_list_free(keys);
+	return g_string_free(k, FALSE);
+}
+
+/*
+ * Answers a GET from the cache when the store is as it was when the
+ * answer was made, else makes it (and keeps it when it is a 200).
+ */
+static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
+		       GHashTable *args, struct pw_web_answer *a)
+{
+	int64_t gen[PW_QUERY_GENERATION];
+	struct cached *c;
+	char *key;
+
+	if (pw_db_query_generation(db, gen)) {
+		pw_web_get(db, url, args, a);
+		return;
+	}
+	key = cache_key(url, args);
+	g_mutex_lock(&w->cache_lock);
+	c = g_hash_table_lookup(w->cache, key);
+	if (c && !memcmp(c->gen, gen, sizeof(gen))) {
+		a->status = c->status;
+		a->type = c->type;
+		g_string_append_len(a->body, c->body->str, (gssize)c->body->len);
+		g_mutex_unlock(&w->cache_lock);
+		g_free(key);
+		return;
+	}
+	g_mutex_unlock(&w->cache_lock);
+	pw_web_get(db, url, args, a);
+	if (a->status != MHD_HTTP_OK) {
+		g_free(key);
+		return;
+	}
+	c = g_new0(struct cached, 1);
+	memcpy(c->gen, gen, sizeof(gen));
+	c->status = a->status;
+	c->type = a->type;
+	c->body = g_string_new_len(a->body->str, (gssize)a->body->len);
+	g_mutex_lock(&w->cache_lock);
+	if (g_hash_table_size(w->cache) >= CACHE_ENTRIES ||
+	    w->cache_bytes + c->body->len > CACHE_BYTES) {
+		g_hash_table_remove_all(w->cache);
+		w->cache_bytes = 0;
+	}
+	w->cache_bytes += c->body->len;
+	g_hash_table_replace(w->cache, key, c);
+	g_mutex_unlock(&w->cache_lock);
+}
+
 static void handle(struct pw_web *w, struct MHD_Connection *c,
 		   const char *url, const char *method, struct req *q,
 		   struct pw_web_answer *a)
@@ -181,7 +277,7 @@ static void handle(struct pw_web *w, struct MHD_Connection *c,
 	} else {
 		struct pw_db *db = g_async_queue_pop(w->pool);
 
-		pw_web_get(db, url, args, a);
+		get_cached(w, db, url, args, a);
 		g_async_queue_push(w->pool, db);
 	}
 	g_hash_table_destroy(args);
@@ -296,6 +392,9 @@ void pw_web_stop(struct pw_web *w)
 		g_async_queue_unref(w->pool);
 	pw_db_close(w->writer);
 	g_mutex_clear(&w->write_lock);
+	if (w->cache)
+		g_hash_table_destroy(w->cache);
+	g_mutex_clear(&w->cache_lock);
 	g_free(w->db_path);
 	g_free(w);
 }
@@ -313,6 +412,9 @@ enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
 	*where = NULL;
 	*err = NULL;
 	g_mutex_init(&w->write_lock);
+	g_mutex_init(&w->cache_lock);
+	w->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					 cached_free);
 	w->cfg = cfg;
 	w->db_path = g_strdup(db_path);
 	if (!listen)
@@ -335,6 +437,7 @@ enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
 
 		if (pw_db_open(db_path, true, &db, err))
 			goto fail;
+		pw_db_query_reader_setup(db);
 		g_async_queue_push(w->pool, db);
 	}
 	flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;

@@ -170,6 +170,17 @@ fail:
 	return s;
 }
 
+/* A row of integers: each column of it, in an array. */
+static gpointer ints_row(sqlite3_stmt *st)
+{
+	int n = sqlite3_column_count(st), i;
+	int64_t *v = g_new(int64_t, n);
+
+	for (i = 0; i < n; i++)
+		v[i] = sqlite3_column_int64(st, i);
+	return v;
+}
+
 /* ---- shared fragments ---- */
 
 /* Messages m written by, or posted by, an address. */
@@ -507,15 +518,17 @@ static void stat_conds(struct qb *q, const struct pw_query_filter *f)
 #define STAT_ALL " '' AS lname"
 #define STAT_LISTS " LEFT JOIN message_list ml ON ml.message = m.id" \
 	" LEFT JOIN list l ON l.id = ml.list"
-#define STAT_COUNTS ", count(*), sum(m.kind = 'patch')," \
-	" sum((SELECT count(*) FROM patch p JOIN finding fi" \
-	"  ON fi.patch = p.id WHERE p.message = m.id))"
-#define STAT_RULES ", fi.rule, count(*) FROM finding fi" \
-	" JOIN patch p ON p.id = fi.patch JOIN message m ON m.id = p.message"
+/* The findings column is the sum of the rules' counts, added after. */
+#define STAT_COUNTS ", count(*), sum(m.kind = 'patch'), 0"
+/* From the messages of the date range (CROSS JOIN keeps that order:
+ * scanning every finding would read the whole history). */
+#define STAT_RULES ", fi.rule, count(*) FROM message m" \
+	" CROSS JOIN patch p ON p.message = m.id" \
+	" CROSS JOIN finding fi ON fi.patch = p.id"
 
-enum pw_status pw_db_query_stats(struct pw_db *db,
-				 const struct pw_query_filter *f,
-				 GPtrArray **out)
+/* The stats of f, in the caller's transaction. */
+static enum pw_status stats_of(struct pw_db *db, const struct pw_query_filter *f,
+			       GPtrArray **out)
 {
 	const char *fmt = f->by_week ? "%Y-W%W" : "%Y-%m-%d";
 	struct pw_query_filter all = *f;
@@ -526,9 +539,6 @@ enum pw_status pw_db_query_stats(struct pw_db *db,
 	guint i;
 
 	*out = NULL;
-	s = pw_db_begin(db);
-	if (s)
-		return s;
 	/* Every list together counts a message once. */
 	if (f->all_lists)
 		qb_init(&q, "SELECT " STAT_PERIOD STAT_ALL STAT_COUNTS
@@ -564,21 +574,28 @@ enum pw_status pw_db_query_stats(struct pw_db *db,
 		char *key = g_strdup_printf("%s\n%s", st->period, st->list);
 		GPtrArray *v = g_ptr_array_new();
 
+		/* The row first, then its rules. */
+		g_ptr_array_add(v, st);
 		g_hash_table_insert(by_key, key, v);
 	}
 	for (i = 0; i < rules->len; i++) {
 		struct rule_count *r = rules->pdata[i];
 		GPtrArray *v = g_hash_table_lookup(by_key, r->key);
 
-		if (v)
+		if (v) {
+			struct pw_query_stat *st = v->pdata[0];
+
+			st->findings += r->n;
 			g_ptr_array_add(v, g_strdup_printf("%s=%" G_GINT64_FORMAT,
 							   r->rule, (gint64)r->n));
+		}
 	}
 	for (i = 0; i < (*out)->len; i++) {
 		struct pw_query_stat *st = (*out)->pdata[i];
 		char *key = g_strdup_printf("%s\n%s", st->period, st->list);
 		GPtrArray *v = g_hash_table_lookup(by_key, key);
 
+		g_ptr_array_remove_index(v, 0);
 		g_ptr_array_add(v, NULL);
 		st->rules = (char **)g_ptr_array_free(v, FALSE);
 		g_hash_table_remove(by_key, key);
@@ -591,35 +608,90 @@ out:
 		g_ptr_array_unref(*out);
 		*out = NULL;
 	}
-	if (s)
-		pw_db_rollback(db);
-	else
-		s = pw_db_commit(db);
 	return s;
+}
+
+/* The newest (or oldest) Date of a message, before until when set. */
+static enum pw_status date_bound(struct pw_db *db, bool newest, int64_t until,
+				 int64_t *t)
+{
+	GPtrArray *rows;
+	enum pw_status s;
+	struct qb q;
+
+	qb_init(&q, newest ? "SELECT coalesce(max(date), 0) FROM message" :
+		"SELECT coalesce(min(date), 0) FROM message");
+	cond(&q, "date IS NOT NULL");
+	cond_num(&q, "date < ?", until, until != 0);
+	s = run(db, &q, ints_row, g_free, &rows);
+	if (!s) {
+		*t = *(int64_t *)rows->pdata[0];
+		g_ptr_array_unref(rows);
+	}
+	return s;
+}
+
+/*
+ * Stats are grouped from every message in the range: a page of the
+ * newest periods without a since is read from a window of as many
+ * periods back from the newest message, widened fourfold until the
+ * page is full or the window holds every message, so that a page of a
+ * large store reads the days it shows, not the whole history.
+ */
+enum pw_status pw_db_query_stats(struct pw_db *db,
+				 const struct pw_query_filter *f,
+				 GPtrArray **out)
+{
+	struct pw_query_filter w = *f;
+	int64_t period = f->by_week ? 7 * 86400 : 86400;
+	int64_t latest, earliest, span, start;
+	enum pw_status s;
+
+	*out = NULL;
+	s = pw_db_begin(db);
+	if (s)
+		return s;
+	if (!f->limit || f->since || !f->newest_first) {
+		s = stats_of(db, f, out);
+		goto out;
+	}
+	s = date_bound(db, true, f->until, &latest);
+	if (!s)
+		s = date_bound(db, false, f->until, &earliest);
+	if (s)
+		goto out;
+	/* Periods start at midnight UTC; weeks (strftime's %W) on Monday,
+	 * day 4 of the Unix epoch. */
+	start = f->by_week ? ((latest / 86400 + 3) / 7 * 7 - 3) * 86400 :
+		latest / 86400 * 86400;
+	for (span = f->offset + f->limit; ; span *= 4) {
+		w.since = start - (span - 1) * period;
+		if (w.since <= earliest)
+			w.since = 0;	/* every message */
+		s = stats_of(db, &w, out);
+		if (s || !w.since || (*out)->len >= (guint)f->limit)
+			break;
+		g_ptr_array_unref(*out);
+		*out = NULL;
+	}
+out:
+	if (s) {
+		pw_db_rollback(db);
+		return s;
+	}
+	return pw_db_commit(db);
 }
 
 /* ---- floods ---- */
 
-static void id_free(gpointer p)
-{
-	g_free(p);
-}
 
-static gpointer id_row(sqlite3_stmt *st)
-{
-	int64_t *v = g_new(int64_t, 2);
-
-	v[0] = sqlite3_column_int64(st, 0);
-	v[1] = sqlite3_column_count(st) > 1 ? sqlite3_column_int64(st, 1) : 0;
-	return v;
-}
 
 /* The first (and second) integer of each row of q into *out. */
 static enum pw_status run_ids(struct pw_db *db, struct qb *q, bool pairs,
 			      GArray **out)
 {
 	GPtrArray *rows;
-	enum pw_status s = run(db, q, id_row, id_free, &rows);
+	enum pw_status s = run(db, q, ints_row, g_free, &rows);
 	guint i;
 
 	*out = NULL;
@@ -867,4 +939,29 @@ enum pw_status pw_db_query_lists(struct pw_db *db, char ***names)
 
 	qb_init(&q, "SELECT name FROM list ORDER BY name");
 	return run_names(db, &q, names);
+}
+
+enum pw_status pw_db_query_generation(struct pw_db *db,
+				      int64_t gen[PW_QUERY_GENERATION])
+{
+	GPtrArray *rows;
+	enum pw_status s;
+	struct qb q;
+
+	qb_init(&q, "SELECT coalesce((SELECT max(id) FROM message), 0),"
+		" coalesce((SELECT max(id) FROM finding), 0),"
+		" coalesce((SELECT max(id) FROM outbox), 0),"
+		" (SELECT count(*) FROM outbox WHERE state = 'pending')");
+	s = run(db, &q, ints_row, g_free, &rows);
+	if (s)
+		return s;
+	memcpy(gen, rows->pdata[0], PW_QUERY_GENERATION * sizeof(int64_t));
+	g_ptr_array_unref(rows);
+	return PW_OK;
+}
+
+void pw_db_query_reader_setup(struct pw_db *db)
+{
+	pw_db_exec(db, "PRAGMA mmap_size = 4294967296");
+	pw_db_exec(db, "PRAGMA cache_size = -32768");
 }

@@ -175,6 +175,24 @@ void pw_query_message_free(struct pw_query_message *m);
 /* Message-ID of message row id into *msgid (new), NULL when none. */
 enum pw_status pw_db_query_msgid(struct pw_db *db, int64_t id, char **msgid);
 
+/*
+ * What the store holds now, in a few indexed reads: the newest message,
+ * finding and reply ids and the replies pending.  Two reads that give
+ * the same values saw the same messages, findings and outbox, so that
+ * an answer computed at one may be given again at the other.
+ */
+#define PW_QUERY_GENERATION 4
+enum pw_status pw_db_query_generation(struct pw_db *db,
+				      int64_t gen[PW_QUERY_GENERATION]);
+
+/*
+ * Readies a read-only connection for serving many reads: the database
+ * is mapped into memory (the readers share the kernel's page cache
+ * instead of each copying pages into its own) and its page cache made
+ * larger.  Not fatal when refused.
+ */
+void pw_db_query_reader_setup(struct pw_db *db);
+
 /* The names of every list, sorted: a new NULL-terminated vector. */
 enum pw_status pw_db_query_lists(struct pw_db *db, char ***names);
 

@@ -268,3 +268,15 @@ for ix in message_list_list series_last series_first finding_file message_sender
 done
 plan=$(sq "EXPLAIN QUERY PLAN SELECT ml.message FROM message_list ml JOIN list l ON l.id = ml.list WHERE l.name = 'x'")
 contains "a list's messages are found through message_list_list" "$plan" "message_list_list"
+
+# A page of the newest stats is read from a window of days (widened until
+# the page is full): the same rows as the whole history's, sliced.
+for per in day week; do
+	for page in "--limit 3 --offset 0" "--limit 2 --offset 4" "--limit 1 --offset 9"; do
+		set -- $page
+		whole=$($PW query --db "$db" stats --per $per --order newest --limit 0 --format json | jq -c ".[$4:$4+$2]")
+		# shellcheck disable=SC2086
+		got=$($PW query --db "$db" stats --per $per --order newest $page --format json 2>/dev/null | jq -c .)
+		is "stats --per $per --order newest $page: the slice of every row" "$got" "$whole"
+	done
+done
