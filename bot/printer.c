@@ -324,6 +324,11 @@ static void append_mod(GString *out, const char *v, const char *mod)
 		g_string_append(out, v);
 		if (len && v[len - 1] != '\n')
 			g_string_append_c(out, '\n');
+	} else if (!strcmp(mod, "time")) {
+		char *t = pw_iso_time(g_ascii_strtoll(v, NULL, 10));
+
+		g_string_append(out, t);
+		g_free(t);
 	} else if (!strcmp(mod, "url")) {
 		char *e = g_uri_escape_string(v, NULL, FALSE);
 

@@ -21,6 +21,7 @@
  *   %(key:block)    followed by a newline unless empty or ending in one
  *   %(key:-N)       left-aligned in N columns (printf's %-Ns)
  *   %(key:url)      percent-encoded for a URL's path or query
+ *   %(key:time)     a Unix time as pw_iso_time() writes it
  *   %(if:key)A%(else)B%(end)
  *                   A when the value is there (a string that is not
  *                   null, a number not 0, true, a list not empty), else B

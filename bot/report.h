@@ -66,6 +66,15 @@ bool pw_report_takes(const struct pw_report *r, const char *key);
 enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 			       struct pw_printer *p, bool *more, char **err);
 
+struct pw_outbox_row;
+
+/*
+ * Prints one stored reply as a record ("outbox list" and "show", the
+ * dashboard's outbox), its raw message too when r holds it.  Times are
+ * Unix times.
+ */
+void pw_report_outbox_row(struct pw_printer *p, const struct pw_outbox_row *r);
+
 /* The text layout of the kind's rows (PW_FORMAT_TEXT). */
 const char *pw_report_layout(enum pw_report_kind kind);
 /* The HTML table row of the kind's records, and its header row. */

@@ -113,21 +113,16 @@ void pw_web_answer_error(struct pw_web_answer *a, bool api, unsigned status,
 	g_string_truncate(a->body, 0);
 	a->status = status;
 	if (api) {
-		struct pw_printer *p;
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
+		struct pw_web_sink s;
+		struct pw_printer *p = pw_web_printer(&s, PW_FORMAT_JSON, NULL,
+						      PW_PRINTER_COMPACT);
 
 		a->type = "application/json";
-		p = pw_printer_new(PW_FORMAT_JSON, f, NULL, PW_PRINTER_COMPACT);
 		pw_print_begin_map(p);
 		pw_print_int_at(p, "status", status);
 		pw_print_str_at(p, "error", u);
 		pw_print_end(p);
-		pw_printer_free(p);
-		fclose(f);
-		g_string_append_len(a->body, buf, (gssize)len);
-		free(buf);
+		pw_web_printer_done(&s, p, a->body);
 	} else {
 		a->type = "text/plain; charset=utf-8";
 		g_string_append_printf(a->body, "%u: %s\n", status, u);
@@ -146,23 +141,17 @@ static void store_error(struct pw_web_answer *a, bool api, struct pw_db *db,
 
 /* ---- reports: the printer into a string ---- */
 
-struct sink {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static struct pw_printer *sink_open(struct sink *s, enum pw_format fmt,
-				    const char *layout)
+struct pw_printer *pw_web_printer(struct pw_web_sink *s, enum pw_format fmt,
+				  const char *layout, unsigned flags)
 {
 	s->buf = NULL;
 	s->len = 0;
 	s->f = open_memstream(&s->buf, &s->len);
-	return pw_printer_new(fmt, s->f, layout, 0);
+	return pw_printer_new(fmt, s->f, layout, flags);
 }
 
-/* Closes the printer and appends what it wrote to o (when o). */
-static void sink_close(struct sink *s, struct pw_printer *p, GString *o)
+void pw_web_printer_done(struct pw_web_sink *s, struct pw_printer *p,
+			 GString *o)
 {
 	pw_printer_free(p);
 	fclose(s->f);
@@ -216,14 +205,14 @@ static bool report_table(struct pw_db *db, const struct pw_report *r,
 			 GString *o, bool *more, struct pw_web_answer *a)
 {
 	struct pw_printer *p;
-	struct sink s;
+	struct pw_web_sink s;
 	enum pw_status st;
 	GString *rows = g_string_new(NULL);
 	char *err = NULL;
 
-	p = sink_open(&s, PW_FORMAT_HTML, pw_report_html_row(r->kind));
+	p = pw_web_printer(&s, PW_FORMAT_HTML, pw_report_html_row(r->kind), 0);
 	st = pw_report_print(db, r, p, more, &err);
-	sink_close(&s, p, rows);
+	pw_web_printer_done(&s, p, rows);
 	if (st) {
 		if (err)
 			pw_web_answer_error(a, false, 400, "%s", err);
@@ -327,7 +316,7 @@ static void api_report(struct pw_db *db, const char *kind, GHashTable *args,
 	struct pw_report *r;
 	struct pw_printer *p;
 	enum pw_format fmt;
-	struct sink s;
+	struct pw_web_sink s;
 	enum pw_status st;
 	char *err = NULL;
 	bool more = false;
@@ -342,9 +331,9 @@ static void api_report(struct pw_db *db, const char *kind, GHashTable *args,
 	r = report_from(db, kind, args, true, a);
 	if (!r)
 		return;
-	p = sink_open(&s, fmt, NULL);
+	p = pw_web_printer(&s, fmt, NULL, 0);
 	st = pw_report_print(db, r, p, &more, &err);
-	sink_close(&s, p, st ? NULL : a->body);
+	pw_web_printer_done(&s, p, st ? NULL : a->body);
 	if (st) {
 		if (err)
 			pw_web_answer_error(a, true, 400, "%s", err);
@@ -529,7 +518,7 @@ static void message_page(struct pw_db *db, const char *msgid,
 {
 	struct pw_query_message *m = NULL;
 	struct pw_printer *p;
-	struct sink s;
+	struct pw_web_sink s;
 	enum pw_status st;
 	bool found;
 	guint i;
@@ -545,18 +534,18 @@ static void message_page(struct pw_db *db, const char *msgid,
 		return;
 	}
 	if (api) {
-		p = sink_open(&s, PW_FORMAT_JSON, NULL);
+		p = pw_web_printer(&s, PW_FORMAT_JSON, NULL, 0);
 		pw_report_message(p, m, NULL, NULL);
-		sink_close(&s, p, a->body);
+		pw_web_printer_done(&s, p, a->body);
 		a->status = 200;
 		a->type = "application/json";
 		pw_query_message_free(m);
 		return;
 	}
 	page_begin(a, m->subject);
-	p = sink_open(&s, PW_FORMAT_HTML, message_head);
+	p = pw_web_printer(&s, PW_FORMAT_HTML, message_head, 0);
 	pw_report_message(p, m, NULL, NULL);
-	sink_close(&s, p, a->body);
+	pw_web_printer_done(&s, p, a->body);
 	if (m->replies->len) {
 		g_string_append(a->body, "<h2>Replies</h2><table><tr><th>id</th>"
 				"<th>state</th><th>why</th><th>to</th><th>created</th>"
@@ -923,7 +912,7 @@ static void list_feed(struct pw_db *db, const char *name,
 	struct pw_query_filter f;
 	GPtrArray *newest = NULL;
 	struct pw_printer *p;
-	struct sink s;
+	struct pw_web_sink s;
 	enum pw_status st;
 	char *err = NULL, *updated;
 
@@ -952,9 +941,9 @@ static void list_feed(struct pw_db *db, const char *name,
 			       "<link rel=\"self\" href=\"/list/", updated);
 	esc_url(a->body, name);
 	g_string_append(a->body, "/atom\"/>\n");
-	p = sink_open(&s, PW_FORMAT_HTML, atom_entry);
+	p = pw_web_printer(&s, PW_FORMAT_HTML, atom_entry, 0);
 	st = pw_report_print(db, r, p, NULL, &err);
-	sink_close(&s, p, st ? NULL : a->body);
+	pw_web_printer_done(&s, p, st ? NULL : a->body);
 	if (st) {
 		store_error(a, false, db, st);
 	} else {
@@ -969,9 +958,10 @@ static void list_feed(struct pw_db *db, const char *name,
 }
 
 static const char outbox_row[] =
-	"<tr><td>%(id)</td><td>%(kind)</td><td>%(state)</td><td>%(reason)%(if:error) %(error)%(end)</td>"
-	"<td>%(to)</td><td>%(if:message)<a href=\"/message/%(message:url)\">%(subject)</a>"
-	"%(else)%(subject)%(end)</td><td>%(created)</td><td>%(sent)</td></tr>\n";
+	"<tr><td>%(id)</td><td>%(kind)</td><td>%(state)</td>"
+	"<td>%(reason)%(if:last_error) %(last_error)%(end)</td><td>%(to)</td>"
+	"<td>%(subject)</td><td><code>%(answers)</code></td>"
+	"<td>%(created_at:time)</td><td>%(if:sent_at)%(sent_at:time)%(end)</td></tr>\n";
 
 static const char *const outbox_states[] = {
 	"pending", "sending", "sent", "failed", "suppressed",
@@ -987,7 +977,7 @@ static void outbox_page(struct pw_db *db, GHashTable *args,
 	GHashTableIter it;
 	gpointer k, v;
 	struct pw_printer *p;
-	struct sink s;
+	struct pw_web_sink s;
 	enum pw_status st;
 	int64_t offset = 0;
 	guint i, shown = 0;
@@ -1039,37 +1029,15 @@ static void outbox_page(struct pw_db *db, GHashTable *args,
 	esc(a->body, state);
 	g_string_append(a->body, "\"></label><button>filter</button></form>\n"
 			"<table><tr><th>id</th><th>kind</th><th>state</th><th>why</th>"
-			"<th>to</th><th>subject</th><th>created</th><th>sent</th></tr>\n");
-	p = sink_open(&s, PW_FORMAT_HTML, outbox_row);
+			"<th>to</th><th>subject</th><th>answers</th><th>created</th>"
+			"<th>sent</th></tr>\n");
+	p = pw_web_printer(&s, PW_FORMAT_HTML, outbox_row, 0);
 	pw_print_begin_list(p);
-	for (i = rows->len; i > 0 && shown < (guint)offset + PAGE_ROWS; i--, shown++) {
-		const struct pw_outbox_row *r = rows->pdata[i - 1];
-		char *mid = NULL;
-
-		if (shown < offset)
-			continue;
-		if (r->message_id && pw_db_query_msgid(db, r->message_id, &mid)) {
-			mid = NULL;
-		}
-		pw_print_begin_record(p);
-		pw_print_int_at(p, "id", r->id);
-		pw_print_str_at(p, "kind", r->kind);
-		pw_print_str_at(p, "state", r->state);
-		pw_print_str_at(p, "reason", r->reason);
-		pw_print_str_at(p, "error", r->last_error);
-		pw_print_str_at(p, "to", r->rcpt_to);
-		pw_print_str_at(p, "message", mid);
-		pw_print_str_at(p, "subject", r->subject);
-		pw_print_time_at(p, "created", r->created_at);
-		if (r->sent_at)
-			pw_print_time_at(p, "sent", r->sent_at);
-		else
-			pw_print_str_at(p, "sent", NULL);
-		pw_print_end(p);
-		g_free(mid);
-	}
+	for (i = rows->len; i > 0 && shown < (guint)offset + PAGE_ROWS; i--, shown++)
+		if (shown >= offset)
+			pw_report_outbox_row(p, rows->pdata[i - 1]);
 	pw_print_end(p);
-	sink_close(&s, p, a->body);
+	pw_web_printer_done(&s, p, a->body);
 	g_string_append(a->body, "</table>\n");
 	if (offset + PAGE_ROWS < rows->len) {
 		g_string_append(a->body, "<p>");

@@ -14,6 +14,7 @@
 #include "bot/ingest.h"
 #include "bot/mail.h"
 #include "bot/printer.h"
+#include "bot/report.h"
 #include "bot/source.h"
 #include "bot/web_page.h"
 #include "checks/rules.h"
@@ -60,7 +61,8 @@ static bool bare_diff(const char *s, size_t len)
 	       (len > 6 && !strncmp(s, "Index:", 6));
 }
 
-/* The findings of one diff, as records of the open list of p. */
+/* The findings of one diff, as records of the open list of p: those of
+ * the findings API, with the mail's Message-ID, sender, subject and date. */
 static void check_diff(struct pw_printer *p, const struct pw_check_opts *o,
 		       const char *diff, size_t len, const struct pw_mail *m)
 {
@@ -72,30 +74,20 @@ static void check_diff(struct pw_printer *p, const struct pw_check_opts *o,
 	pw_check_patch(patch, o, fs);
 	for (i = 0; i < fs->len; i++) {
 		const struct pw_finding *f = fs->pdata[i];
+		struct pw_query_finding q = {
+			.msgid = m ? m->msgid : NULL,
+			.from_addr = m ? m->from_addr : NULL,
+			.subject = m ? m->subject : NULL,
+			.date = m ? m->date : 0,
+			.rule = (char *)f->rule, .severity = f->severity,
+			.file = f->file, .line = f->line, .column = f->column,
+			.message = f->message, .fix = f->fix,
+		};
 
-		pw_print_begin_record(p);
-		pw_print_str_at(p, "msgid", m ? m->msgid : NULL);
-		pw_print_str_at(p, "subject", m ? m->subject : NULL);
-		pw_print_str_at(p, "rule", f->rule);
-		pw_print_str_at(p, "severity", pw_severity_str(f->severity));
-		pw_print_str_at(p, "file", f->file);
-		pw_print_int_at(p, "line", f->line);
-		pw_print_int_at(p, "column", f->column);
-		pw_print_str_at(p, "message", f->message);
-		pw_print_str_at(p, "fix", f->fix);
-		pw_print_end(p);
+		pw_report_finding(p, &q);
 	}
 	pw_patch_free(patch);
 	g_ptr_array_unref(fs);
-}
-
-/* Appends what the printer wrote to a->body as a JSON 200. */
-static void answer_json(struct pw_web_answer *a, char *buf, size_t len)
-{
-	a->status = 200;
-	a->type = "application/json";
-	g_string_append_len(a->body, buf, (gssize)len);
-	free(buf);
 }
 
 void pw_web_check(const struct pw_config *cfg, GHashTable *args,
@@ -105,10 +97,9 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 	struct pw_source *src = NULL;
 	struct pw_check_opts o;
 	struct pw_printer *p;
-	char *path = NULL, *err = NULL, *buf = NULL;
-	size_t blen = 0;
+	struct pw_web_sink sink;
+	char *path = NULL, *err = NULL;
 	int patches = 0, unreadable = 0;
-	FILE *out;
 
 	if (!len) {
 		pw_web_answer_error(a, true, 400, "the body is empty: post a"
@@ -116,8 +107,7 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 		return;
 	}
 	pw_config_check_opts(pw_config_list(cfg, list), &o);
-	out = open_memstream(&buf, &blen);
-	p = pw_printer_new(PW_FORMAT_JSON, out, NULL, 0);
+	p = pw_web_printer(&sink, PW_FORMAT_JSON, NULL, 0);
 	pw_print_begin_map(p);
 	pw_print_key(p, "findings");
 	pw_print_begin_list(p);
@@ -157,23 +147,21 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 		g_free(path);
 	} else {
 		/* body_file() answered. */
-		pw_printer_free(p);
-		fclose(out);
-		free(buf);
+		pw_web_printer_done(&sink, p, NULL);
 		return;
 	}
 	pw_print_end(p);
 	pw_print_int_at(p, "patches", patches);
 	pw_print_int_at(p, "unreadable", unreadable);
 	pw_print_end(p);
-	pw_printer_free(p);
-	fclose(out);
 	if (!patches) {
-		free(buf);
+		pw_web_printer_done(&sink, p, NULL);
 		pw_web_answer_error(a, true, 400, "no patch found in the body");
 		return;
 	}
-	answer_json(a, buf, blen);
+	a->status = 200;
+	a->type = "application/json";
+	pw_web_printer_done(&sink, p, a->body);
 }
 
 void pw_web_submit(struct pw_db *db, const struct pw_config *cfg,
@@ -183,10 +171,8 @@ void pw_web_submit(struct pw_db *db, const struct pw_config *cfg,
 	const char *list = g_hash_table_lookup(args, "list");
 	struct pw_ingest_opts o = { .list = list, .quiet = true, .threads = 1 };
 	struct pw_ingest_counts c = { 0 };
-	char *path = NULL, *err = NULL, *buf = NULL;
-	size_t blen = 0;
+	char *path = NULL, *err = NULL;
 	enum pw_status st;
-	FILE *out;
 
 	if (!len) {
 		pw_web_answer_error(a, true, 400, "the body is empty: post a"
@@ -220,9 +206,17 @@ void pw_web_submit(struct pw_db *db, const struct pw_config *cfg,
 			{ "unreadable", c.errors }, { "findings", c.findings },
 		};
 
-		out = open_memstream(&buf, &blen);
-		pw_print_counts(n, G_N_ELEMENTS(n), true, out);
-		fclose(out);
+		struct pw_web_sink sink;
+		struct pw_printer *p = pw_web_printer(&sink, PW_FORMAT_JSON, NULL,
+						      PW_PRINTER_COMPACT);
+		size_t i;
+
+		pw_print_begin_record(p);
+		for (i = 0; i < G_N_ELEMENTS(n); i++)
+			pw_print_int_at(p, n[i].name, n[i].value);
+		pw_print_end(p);
+		a->status = 200;
+		a->type = "application/json";
+		pw_web_printer_done(&sink, p, a->body);
 	}
-	answer_json(a, buf, blen);
 }

@@ -917,22 +917,6 @@ out:
 	return PW_OK;
 }
 
-enum pw_status pw_db_query_msgid(struct pw_db *db, int64_t id, char **msgid)
-{
-	char **v = NULL;
-	enum pw_status s;
-	struct qb q;
-
-	*msgid = NULL;
-	qb_init(&q, "SELECT msgid FROM message");
-	cond_num(&q, "id = ?", id, true);
-	s = run_names(db, &q, &v);
-	if (!s && v[0])
-		*msgid = g_strdup(v[0]);
-	g_strfreev(v);
-	return s;
-}
-
 enum pw_status pw_db_query_lists(struct pw_db *db, char ***names)
 {
 	struct qb q;

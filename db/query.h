@@ -172,9 +172,6 @@ enum pw_status pw_db_query_message(struct pw_db *db, const char *msgid,
 				   struct pw_query_message **out, bool *found);
 void pw_query_message_free(struct pw_query_message *m);
 
-/* Message-ID of message row id into *msgid (new), NULL when none. */
-enum pw_status pw_db_query_msgid(struct pw_db *db, int64_t id, char **msgid);
-
 /*
  * What the store holds now, in a few indexed reads: the newest message,
  * finding and reply ids and the replies pending.  Two reads that give
