@@ -183,18 +183,21 @@ static gpointer ints_row(sqlite3_stmt *st)
 
 /* ---- shared fragments ---- */
 
-/* Messages m written by, or posted by, an address. */
+/* Patches m written by, or posted by, an address (both indexed). */
+#define FROM_PATCH "((m.kind = 'patch' AND m.from_addr = lower(?)) OR m.id IN" \
+	" (SELECT message FROM message_sender WHERE addr = lower(?)))"
+/* Any message m likewise (stats). */
 #define FROM_MESSAGE "(m.from_addr = lower(?) OR m.id IN" \
 	" (SELECT message FROM message_sender WHERE addr = lower(?)))"
 /* Messages m seen on a list. */
 #define ON_LIST "m.id IN (SELECT ml.message FROM message_list ml" \
 	" JOIN list l ON l.id = ml.list WHERE l.name = ?)"
 
-static void cond_from_message(struct qb *q, const char *from)
+static void cond_from(struct qb *q, const char *frag, const char *from)
 {
 	if (!from)
 		return;
-	cond(q, FROM_MESSAGE);
+	cond(q, frag);
 	bind_text(q, from);
 	bind_text(q, from);
 }
@@ -249,7 +252,7 @@ enum pw_status pw_db_query_findings(struct pw_db *db,
 	cond_text(&q, "f.rule = ?", f->rule);
 	cond_num(&q, "f.severity >= ?", f->min_severity, f->min_severity > 0);
 	cond_dates(&q, f, "m.date >= ?", "m.date < ?");
-	cond_from_message(&q, f->from);
+	cond_from(&q, FROM_PATCH, f->from);
 	cond_text(&q, ON_LIST, f->list);
 	cond_text(&q, "f.file GLOB ?", f->path);
 	cond_num(&q, "p.series = ?", f->series_id, f->series_id != 0);
@@ -383,7 +386,7 @@ enum pw_status pw_db_query_patches(struct pw_db *db,
 		" FROM patch p JOIN message m ON m.id = p.message");
 	cond_num(&q, "p.series = ?", f->series_id, f->series_id != 0);
 	cond_dates(&q, f, "m.date >= ?", "m.date < ?");
-	cond_from_message(&q, f->from);
+	cond_from(&q, FROM_PATCH, f->from);
 	cond_text(&q, ON_LIST, f->list);
 	cond_num(&q, "m.version = ?", f->version, f->version != 0);
 	if (f->has_findings > 0)
@@ -510,7 +513,7 @@ static void stat_conds(struct qb *q, const struct pw_query_filter *f)
 	cond_dates(q, f, "m.date >= ?", "m.date < ?");
 	if (!f->all_lists)
 		cond_text(q, "l.name = ?", f->list);
-	cond_from_message(q, f->from);
+	cond_from(q, FROM_MESSAGE, f->from);
 }
 
 #define STAT_PERIOD "strftime(?, m.date, 'unixepoch') AS period,"

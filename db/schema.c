@@ -293,6 +293,10 @@ static const char *const migrations[] = {
 	"CREATE INDEX IF NOT EXISTS series_first ON series(first_date);"
 	"CREATE INDEX IF NOT EXISTS finding_file ON finding(file);"
 	"CREATE INDEX IF NOT EXISTS message_sender_addr ON message_sender(addr);"
+	/* An author's patches (not all mail: each index entry costs an
+	 * insert, and only patches are asked for by author). */
+	"CREATE INDEX IF NOT EXISTS message_patch_from"
+	"  ON message(from_addr, date) WHERE kind = 'patch';"
 	"CREATE INDEX IF NOT EXISTS flood_group_sender"
 	"  ON flood_group(sender, last_seen) WHERE detected_at IS NOT NULL;",
 };
