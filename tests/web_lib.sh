@@ -19,7 +19,7 @@ serve() {
 	port=$(free_port)
 	$PW serve --db "$db" --listen "127.0.0.1:$port" "$@" 2>"$T/serve-$port.err" &
 	SERVE_PID=$!
-	at_exit "kill $SERVE_PID 2>/dev/null; wait $SERVE_PID 2>/dev/null"
+	at_exit "serve_stopped $SERVE_PID $T/serve-$port.err"
 	URL=http://127.0.0.1:$port
 	for i in $(seq 100); do
 		curl -s -o /dev/null "$URL/api/stats?limit=1" && return 0
@@ -28,6 +28,22 @@ serve() {
 	done
 	echo "# serve did not start: $(cat "$T/serve-$port.err")"
 	return 1
+}
+
+# serve_stopped PID LOG: stops a server (if it still runs) and checks that
+# it stopped cleanly: status 0 on SIGTERM, and no sanitizer report (make
+# asan) in what it wrote.
+serve_stopped() {
+	local rc
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	rc=$?
+	if [ "$rc" -eq 0 ] && ! grep -qE 'Sanitizer|runtime error' "$2"; then
+		echo "ok - serve $1 stopped cleanly"
+	else
+		echo "not ok - serve $1 stopped cleanly (status $rc)"
+		sed 's/^/#   /' "$2" | head -n 30
+	fi
 }
 
 # get CURL-ARGS...: prints the body; then "code" prints the status and

@@ -234,7 +234,6 @@ $PW serve --db "$db" --config "$T/tok.conf" --listen 127.0.0.1:1 >/dev/null 2>"$
 is "a token in a file others can read: refused" "$?" 2
 contains "a token in a file others can read: says so" "$(cat "$T/err")" "holds a secret"
 chmod 600 "$T/tok.conf"
-kill "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null
 serve "$db" --config "$T/tok.conf" || exit 1
 sub=$T/sub.eml
 sed 's/^Message-Id: .*/Message-Id: <submitted.1@example.org>/' "$TOP/tests/cases/PERM_SYMBOLIC/baole-ni-mail.eml" >"$sub"
@@ -248,7 +247,6 @@ is "/api/submit: seen through the dashboard at once" "$(get "$URL/api/patches?li
 head -c 5000 /dev/zero | tr '\0' x >"$T/big"
 bad "oversized body" 413 "larger than 4 KiB" --data-binary @"$T/big" "$URL/api/check"
 is "GET on loopback needs no token" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/series")" 200
-kill "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null
 
 # Off loopback: refused without a token; with one, every request needs it.
 $PW serve --db "$db" --listen 0.0.0.0:$(free_port) >/dev/null 2>"$T/err"
