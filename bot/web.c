@@ -39,10 +39,20 @@ struct pw_web {
 	GMutex cache_lock;
 	GHashTable *cache;		/* char * -> struct cached * */
 	size_t cache_bytes;
+	GCond cache_made;		/* an answer was made (or given up) */
+	uint64_t cache_serial;
 };
 
+/*
+ * One kept answer, or the place of one being made: requests for the
+ * same URL at the same generation wait for the one making it instead
+ * of making it again (sixteen clients asking for a page as the store
+ * changes would otherwise make it sixteen times).
+ */
 struct cached {
 	int64_t gen[PW_QUERY_GENERATION];
+	uint64_t serial;		/* tells this place from a later one */
+	bool ready;			/* made; until then, being made */
 	unsigned status;
 	const char *type;
 	GString *body;
@@ -52,8 +62,14 @@ static void cached_free(gpointer p)
 {
 	struct cached *c = p;
 
-	g_string_free(c->body, TRUE);
+	if (c->body)
+		g_string_free(c->body, TRUE);
 	g_free(c);
+}
+
+static gboolean cached_ready(gpointer key, gpointer value, gpointer data)
+{
+	return ((struct cached *)value)->ready;
 }
 
 /* One request being read. */
@@ -179,13 +195,15 @@ static char *cache_key(const char *url, GHashTable *args)
 
 /*
  * Answers a GET from the cache when the store is as it was when the
- * answer was made, else makes it (and keeps it when it is a 200).
+ * answer was made, waits when another request is making it, else makes
+ * it (and keeps it when it is a 200).
  */
 static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 		       GHashTable *args, struct pw_web_answer *a)
 {
 	int64_t gen[PW_QUERY_GENERATION];
 	struct cached *c;
+	uint64_t serial;
 	char *key;
 
 	if (pw_db_query_generation(db, gen)) {
@@ -194,35 +212,55 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 	}
 	key = cache_key(url, args);
 	g_mutex_lock(&w->cache_lock);
-	c = g_hash_table_lookup(w->cache, key);
-	if (c && !memcmp(c->gen, gen, sizeof(gen))) {
-		a->status = c->status;
-		a->type = c->type;
-		g_string_append_len(a->body, c->body->str, (gssize)c->body->len);
-		g_mutex_unlock(&w->cache_lock);
-		g_free(key);
-		return;
-	}
-	g_mutex_unlock(&w->cache_lock);
-	pw_web_get(db, url, args, a);
-	if (a->status != MHD_HTTP_OK) {
-		g_free(key);
-		return;
+	for (;;) {
+		c = g_hash_table_lookup(w->cache, key);
+		if (!c || memcmp(c->gen, gen, sizeof(gen)))
+			break;
+		if (c->ready) {
+			a->status = c->status;
+			a->type = c->type;
+			g_string_append_len(a->body, c->body->str,
+					    (gssize)c->body->len);
+			g_mutex_unlock(&w->cache_lock);
+			g_free(key);
+			return;
+		}
+		g_cond_wait(&w->cache_made, &w->cache_lock);
 	}
 	c = g_new0(struct cached, 1);
 	memcpy(c->gen, gen, sizeof(gen));
-	c->status = a->status;
-	c->type = a->type;
-	c->body = g_string_new_len(a->body->str, (gssize)a->body->len);
-	g_mutex_lock(&w->cache_lock);
-	if (g_hash_table_size(w->cache) >= CACHE_ENTRIES ||
-	    w->cache_bytes + c->body->len > CACHE_BYTES) {
-		g_hash_table_remove_all(w->cache);
-		w->cache_bytes = 0;
-	}
-	w->cache_bytes += c->body->len;
-	g_hash_table_replace(w->cache, key, c);
+	c->serial = serial = ++w->cache_serial;
+	g_hash_table_replace(w->cache, g_strdup(key), c);
 	g_mutex_unlock(&w->cache_lock);
+
+	pw_web_get(db, url, args, a);
+
+	g_mutex_lock(&w->cache_lock);
+	/* Still this request's place (not replaced by another generation's)? */
+	c = g_hash_table_lookup(w->cache, key);
+	if (c && c->serial == serial) {
+		if (a->status != MHD_HTTP_OK) {
+			g_hash_table_remove(w->cache, key);
+		} else {
+			if (g_hash_table_size(w->cache) > CACHE_ENTRIES ||
+			    w->cache_bytes + a->body->len > CACHE_BYTES) {
+				/* Full: forget what was made (places
+				 * being made stay, their makers hold them). */
+				g_hash_table_foreach_remove(w->cache, cached_ready,
+							    NULL);
+				w->cache_bytes = 0;
+			}
+			c->status = a->status;
+			c->type = a->type;
+			c->body = g_string_new_len(a->body->str,
+						   (gssize)a->body->len);
+			c->ready = true;
+			w->cache_bytes += c->body->len;
+		}
+	}
+	g_cond_broadcast(&w->cache_made);
+	g_mutex_unlock(&w->cache_lock);
+	g_free(key);
 }
 
 static void handle(struct pw_web *w, struct MHD_Connection *c,
@@ -395,6 +433,7 @@ void pw_web_stop(struct pw_web *w)
 	if (w->cache)
 		g_hash_table_destroy(w->cache);
 	g_mutex_clear(&w->cache_lock);
+	g_cond_clear(&w->cache_made);
 	g_free(w->db_path);
 	g_free(w);
 }
@@ -413,6 +452,7 @@ enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
 	*err = NULL;
 	g_mutex_init(&w->write_lock);
 	g_mutex_init(&w->cache_lock);
+	g_cond_init(&w->cache_made);
 	w->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					 cached_free);
 	w->cfg = cfg;
