@@ -27,6 +27,8 @@ struct pw_web {
 	char *db_path;
 	GAsyncQueue *pool;		/* struct pw_db *, read-only */
 	unsigned npool;
+	GPtrArray *dbs;			/* every one of the pool's */
+	gint stopped;			/* pw_web_stop() has returned from MHD */
 	bool token_always;		/* not on loopback: every request */
 	guint8 token_sum[32];		/* SHA-256 of [web] token */
 	bool has_token;
@@ -416,14 +418,39 @@ static bool parse_listen(struct pw_web *w, const char *listen, char **err)
 	return true;
 }
 
+/*
+ * While the server stops: interrupts the store's reads again and again,
+ * so that no request keeps it waiting (an interrupted read answers 500;
+ * the client is going away with the server anyway).
+ */
+static gpointer interrupter(gpointer data)
+{
+	struct pw_web *w = data;
+	guint i;
+
+	while (!g_atomic_int_get(&w->stopped)) {
+		for (i = 0; i < w->dbs->len; i++)
+			pw_db_query_interrupt(w->dbs->pdata[i]);
+		g_usleep(20000);
+	}
+	return NULL;
+}
+
 void pw_web_stop(struct pw_web *w)
 {
 	struct pw_db *db;
 
 	if (!w)
 		return;
-	if (w->d)
+	if (w->d) {
+		GThread *t = g_thread_new("pw-web-stop", interrupter, w);
+
 		MHD_stop_daemon(w->d);
+		g_atomic_int_set(&w->stopped, 1);
+		g_thread_join(t);
+	}
+	if (w->dbs)
+		g_ptr_array_unref(w->dbs);
 	while (w->pool && (db = g_async_queue_try_pop(w->pool)))
 		pw_db_close(db);
 	if (w->pool)
@@ -472,12 +499,14 @@ enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
 	}
 	w->npool = threads ? threads : 4;
 	w->pool = g_async_queue_new();
+	w->dbs = g_ptr_array_new();
 	for (i = 0; i < w->npool; i++) {
 		struct pw_db *db = NULL;
 
 		if (pw_db_open(db_path, true, &db, err))
 			goto fail;
 		pw_db_query_reader_setup(db);
+		g_ptr_array_add(w->dbs, db);
 		g_async_queue_push(w->pool, db);
 	}
 	flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;

@@ -952,3 +952,8 @@ void pw_db_query_reader_setup(struct pw_db *db)
 	pw_db_exec(db, "PRAGMA mmap_size = 4294967296");
 	pw_db_exec(db, "PRAGMA cache_size = -32768");
 }
+
+void pw_db_query_interrupt(struct pw_db *db)
+{
+	sqlite3_interrupt(db->h);
+}

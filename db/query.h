@@ -190,6 +190,12 @@ enum pw_status pw_db_query_generation(struct pw_db *db,
  */
 void pw_db_query_reader_setup(struct pw_db *db);
 
+/*
+ * Makes the reads running on db, from any thread, stop soon with an
+ * error (a server stopping does not wait for a long one to end).
+ */
+void pw_db_query_interrupt(struct pw_db *db);
+
 /* The names of every list, sorted: a new NULL-terminated vector. */
 enum pw_status pw_db_query_lists(struct pw_db *db, char ***names);
 
