@@ -263,7 +263,7 @@ bad "a filter the kind does not take" "does not apply" series --severity error
 bad "unknown kind" "series, patches, findings, floods, senders or stats" bogus
 
 # The filters have indexes (migration 11).
-for ix in message_list_list message_date_kind message_patch_from series_last series_first finding_file message_sender_addr flood_group_sender; do
+for ix in message_list_list message_date_kind message_patch_from finding_patch_rule series_last series_first finding_file message_sender_addr flood_group_sender; do
 	is "index $ix exists" "$(sq "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = '$ix'")" 1
 done
 plan=$(sq "EXPLAIN QUERY PLAN SELECT ml.message FROM message_list ml JOIN list l ON l.id = ml.list WHERE l.name = 'x'")
