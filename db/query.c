@@ -614,70 +614,67 @@ out:
 	return s;
 }
 
-/* The newest (or oldest) Date of a message, before until when set. */
-static enum pw_status date_bound(struct pw_db *db, bool newest, int64_t until,
-				 int64_t *t)
+#define STAT_PERIOD_KEY "SELECT DISTINCT (m.date / 86400 + ?) / ? AS pk" \
+	" FROM message m"
+
+/*
+ * The start of the oldest period a page of the newest stats shows:
+ * the (offset + limit)th newest period that has mail under f's
+ * filters; 0 when there are not that many (the page reaches back to
+ * the first message).  Periods start at midnight UTC; weeks (strftime's
+ * %W) on Monday, day 4 of the Unix epoch.
+ */
+static enum pw_status stats_since(struct pw_db *db,
+				  const struct pw_query_filter *f,
+				  int64_t *since)
 {
+	struct pw_query_filter c = *f;
+	int64_t add = f->by_week ? 3 : 0, div = f->by_week ? 7 : 1;
 	GPtrArray *rows;
 	enum pw_status s;
 	struct qb q;
 
-	qb_init(&q, newest ? "SELECT coalesce(max(date), 0) FROM message" :
-		"SELECT coalesce(min(date), 0) FROM message");
-	cond(&q, "date IS NOT NULL");
-	cond_num(&q, "date < ?", until, until != 0);
+	c.since = 0;
+	c.limit = 1;
+	c.offset = f->offset + f->limit - 1;
+	if (f->list && !f->all_lists)
+		qb_init(&q, STAT_PERIOD_KEY STAT_LISTS);
+	else
+		qb_init(&q, STAT_PERIOD_KEY);
+	bind_num(&q, add);
+	bind_num(&q, div);
+	stat_conds(&q, &c);
+	qb_end(&q, " ORDER BY pk DESC", &c);
 	s = run(db, &q, ints_row, g_free, &rows);
-	if (!s) {
-		*t = *(int64_t *)rows->pdata[0];
-		g_ptr_array_unref(rows);
-	}
-	return s;
+	if (s)
+		return s;
+	*since = rows->len ?
+		(*(int64_t *)rows->pdata[0] * div - add) * 86400 : 0;
+	g_ptr_array_unref(rows);
+	return PW_OK;
 }
 
 /*
  * Stats are grouped from every message in the range: a page of the
- * newest periods without a since is read from a window of as many
- * periods back from the newest message, widened fourfold until the
- * page is full or the window holds every message, so that a page of a
- * large store reads the days it shows, not the whole history.
+ * newest periods without a since is read from the periods it shows
+ * (found from the index of dates first), so that a page of a large
+ * store reads those days, not the whole history.
  */
 enum pw_status pw_db_query_stats(struct pw_db *db,
 				 const struct pw_query_filter *f,
 				 GPtrArray **out)
 {
 	struct pw_query_filter w = *f;
-	int64_t period = f->by_week ? 7 * 86400 : 86400;
-	int64_t latest, earliest, span, start;
 	enum pw_status s;
 
 	*out = NULL;
 	s = pw_db_begin(db);
 	if (s)
 		return s;
-	if (!f->limit || f->since || !f->newest_first) {
-		s = stats_of(db, f, out);
-		goto out;
-	}
-	s = date_bound(db, true, f->until, &latest);
+	if (f->limit && !f->since && f->newest_first)
+		s = stats_since(db, f, &w.since);
 	if (!s)
-		s = date_bound(db, false, f->until, &earliest);
-	if (s)
-		goto out;
-	/* Periods start at midnight UTC; weeks (strftime's %W) on Monday,
-	 * day 4 of the Unix epoch. */
-	start = f->by_week ? ((latest / 86400 + 3) / 7 * 7 - 3) * 86400 :
-		latest / 86400 * 86400;
-	for (span = f->offset + f->limit; ; span *= 4) {
-		w.since = start - (span - 1) * period;
-		if (w.since <= earliest)
-			w.since = 0;	/* every message */
 		s = stats_of(db, &w, out);
-		if (s || !w.since || (*out)->len >= (guint)f->limit)
-			break;
-		g_ptr_array_unref(*out);
-		*out = NULL;
-	}
-out:
 	if (s) {
 		pw_db_rollback(db);
 		return s;

@@ -280,3 +280,10 @@ for per in day week; do
 		is "stats --per $per --order newest $page: the slice of every row" "$got" "$whole"
 	done
 done
+for args in "--list $mips" "--from $flooder" "--until 2016-08-10"; do
+	# shellcheck disable=SC2086
+	whole=$($PW query --db "$db" stats $args --order newest --limit 0 --format json | jq -c ".[1:3]")
+	# shellcheck disable=SC2086
+	got=$($PW query --db "$db" stats $args --order newest --limit 2 --offset 1 --format json 2>/dev/null | jq -c .)
+	is "stats $args --order newest --limit 2 --offset 1: the slice of every row" "$got" "$whole"
+done
