@@ -189,9 +189,11 @@ static gpointer ints_row(sqlite3_stmt *st)
 /* Any message m likewise (stats). */
 #define FROM_MESSAGE "(m.from_addr = lower(?) OR m.id IN" \
 	" (SELECT message FROM message_sender WHERE addr = lower(?)))"
-/* Messages m seen on a list. */
-#define ON_LIST "m.id IN (SELECT ml.message FROM message_list ml" \
-	" JOIN list l ON l.id = ml.list WHERE l.name = ?)"
+/* Messages m seen on a list: asked of each message as the date order
+ * reaches it, which stops at a page; "m.id IN (the list's messages)"
+ * would gather and sort every message of a large list first. */
+#define ON_LIST "EXISTS (SELECT 1 FROM message_list ml" \
+	" JOIN list l ON l.id = ml.list WHERE ml.message = m.id AND l.name = ?)"
 
 static void cond_from(struct qb *q, const char *frag, const char *from)
 {
