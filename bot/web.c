@@ -43,22 +43,48 @@ struct pw_web {
 	size_t cache_bytes;
 	GCond cache_made;		/* an answer was made (or given up) */
 	uint64_t cache_serial;
+	/* Newer answers for kept ones the store has moved past, made one
+	 * at a time on a thread and a connection of their own. */
+	GThreadPool *refresher;
+	struct pw_db *refresh_db;
 };
 
 /*
- * One kept answer, or the place of one being made: requests for the
- * same URL at the same generation wait for the one making it instead
- * of making it again (sixteen clients asking for a page as the store
- * changes would otherwise make it sixteen times).
+ * One kept answer, or the place of the first one being made: requests
+ * for the same URL wait for the one making it instead of making it
+ * again.  Once the store has moved past a kept answer, the answer is
+ * still given while a newer one is made in the background, so that a
+ * page that takes seconds to make on a large store being written does
+ * not hold a request, nor the server's threads, for that long: every
+ * answer is whole and consistent, and at most one making old.
  */
 struct cached {
 	int64_t gen[PW_QUERY_GENERATION];
-	uint64_t serial;		/* tells this place from a later one */
-	bool ready;			/* made; until then, being made */
+	uint64_t serial;		/* tells this entry from a later one */
+	bool ready;			/* holds an answer */
+	bool refreshing;		/* a newer one is being made */
 	unsigned status;
 	const char *type;
 	GString *body;
 };
+
+/* A newer answer to make for a kept one. */
+struct refresh {
+	struct pw_web *w;
+	char *key, *url;
+	GHashTable *args;
+	uint64_t serial;		/* of the entry it is for */
+};
+
+static void refresh_free(gpointer p)
+{
+	struct refresh *r = p;
+
+	g_free(r->key);
+	g_free(r->url);
+	g_hash_table_unref(r->args);
+	g_free(r);
+}
 
 static void cached_free(gpointer p)
 {
@@ -195,10 +221,65 @@ static char *cache_key(const char *url, GHashTable *args)
 	return g_string_free(k, FALSE);
 }
 
+/* Keeps answer a in entry c (under cache_lock), at generation gen. */
+static void cache_keep(struct pw_web *w, struct cached *c,
+		       const int64_t gen[PW_QUERY_GENERATION],
+		       const struct pw_web_answer *a)
+{
+	if (c->body) {
+		w->cache_bytes -= MIN(w->cache_bytes, c->body->len);
+		g_string_free(c->body, TRUE);
+	}
+	memcpy(c->gen, gen, sizeof(c->gen));
+	c->status = a->status;
+	c->type = a->type;
+	c->body = g_string_new_len(a->body->str, (gssize)a->body->len);
+	c->ready = true;
+	w->cache_bytes += c->body->len;
+}
+
+/* The background maker of newer answers (the refresher's one thread). */
+static void refresh(gpointer data, gpointer unused)
+{
+	struct refresh *r = data;
+	struct pw_web *w = r->w;
+	struct pw_web_answer a = { .body = g_string_new(NULL) };
+	int64_t gen[PW_QUERY_GENERATION];
+	struct cached *c;
+	bool made;
+
+	made = !pw_db_query_generation(w->refresh_db, gen);
+	if (made)
+		pw_web_get(w->refresh_db, r->url, r->args, &a);
+	g_mutex_lock(&w->cache_lock);
+	c = g_hash_table_lookup(w->cache, r->key);
+	if (c && c->serial == r->serial) {
+		c->refreshing = false;
+		if (made && a.status == MHD_HTTP_OK)
+			cache_keep(w, c, gen, &a);
+	}
+	g_mutex_unlock(&w->cache_lock);
+	g_string_free(a.body, TRUE);
+	refresh_free(r);
+}
+
+/* A copy of the query arguments, for the refresher. */
+static GHashTable *args_copy(GHashTable *args)
+{
+	GHashTable *c = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					      g_free);
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, args);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_hash_table_insert(c, g_strdup(k), g_strdup(v));
+	return c;
+}
+
 /*
- * Answers a GET from the cache when the store is as it was when the
- * answer was made, waits when another request is making it, else makes
- * it (and keeps it when it is a 200).
+ * Answers a GET from what is kept (see struct cached), or makes the
+ * first answer for its URL (and keeps it when it is a 200).
  */
 static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 		       GHashTable *args, struct pw_web_answer *a)
@@ -216,9 +297,18 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 	g_mutex_lock(&w->cache_lock);
 	for (;;) {
 		c = g_hash_table_lookup(w->cache, key);
-		if (!c || memcmp(c->gen, gen, sizeof(gen)))
-			break;
-		if (c->ready) {
+		if (c && c->ready) {
+			if (memcmp(c->gen, gen, sizeof(gen)) && !c->refreshing) {
+				struct refresh *r = g_new0(struct refresh, 1);
+
+				r->w = w;
+				r->key = g_strdup(key);
+				r->url = g_strdup(url);
+				r->args = args_copy(args);
+				r->serial = c->serial;
+				c->refreshing = true;
+				g_thread_pool_push(w->refresher, r, NULL);
+			}
 			a->status = c->status;
 			a->type = c->type;
 			g_string_append_len(a->body, c->body->str,
@@ -227,6 +317,8 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 			g_free(key);
 			return;
 		}
+		if (!c)
+			break;
 		g_cond_wait(&w->cache_made, &w->cache_lock);
 	}
 	c = g_new0(struct cached, 1);
@@ -238,7 +330,6 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 	pw_web_get(db, url, args, a);
 
 	g_mutex_lock(&w->cache_lock);
-	/* Still this request's place (not replaced by another generation's)? */
 	c = g_hash_table_lookup(w->cache, key);
 	if (c && c->serial == serial) {
 		if (a->status != MHD_HTTP_OK) {
@@ -252,12 +343,7 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 							    NULL);
 				w->cache_bytes = 0;
 			}
-			c->status = a->status;
-			c->type = a->type;
-			c->body = g_string_new_len(a->body->str,
-						   (gssize)a->body->len);
-			c->ready = true;
-			w->cache_bytes += c->body->len;
+			cache_keep(w, c, gen, a);
 		}
 	}
 	g_cond_broadcast(&w->cache_made);
@@ -446,9 +532,17 @@ void pw_web_stop(struct pw_web *w)
 		GThread *t = g_thread_new("pw-web-stop", interrupter, w);
 
 		MHD_stop_daemon(w->d);
+		/* Newer answers not begun are dropped; one being made is
+		 * interrupted like the requests. */
+		if (w->refresher)
+			g_thread_pool_free(w->refresher, TRUE, TRUE);
+		w->refresher = NULL;
 		g_atomic_int_set(&w->stopped, 1);
 		g_thread_join(t);
 	}
+	if (w->refresher)
+		g_thread_pool_free(w->refresher, TRUE, TRUE);
+	pw_db_close(w->refresh_db);
 	if (w->dbs)
 		g_ptr_array_unref(w->dbs);
 	while (w->pool && (db = g_async_queue_try_pop(w->pool)))
@@ -509,6 +603,12 @@ enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
 		g_ptr_array_add(w->dbs, db);
 		g_async_queue_push(w->pool, db);
 	}
+	if (pw_db_open(db_path, true, &w->refresh_db, err))
+		goto fail;
+	pw_db_query_reader_setup(w->refresh_db);
+	g_ptr_array_add(w->dbs, w->refresh_db);
+	w->refresher = g_thread_pool_new_full(refresh, NULL, refresh_free, 1,
+					      TRUE, NULL);
 	flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	if (w->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
