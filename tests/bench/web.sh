@@ -64,14 +64,19 @@ paths=(
 	"/api/stats?per=week"
 )
 if [ "$while_ingest" = 1 ]; then
-	/usr/bin/python3 "$top/tests/bench/gen_ingest.py" "$corpus" /dev/stdout 50 "$copies" |
+	# New copies (their Message-IDs carry the copy's number): numbered
+	# past any a run before wrote.
+	first=$(( copies + $(date +%s) % 100000 ))
+	/usr/bin/python3 "$top/tests/bench/gen_ingest.py" "$corpus" /dev/stdout 50 "$first" |
 		"$PW" ingest -q --db "$db" - >/dev/null 2>"$cache/writer.err" &
 	writer=$!
 	echo "web: ingest writing 100,000 new messages to the store meanwhile"
 	sleep 2
 fi
-echo "web: 16 clients, each endpoint asked $requests times"
+echo "web: 16 clients, each endpoint asked $requests times${writer:+, and on for a minute while ingest writes}"
 rc=0
+# With a writer: a minute of load while it writes.
+MIN_SECONDS=${MIN_SECONDS:-$([ -n "$writer" ] && echo 60 || echo 0)} \
 /usr/bin/python3 "$top/tests/bench/web_client.py" "http://127.0.0.1:$port" 16 "$requests" "${paths[@]}" | tee "$cache/result"
 rc=${PIPESTATUS[0]}
 if [ -n "$writer" ]; then
