@@ -18,6 +18,7 @@
 #include "bot/cmd.h"
 #include "bot/log.h"
 #include "bot/printer.h"
+#include "bot/report.h"
 #include "bot/reply_send.h"
 #include "db/outbox.h"
 
@@ -36,50 +37,6 @@ static const char show_layout[] =
 	"%(if:transport)sent through: %(transport)\n%(end)"
 	"\n%(raw:lf)";
 
-static void row_print(struct pw_printer *p, const struct pw_outbox_row *r)
-{
-	char **rcpt = g_strsplit(r->recipients, "\n", -1);
-	size_t i, n;
-
-	/* The stored list is one address a line: no empty members. */
-	for (i = n = 0; rcpt[i]; i++) {
-		if (*rcpt[i])
-			rcpt[n++] = rcpt[i];
-		else
-			g_free(rcpt[i]);
-	}
-	rcpt[n] = NULL;
-	pw_print_begin_record(p);
-	pw_print_int_at(p, "id", r->id);
-	pw_print_str_at(p, "kind", r->kind);
-	pw_print_str_at(p, "state", r->state);
-	pw_print_str_at(p, "reason", r->reason);
-	pw_print_str_at(p, "to", r->rcpt_to);
-	pw_print_strv_at(p, "recipients", rcpt);
-	pw_print_str_at(p, "from", r->mail_from);
-	pw_print_str_at(p, "message_id", r->msgid);
-	pw_print_str_at(p, "in_reply_to", r->in_reply_to);
-	pw_print_str_at(p, "answers", r->answers);
-	pw_print_str_at(p, "subject", r->subject);
-	pw_print_int_at(p, "attempts", r->attempts);
-	pw_print_str_at(p, "last_error", r->last_error);
-	pw_print_int_at(p, "smtp_code", r->smtp_code);
-	pw_print_int_at(p, "created_at", r->created_at);
-	pw_print_int_at(p, "next_attempt", r->next_attempt);
-	pw_print_int_at(p, "last_attempt", r->last_attempt);
-	pw_print_int_at(p, "sent_at", r->sent_at);
-	pw_print_str_at(p, "transport", r->transport);
-	if (r->raw) {
-		char *text = g_strndup(g_bytes_get_data(r->raw, NULL),
-				       g_bytes_get_size(r->raw));
-
-		pw_print_str_at(p, "raw", text);
-		g_free(text);
-	}
-	pw_print_end(p);
-	g_strfreev(rcpt);
-}
-
 static int list(struct pw_db *db, const char *state, enum pw_format fmt)
 {
 	GPtrArray *rows = g_ptr_array_new_with_free_func(
@@ -95,7 +52,7 @@ static int list(struct pw_db *db, const char *state, enum pw_format fmt)
 	p = pw_printer_new(fmt, stdout, list_layout, 0);
 	pw_print_begin_list(p);
 	for (i = 0; i < rows->len; i++)
-		row_print(p, g_ptr_array_index(rows, i));
+		pw_report_outbox_row(p, g_ptr_array_index(rows, i));
 	pw_print_end(p);
 	pw_printer_free(p);
 	g_ptr_array_unref(rows);
@@ -129,7 +86,7 @@ static int show(struct pw_db *db, int64_t id, enum pw_format fmt)
 		return 2;
 	}
 	p = pw_printer_new(fmt, stdout, show_layout, 0);
-	row_print(p, r);
+	pw_report_outbox_row(p, r);
 	pw_printer_free(p);
 	pw_outbox_row_free(r);
 	return 0;

@@ -1,18 +1,18 @@
 /*
- * patchwarden query [--db PATH] [--config FILE] floods [--since WHEN]
- *                   [--message MSGID] [--format text|json|csv]
- * patchwarden query ... findings [--rule ID] [--severity LEVEL]
- *                   [--since WHEN] [--from ADDR] [--list NAME] [--format ...]
- * patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME]
- *                   [--format ...]
+ * patchwarden query [--db PATH] [--config FILE] KIND [FILTERS]
+ *                   [--format text|json|csv] [--limit N] [--offset N]
+ * patchwarden query ... message MSGID [--format text|json]
  *
- * Reads the stored history without changing it.  floods lists the floods
- * whose latest patch is dated since WHEN, or the one flood that message
- * MSGID belongs to; findings the findings of patches dated since WHEN;
- * series the series active since WHEN.  Text is one line per row for
- * people; json is one array of objects for programs; csv is a header
- * line and one line per row (RFC 4180) for spreadsheets.  Exit status: 0
- * (whatever was found), 2 usage or database error.
+ * Reads the stored history without changing it.  KIND is series,
+ * patches, findings, floods, senders or stats; the filters (bot/report.h)
+ * are the query parameters of the dashboard's /api/KIND under the same
+ * names.  Text is one line per row for people; json is one array of
+ * objects for programs; csv is a header line and one line per row (RFC
+ * 4180) for spreadsheets.  At most --limit rows (1000 by default, 0 for
+ * all) are printed, oldest first unless --order newest; a note on
+ * stderr says when there are more.  message shows one stored message,
+ * what was read from it, its findings, flood and replies.  Exit status:
+ * 0 (whatever was found), 2 usage or database error.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,327 +20,201 @@
 #include "bot/cli.h"
 #include "bot/cmd.h"
 #include "bot/log.h"
+#include "bot/mail.h"
 #include "bot/printer.h"
-#include "db/flood.h"
-#include "db/query.h"
+#include "bot/report.h"
 
-/* ---- floods ---- */
+#define DEFAULT_LIMIT 1000
 
-/* The names of the enum pw_flood_shared bits, lowest first. */
-static const char *const shared_names[] = {
-	"subject", "body", "shape", "patch_id",
-};
+static const char usage_text[] =
+	"usage: patchwarden query [--db PATH] [--config FILE] KIND [filters] [--format text|json|csv]\n"
+	"  KIND: series, patches, findings, floods, senders, stats; or message MSGID\n"
+	"  filters: --list NAME --from ADDR --since WHEN --until WHEN --rule ID\n"
+	"           --severity LEVEL --path GLOB --version N --has-findings yes|no\n"
+	"           --state complete|incomplete|flood --series ID --per day|week\n"
+	"           --message MSGID (floods) --order newest|oldest --limit N --offset N\n";
 
-static const char flood_layout[] =
-	"%(id) %(rule) %(severity) %(sender) size=%(size)"
-	"%(if:claimed_total) (claims %(claimed_total))%(end)"
-	" first=%(first_seen) last=%(last_seen)"
-	" lists=%(if:lists)%(lists)%(else)-%(end) recipients=%(recipients)"
-	" %(if:threaded)threaded%(else)unthreaded%(end) \"%(subject)\"\n";
-
-static void flood_print(struct pw_printer *p, const struct pw_flood_info *f)
+/* The message subcommand: one stored message in full. */
+static int message(struct pw_db *db, const char *msgid, enum pw_format fmt)
 {
-	size_t i;
-
-	pw_print_begin_record(p);
-	pw_print_int_at(p, "id", f->id);
-	pw_print_str_at(p, "rule", f->rule);
-	pw_print_str_at(p, "severity", pw_severity_str(f->severity));
-	pw_print_str_at(p, "sender", f->sender_addr);
-	pw_print_str_at(p, "sender_name", f->sender_name);
-	pw_print_str_at(p, "subject", f->subject);
-	pw_print_int_at(p, "size", f->size);
-	pw_print_int_at(p, "claimed_total", f->claimed_total);
-	pw_print_time_at(p, "first_seen", f->first_seen);
-	pw_print_time_at(p, "last_seen", f->last_seen);
-	pw_print_time_at(p, "detected_at", f->detected_at);
-	pw_print_strv_at(p, "lists", f->lists);
-	pw_print_int_at(p, "recipients", f->recipients);
-	pw_print_bool_at(p, "threaded", f->threaded);
-	pw_print_int_at(p, "threaded_patches", f->nthreaded);
-	pw_print_key(p, "shared");
-	pw_print_begin_list(p);
-	for (i = 0; i < G_N_ELEMENTS(shared_names); i++)
-		if (f->shared & (1u << i))
-			pw_print_string(p, shared_names[i]);
-	pw_print_end(p);
-	pw_print_key(p, "fingerprints");
-	pw_print_begin_map(p);
-	pw_print_str_at(p, "subject", *f->subject_fp ? f->subject_fp : NULL);
-	pw_print_str_at(p, "body", *f->body_fp ? f->body_fp : NULL);
-	pw_print_str_at(p, "shape", *f->shape_fp ? f->shape_fp : NULL);
-	pw_print_end(p);
-	pw_print_str_at(p, "first_message", f->first_msgid);
-	pw_print_str_at(p, "key", f->key);
-	pw_print_bool_at(p, "reported", f->reported_at != 0);
-	pw_print_end(p);
-}
-
-/* The row id of the message msgid ("<...>" or bare) in *id, 0 for none. */
-static enum pw_status message_find(struct pw_db *db, const char *msgid,
-				   int64_t *id)
-{
+	struct pw_query_message *m = NULL;
+	struct pw_mail *mail = NULL;
+	struct pw_printer *p;
 	size_t len = strlen(msgid);
 	char *bare = len > 2 && *msgid == '<' && msgid[len - 1] == '>' ?
 		g_strndup(msgid + 1, len - 2) : g_strdup(msgid);
-	enum pw_status s;
+	GBytes *raw = NULL;
 	bool found;
+	int rc = 2;
 
-	s = pw_db_message_find(db, bare, id, &found);
-	if (!found)
-		*id = 0;
-	g_free(bare);
-	return s;
-}
-
-static int floods(struct pw_db *db, int64_t since, const char *msgid,
-		  enum pw_format fmt)
-{
-	struct pw_printer *p;
-	GArray *ids;
-	int rc = 0;
-	guint i;
-
-	/* One read transaction: a read that fails fails the query. */
-	if (pw_db_begin(db)) {
+	if (pw_db_query_message(db, bare, &m, &found)) {
 		pw_error("%s", pw_db_errmsg(db));
-		return 2;
+		goto out;
 	}
-	p = pw_printer_new(fmt, stdout, flood_layout, 0);
-	if (msgid) {
-		/* The flood one message belongs to, if any. */
-		int64_t mid, fid;
-		bool found = false;
+	if (!found) {
+		char *shown = g_utf8_make_valid(msgid, -1);
 
-		ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
-		if (message_find(db, msgid, &mid)) {
-			pw_error("%s", pw_db_errmsg(db));
-			rc = 2;
-		} else if (!mid) {
-			/* Not "in no flood": the store does not know it. */
-			char *shown = g_utf8_make_valid(msgid, -1);
-
-			pw_error("no stored message has the Message-ID %s", shown);
-			g_free(shown);
-			rc = 2;
-		} else if (pw_db_flood_of_message(db, mid, &found, &fid)) {
-			pw_error("%s", pw_db_errmsg(db));
-			rc = 2;
-		} else if (found) {
-			g_array_append_val(ids, fid);
-		}
-	} else if (pw_db_flood_list(db, since, &ids)) {
-		pw_error("%s", pw_db_errmsg(db));
-		rc = 2;
-		ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+		pw_error("no stored message has the Message-ID %s", shown);
+		g_free(shown);
+		goto out;
 	}
+	raw = pw_db_message_raw(db, m->id);
+	if (raw) {
+		gsize n;
+		const char *b = g_bytes_get_data(raw, &n);
 
-	pw_print_begin_list(p);
-	for (i = 0; i < ids->len; i++) {
-		struct pw_flood_info f;
-		enum pw_status s;
-
-		s = pw_db_flood_info(db, g_array_index(ids, int64_t, i), &f);
-
-		if (s == PW_ERR_INPUT)
-			continue;
-		if (s) {
-			pw_error("%s", pw_db_errmsg(db));
-			rc = 2;
-			break;
-		}
-		flood_print(p, &f);
-		pw_db_flood_info_release(&f);
+		pw_mail_parse(b, n, &mail, NULL);
 	}
-	if (pw_db_commit(db) && !rc) {
-		pw_error("%s", pw_db_errmsg(db));
-		rc = 2;
-	}
-	if (!rc)
-		pw_print_end(p);
+	p = pw_printer_new(fmt, stdout,
+			   "%(kind) <%(msgid)> %(from) %(date)\n"
+			   "subject: %(subject)\n"
+			   "lists: %(lists)%(if:series)\nseries: %(series)%(end)"
+			   "%(if:flood)\nflood: %(flood)%(end)\n"
+			   "%(if:commit_message)\n%(commit_message:block)%(end)"
+			   "%(if:diff)\n%(diff:block)%(end)", 0);
+	pw_report_message(p, m, mail ? mail->commit_msg : NULL,
+			  mail ? mail->diff : NULL);
 	pw_printer_free(p);
-	g_array_unref(ids);
+	if (fmt == PW_FORMAT_TEXT) {
+		/* Findings and replies, one line each, after the message. */
+		struct pw_printer *fp = pw_printer_new(fmt, stdout,
+			pw_report_layout(PW_REPORT_FINDINGS), 0);
+		guint i;
+
+		pw_print_begin_list(fp);
+		for (i = 0; i < m->findings->len; i++)
+			pw_report_finding(fp, m->findings->pdata[i]);
+		pw_print_end(fp);
+		pw_printer_free(fp);
+		for (i = 0; i < m->replies->len; i++) {
+			const struct pw_query_reply *q = m->replies->pdata[i];
+
+			printf("reply %" G_GINT64_FORMAT " %s %s%s%s\n",
+			       (gint64)q->id, q->kind, q->state,
+			       q->reason ? ": " : "", q->reason ? q->reason : "");
+		}
+	}
+	rc = 0;
+out:
+	pw_mail_free(mail);
+	if (raw)
+		g_bytes_unref(raw);
+	pw_query_message_free(m);
+	g_free(bare);
 	return rc;
 }
 
-/* ---- findings ---- */
-
-static const char finding_layout[] =
-	"%(rule) %(severity) <%(msgid)> "
-	"%(if:file)%(file)%(if:line):%(line)%(end)%(else)(patch)%(end)"
-	": %(message)\n";
-
-static int findings(struct pw_db *db, const struct pw_query_filter *flt,
-		    enum pw_format fmt)
-{
-	struct pw_printer *p;
-	GPtrArray *a;
-	guint i;
-
-	if (pw_db_query_findings(db, flt, &a)) {
-		pw_error("%s", pw_db_errmsg(db));
-		return 2;
-	}
-	p = pw_printer_new(fmt, stdout, finding_layout, 0);
-	pw_print_begin_list(p);
-	for (i = 0; i < a->len; i++) {
-		const struct pw_query_finding *q = a->pdata[i];
-
-		pw_print_begin_record(p);
-		pw_print_int_at(p, "id", q->id);
-		pw_print_str_at(p, "rule", q->rule);
-		pw_print_str_at(p, "severity", pw_severity_str(q->severity));
-		pw_print_str_at(p, "msgid", q->msgid);
-		pw_print_str_at(p, "from", q->from_addr);
-		pw_print_str_at(p, "subject", q->subject);
-		pw_print_time_at(p, "date", q->date);
-		pw_print_str_at(p, "file", q->file);
-		pw_print_int_at(p, "line", q->line);
-		pw_print_int_at(p, "column", q->column);
-		pw_print_str_at(p, "message", q->message);
-		pw_print_str_at(p, "fix", q->fix);
-		pw_print_end(p);
-	}
-	pw_print_end(p);
-	pw_printer_free(p);
-	g_ptr_array_unref(a);
-	return 0;
-}
-
-/* ---- series ---- */
-
-static const char series_layout[] =
-	"%(id) v%(version) %(patches)/%(total)%(if:cover) cover%(end)"
-	" %(sender) %(first_seen) findings=%(findings)%(if:flood) flood%(end)"
-	" \"%(name)\"\n";
-
-static int series(struct pw_db *db, const struct pw_query_filter *flt,
-		  enum pw_format fmt)
-{
-	struct pw_printer *p;
-	GPtrArray *a;
-	guint i;
-
-	if (pw_db_query_series(db, flt, &a)) {
-		pw_error("%s", pw_db_errmsg(db));
-		return 2;
-	}
-	p = pw_printer_new(fmt, stdout, series_layout, 0);
-	pw_print_begin_list(p);
-	for (i = 0; i < a->len; i++) {
-		const struct pw_query_series *q = a->pdata[i];
-
-		pw_print_begin_record(p);
-		pw_print_int_at(p, "id", q->id);
-		pw_print_str_at(p, "name", q->name);
-		pw_print_str_at(p, "sender", q->from_addr);
-		pw_print_int_at(p, "version", q->version);
-		pw_print_int_at(p, "total", q->total);
-		pw_print_int_at(p, "patches", q->patches);
-		pw_print_bool_at(p, "cover", q->has_cover);
-		pw_print_time_at(p, "first_seen", q->first_date);
-		pw_print_time_at(p, "last_seen", q->last_date);
-		pw_print_int_at(p, "findings", q->findings);
-		pw_print_key(p, "flood");
-		if (q->flood_id)
-			pw_print_int(p, q->flood_id);
-		else
-			pw_print_null(p);
-		pw_print_end(p);
-	}
-	pw_print_end(p);
-	pw_printer_free(p);
-	g_ptr_array_unref(a);
-	return 0;
-}
-
-static const char usage_text[] =
-	"usage: patchwarden query [--db PATH] [--config FILE] floods [--since WHEN] [--message MSGID]\n"
-	"                                                     [--format text|json|csv]\n"
-	"       patchwarden query ... findings [--rule ID] [--severity LEVEL] [--since WHEN]\n"
-	"                                      [--from ADDR] [--list NAME] [--format text|json|csv]\n"
-	"       patchwarden query ... series [--since WHEN] [--from ADDR] [--list NAME] [--format text|json|csv]\n";
+/* The filter options, in the order they are checked. */
+static const char *const filter_keys[] = {
+	"list", "from", "since", "until", "rule", "severity", "path",
+	"version", "has-findings", "state", "series", "per", "message",
+	"order", "limit", "offset",
+};
 
 int pw_cmd_query(int argc, char **argv)
 {
-	char *db_path = NULL, *config = NULL, *format = NULL, *since = NULL;
-	char *rule = NULL, *severity = NULL, *from = NULL, *list = NULL;
-	char *message = NULL;
+	char *db_path = NULL, *config = NULL, *format = NULL;
+	char *vals[G_N_ELEMENTS(filter_keys)] = { NULL };
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default), json or csv", "FORMAT" },
-		{ "since", 0, 0, G_OPTION_ARG_STRING, &since, "only what is dated since (YYYY-MM-DD, @unix, 7d, 12h)", "WHEN" },
-		{ "rule", 0, 0, G_OPTION_ARG_STRING, &rule, "findings: only this rule ID", "ID" },
-		{ "severity", 0, 0, G_OPTION_ARG_STRING, &severity, "findings: at least this severe (info, warning, error)", "LEVEL" },
-		{ "from", 0, 0, G_OPTION_ARG_STRING, &from, "findings, series: only from this sender address", "ADDR" },
-		{ "list", 0, 0, G_OPTION_ARG_STRING, &list, "findings, series: only seen on this list", "NAME" },
-		{ "message", 0, 0, G_OPTION_ARG_STRING, &message, "floods: the flood this Message-ID belongs to", "MSGID" },
+		{ "list", 0, 0, G_OPTION_ARG_STRING, &vals[0], "only what was seen on this list", "NAME" },
+		{ "from", 0, 0, G_OPTION_ARG_STRING, &vals[1], "only from this author or sender address", "ADDR" },
+		{ "since", 0, 0, G_OPTION_ARG_STRING, &vals[2], "only what is dated since (YYYY-MM-DD, @unix, 7d, 12h)", "WHEN" },
+		{ "until", 0, 0, G_OPTION_ARG_STRING, &vals[3], "only what is dated before", "WHEN" },
+		{ "rule", 0, 0, G_OPTION_ARG_STRING, &vals[4], "only this rule ID (any case)", "ID" },
+		{ "severity", 0, 0, G_OPTION_ARG_STRING, &vals[5], "findings: at least this severe (info, warning, error)", "LEVEL" },
+		{ "path", 0, 0, G_OPTION_ARG_STRING, &vals[6], "findings: in files matching this glob", "GLOB" },
+		{ "version", 0, 0, G_OPTION_ARG_STRING, &vals[7], "series, patches: only this version", "N" },
+		{ "has-findings", 0, 0, G_OPTION_ARG_STRING, &vals[8], "series, patches, senders: with findings (yes) or without (no)", "yes|no" },
+		{ "state", 0, 0, G_OPTION_ARG_STRING, &vals[9], "series: complete, incomplete or flood", "STATE" },
+		{ "series", 0, 0, G_OPTION_ARG_STRING, &vals[10], "patches, findings: of this series", "ID" },
+		{ "per", 0, 0, G_OPTION_ARG_STRING, &vals[11], "stats: per day (default) or week", "day|week" },
+		{ "message", 0, 0, G_OPTION_ARG_STRING, &vals[12], "floods: the flood this Message-ID belongs to", "MSGID" },
+		{ "order", 0, 0, G_OPTION_ARG_STRING, &vals[13], "oldest first (default) or newest", "newest|oldest" },
+		{ "limit", 0, 0, G_OPTION_ARG_STRING, &vals[14], "at most N rows (default 1000, 0: all)", "N" },
+		{ "offset", 0, 0, G_OPTION_ARG_STRING, &vals[15], "skip the first N rows", "N" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
-	struct pw_query_filter flt;
+	struct pw_report *r = NULL;
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
-	const char *what;
-	gint64 t = 0;
+	struct pw_printer *p;
 	enum pw_format fmt;
+	char *err = NULL;
+	bool more = false;
+	size_t i;
 	int rc = 2;
 
-	memset(&flt, 0, sizeof(flt));
-	if (!pw_cli_parse("query", "floods|findings|series", entries, &argc, &argv))
+	if (!pw_cli_parse("query", "KIND", entries, &argc, &argv))
 		goto out;
-	what = argc == 2 ? argv[1] : "";
-	if (strcmp(what, "floods") && strcmp(what, "findings") && strcmp(what, "series")) {
+	if (argc == 3 && !strcmp(argv[1], "message")) {
+		for (i = 0; i < G_N_ELEMENTS(vals); i++)
+			if (vals[i]) {
+				fprintf(stderr, "patchwarden query: message takes"
+					" no --%s\n", filter_keys[i]);
+				goto out;
+			}
+		if (!pw_format_parse(format, false, &fmt)) {
+			fprintf(stderr, "patchwarden query: message: --format is"
+				" text or json\n");
+			goto out;
+		}
+		if (!pw_cli_open(config, db_path, true, &cfg, &db))
+			goto out;
+		rc = message(db, argv[2], fmt);
+		goto out;
+	}
+	if (argc != 2) {
 		fputs(usage_text, stderr);
 		goto out;
 	}
-	if ((rule || severity) && strcmp(what, "findings")) {
-		fprintf(stderr, "patchwarden query: --rule and --severity apply to findings only\n");
-		goto out;
-	}
-	if (message && strcmp(what, "floods")) {
-		fprintf(stderr, "patchwarden query: --message applies to floods only\n");
-		goto out;
-	}
-	if ((from || list) && !strcmp(what, "floods")) {
-		fprintf(stderr, "patchwarden query: --from and --list apply to findings and series\n");
+	r = pw_report_new(argv[1], DEFAULT_LIMIT, 0, false, &err);
+	if (!r) {
+		fprintf(stderr, "patchwarden query: '%s': %s\n%s", argv[1], err,
+			usage_text);
 		goto out;
 	}
 	if (!pw_format_parse(format, true, &fmt)) {
 		fprintf(stderr, "patchwarden query: --format is text, json or csv\n");
 		goto out;
 	}
-	if (since && !pw_cli_parse_time(since, &t)) {
-		fprintf(stderr, "patchwarden query: --since '%s': not a date (YYYY-MM-DD, @unix, Nd, Nh)\n", since);
-		goto out;
-	}
-	if (severity && !pw_severity_parse(severity, &flt.min_severity)) {
-		fprintf(stderr, "patchwarden query: --severity is info, warning or error\n");
-		goto out;
-	}
-	flt.rule = rule;
-	flt.since = t;
-	flt.from = from;
-	flt.list = list;
+	/* What the kind does not take is refused before the store opens. */
+	for (i = 0; i < G_N_ELEMENTS(vals); i++)
+		if (vals[i] && !pw_report_takes(r, filter_keys[i])) {
+			fprintf(stderr, "patchwarden query: --%s does not apply"
+				" to %s\n", filter_keys[i], argv[1]);
+			goto out;
+		}
 	if (!pw_cli_open(config, db_path, true, &cfg, &db))
 		goto out;
-	if (!strcmp(what, "floods"))
-		rc = floods(db, t, message, fmt);
-	else if (!strcmp(what, "findings"))
-		rc = findings(db, &flt, fmt);
-	else
-		rc = series(db, &flt, fmt);
+	for (i = 0; i < G_N_ELEMENTS(vals); i++)
+		if (vals[i] && !pw_report_set(r, db, filter_keys[i], vals[i], &err)) {
+			fprintf(stderr, "patchwarden query: --%s\n", err);
+			goto out;
+		}
+	p = pw_printer_new(fmt, stdout, pw_report_layout(r->kind), 0);
+	if (pw_report_print(db, r, p, &more, &err)) {
+		pw_error("%s", err ? err : pw_db_errmsg(db));
+		pw_printer_free(p);
+		goto out;
+	}
+	pw_printer_free(p);
+	if (more)
+		fprintf(stderr, "patchwarden query: more than %" G_GINT64_FORMAT
+			" rows; --offset %" G_GINT64_FORMAT " shows the next\n",
+			(gint64)r->f.limit, (gint64)(r->f.offset + r->f.limit));
+	rc = 0;
 out:
+	pw_report_free(r);
 	pw_db_close(db);
 	pw_config_free(cfg);
 	g_free(db_path);
 	g_free(config);
 	g_free(format);
-	g_free(since);
-	g_free(rule);
-	g_free(severity);
-	g_free(from);
-	g_free(list);
-	g_free(message);
+	g_free(err);
+	for (i = 0; i < G_N_ELEMENTS(vals); i++)
+		g_free(vals[i]);
 	return rc;
 }

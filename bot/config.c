@@ -302,7 +302,8 @@ static bool has_secret(GKeyFile *kf)
 	char *url;
 	bool secret;
 
-	if (g_key_file_has_key(kf, "smtp", "password", NULL))
+	if (g_key_file_has_key(kf, "smtp", "password", NULL) ||
+	    g_key_file_has_key(kf, "web", "token", NULL))
 		return true;
 	if (imap_has_secret(kf))
 		return true;
@@ -312,8 +313,30 @@ static bool has_secret(GKeyFile *kf)
 	return secret;
 }
 
+/* [web]: the dashboard's address, token and body limit. */
+static bool read_web(GKeyFile *kf, struct pw_config *c, char **err)
+{
+	int kib;
+
+	c->web_listen = get_str(kf, "web", "listen", NULL);
+	c->web_token = get_str(kf, "web", "token", NULL);
+	if (c->web_token && strlen(c->web_token) < 16) {
+		*err = g_strdup("[web] token: at least 16 characters");
+		return false;
+	}
+	if (!get_int(kf, "web", "max_body", 10240, &kib, err))
+		return false;
+	if (kib < 1 || kib > 1024 * 1024) {
+		*err = g_strdup("[web] max_body: KiB, 1 to 1048576");
+		return false;
+	}
+	c->web_max_body = kib * 1024;
+	return true;
+}
+
 static void set_defaults(struct pw_config *c, const char *db)
 {
+	c->web_max_body = 10240 * 1024;
 	c->db_path = g_strdup(db ? db : "patchwarden.db");
 	c->smtp_starttls = g_strdup("required");
 	c->smtp_timeout = 60;
@@ -480,6 +503,8 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 	c->automated_senders = get_list(kf, "reply", "automated_senders");
 	if (!read_imap(kf, c, err))
 		goto fail;
+	if (!read_web(kf, c, err))
+		goto fail;
 
 	groups = g_key_file_get_groups(kf, NULL);
 	for (i = 0; groups[i]; i++) {
@@ -538,6 +563,10 @@ void pw_config_free(struct pw_config *c)
 	g_free(c->reply_to);
 	g_free(c->dashboard_url);
 	g_strfreev(c->automated_senders);
+	g_free(c->web_listen);
+	if (c->web_token)
+		memset(c->web_token, 0, strlen(c->web_token));
+	g_free(c->web_token);
 	if (c->lists)
 		g_ptr_array_free(c->lists, TRUE);
 	if (c->imap)

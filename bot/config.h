@@ -11,6 +11,7 @@
  *            dashboard_url,
  *            automated_senders (;-separated addresses or *-patterns)
  *   [flood]  count, window (seconds)
+ *   [web]    listen (HOST:PORT), token (a secret), max_body (KiB)
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
  *            cc_list (bool), cc_all (bool)
@@ -83,6 +84,11 @@ struct pw_config {
 
 	int flood_count;	/* patches that make a flood */
 	int flood_window;	/* seconds */
+
+	/* [web]: the dashboard (bot/web.c). */
+	char *web_listen;	/* NULL: 127.0.0.1:8080 */
+	char *web_token;	/* NULL: none; needed off loopback and to submit */
+	int web_max_body;	/* bytes a POST may carry */
 
 	GPtrArray *lists;	/* struct pw_list_conf * */
 	struct pw_list_conf defaults;	/* for lists not configured */

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "subscribe", pw_cmd_subscribe, "add, list, pause, resume, remove subscribed lists" },
 	{ "poll", pw_cmd_poll, "poll the subscriptions once" },
 	{ "archive", pw_cmd_archive, "append mail to a public-inbox archive (made if missing)" },
+	{ "serve", pw_cmd_serve, "the dashboard and its JSON API over HTTP" },
 };
 
 static void usage(FILE *out)

@@ -324,6 +324,16 @@ static void append_mod(GString *out, const char *v, const char *mod)
 		g_string_append(out, v);
 		if (len && v[len - 1] != '\n')
 			g_string_append_c(out, '\n');
+	} else if (!strcmp(mod, "time")) {
+		char *t = pw_iso_time(g_ascii_strtoll(v, NULL, 10));
+
+		g_string_append(out, t);
+		g_free(t);
+	} else if (!strcmp(mod, "url")) {
+		char *e = g_uri_escape_string(v, NULL, FALSE);
+
+		g_string_append(out, e);
+		g_free(e);
 	} else if (mod[0] == '-' && g_ascii_isdigit(mod[1])) {
 		guint64 width = g_ascii_strtoull(mod + 1, NULL, 10);
 
@@ -403,7 +413,23 @@ static const char *render(struct pw_printer *p, const char *s, GString *out,
 				*mod++ = '\0';
 			v = !strcmp(name, ".") ? g_strdup(elem ? elem : "") :
 				field_text(field_find(p, name));
-			append_mod(out, v, mod);
+			if (p->format == PW_FORMAT_HTML) {
+				GString *raw = g_string_new(NULL);
+				char *u, *e;
+
+				append_mod(raw, v, mod);
+				/* Valid UTF-8 first: the escaper steps by
+				 * characters, and a bad lead byte would step
+				 * over a '<'. */
+				u = g_utf8_make_valid(raw->str, (gssize)raw->len);
+				e = g_markup_escape_text(u, -1);
+				g_string_append(out, e);
+				g_free(e);
+				g_free(u);
+				g_string_free(raw, TRUE);
+			} else {
+				append_mod(out, v, mod);
+			}
 			g_free(v);
 		}
 		g_free(name);

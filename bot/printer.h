@@ -20,6 +20,8 @@
  *   %(key:lf)       with CRLF line ends shown as LF
  *   %(key:block)    followed by a newline unless empty or ending in one
  *   %(key:-N)       left-aligned in N columns (printf's %-Ns)
+ *   %(key:url)      percent-encoded for a URL's path or query
+ *   %(key:time)     a Unix time as pw_iso_time() writes it
  *   %(if:key)A%(else)B%(end)
  *                   A when the value is there (a string that is not
  *                   null, a number not 0, true, a list not empty), else B
@@ -42,6 +44,9 @@ enum pw_format {
 	PW_FORMAT_TEXT,
 	PW_FORMAT_JSON,
 	PW_FORMAT_CSV,
+	/* Text through the layout, each value HTML-escaped (the dashboard);
+	 * never offered by pw_format_parse(). */
+	PW_FORMAT_HTML,
 };
 
 /* How a printer of JSON lays its output out. */

@@ -1,7 +1,11 @@
 /*
  * patchwarden: the maintainers' queries over the stored history
- * (patchwarden query findings|series; floods are in db/flood.h).  Every
- * filter is a bound parameter of one prepared statement.
+ * (patchwarden query, and the dashboard of patchwarden serve, which
+ * answers from the same functions).  Every filter value is a bound
+ * parameter; each filter given adds one constant fragment to the WHERE
+ * clause, so that SQLite plans with the constraints that apply and uses
+ * their indexes (migration 11), instead of "?1 IS NULL OR ..." terms no
+ * index can serve.
  */
 #ifndef PW_DB_QUERY_H
 #define PW_DB_QUERY_H
@@ -13,14 +17,38 @@
 #include "checks/patch.h"
 #include "db/db.h"
 
-/* What to select.  Strings are borrowed; NULL means any. */
+/* Series states (pw_query_filter.state). */
+enum pw_series_state {
+	PW_SERIES_ANY = 0,
+	PW_SERIES_COMPLETE,	/* every announced patch arrived */
+	PW_SERIES_INCOMPLETE,	/* some announced patch is missing */
+	PW_SERIES_FLOOD,	/* its patches belong to a flood */
+};
+
+/*
+ * What to select.  Strings are borrowed; NULL, 0 or false mean "any".
+ * Each query reads the fields that make sense for it and ignores the
+ * others (bot/report.c refuses a filter a query does not take).
+ */
 struct pw_query_filter {
-	const char *rule;		/* findings: this rule ID only */
+	const char *rule;		/* this rule ID (as stored: upper case) */
 	enum pw_severity min_severity;	/* findings: at least this severe */
-	int64_t since;			/* messages (series: last patch) dated at
-					 * or after this Unix time */
-	const char *from;		/* sender address, compared ignoring case */
+	int64_t since;			/* dated at or after this Unix time */
+	int64_t until;			/* dated before this Unix time, 0: any */
+	const char *from;		/* author or sender address (any case) */
 	const char *list;		/* seen on the list of this name */
+	const char *path;		/* findings: file matching this glob */
+	int version;			/* series, patches: this version only */
+	int has_findings;		/* 1: with findings, -1: without */
+	enum pw_series_state state;	/* series */
+	int64_t series_id;		/* patches, findings: of this series */
+	int64_t message_id;		/* findings: of this message's patch */
+	int64_t series_only;		/* series: this one series */
+	bool newest_first;		/* else oldest first */
+	bool by_week;			/* stats: per week, else per day */
+	bool all_lists;			/* stats: every list together (list "") */
+	int64_t limit;			/* rows at most; 0: no limit */
+	int64_t offset;			/* rows skipped first */
 };
 
 /* One stored finding with the patch message it is about.  Owns its strings. */
@@ -47,22 +75,128 @@ struct pw_query_series {
 	int64_t flood_id;		/* the flood its patches belong to, or 0 */
 };
 
+/* One stored patch.  Owns its strings. */
+struct pw_query_patch {
+	int64_t id, message_id;
+	char *msgid, *from_name, *from_addr, *subject;
+	int64_t date;			/* 0 when unknown */
+	int64_t series_id;		/* 0 when none */
+	int number, total, version;
+	int findings;
+	int64_t flood_id;		/* 0 when in none */
+};
+
+/* One sender: who posted patches (the mail's From), with counts. */
+struct pw_query_sender {
+	char *addr, *name;
+	int64_t patches, findings, floods;
+	int64_t first_date, last_date;
+};
+
+/* One period of one list (stats).  Owns its strings. */
+struct pw_query_stat {
+	char *period;			/* "2024-01-31" or "2024-W05" */
+	char *list;			/* "" for mail seen on no list */
+	int64_t messages, patches, findings;
+	char **rules;			/* "RULE=N", most first, NULL-terminated */
+};
+
+/* A stored message with what the store knows of it.  Owns everything. */
+struct pw_query_message {
+	int64_t id;
+	char *msgid, *kind, *from_name, *from_addr;
+	char *sender_name, *sender_addr;	/* NULL when the author posted it */
+	char *subject, *in_reply_to;
+	int64_t date;
+	char **lists;			/* NULL-terminated, sorted */
+	int version, number, total;
+	int64_t patch_id, series_id, flood_id;	/* 0 when none */
+	GPtrArray *findings;		/* struct pw_query_finding */
+	GPtrArray *replies;		/* struct pw_query_reply */
+};
+
+/* One reply the bot stored about a message. */
+struct pw_query_reply {
+	int64_t id;
+	char *kind, *state, *reason, *rcpt_to, *subject, *last_error;
+	int64_t created_at, sent_at;
+};
+
 /*
- * The findings that match f, oldest message first: *out receives a new
- * GPtrArray of struct pw_query_finding that frees its elements
- * (g_ptr_array_unref).
+ * Each read below fills *out with a new GPtrArray of its row struct
+ * that frees its elements (g_ptr_array_unref), of at most f->limit rows
+ * after skipping f->offset, in date order (f->newest_first).  A read
+ * that fails returns its error and sets *out to NULL.
  */
 enum pw_status pw_db_query_findings(struct pw_db *db,
 				    const struct pw_query_filter *f,
 				    GPtrArray **out);
-
-/*
- * The series that match f (rule and min_severity are ignored), oldest
- * first: *out receives a new GPtrArray of struct pw_query_series that
- * frees its elements (g_ptr_array_unref).
- */
 enum pw_status pw_db_query_series(struct pw_db *db,
 				  const struct pw_query_filter *f,
 				  GPtrArray **out);
+/* With f->series_id set: the series' patches in number order. */
+enum pw_status pw_db_query_patches(struct pw_db *db,
+				   const struct pw_query_filter *f,
+				   GPtrArray **out);
+/* Senders, most patches first. */
+enum pw_status pw_db_query_senders(struct pw_db *db,
+				   const struct pw_query_filter *f,
+				   GPtrArray **out);
+/* Per list and day (or week), newest first unless oldest asked. */
+enum pw_status pw_db_query_stats(struct pw_db *db,
+				 const struct pw_query_filter *f,
+				 GPtrArray **out);
+
+/*
+ * The ids of the floods that match f (list, from, since, until, limit,
+ * offset, order; since and until compare the latest member's Date), into
+ * *out: a new GArray of int64_t.  Read each with pw_db_flood_info().
+ */
+enum pw_status pw_db_query_floods(struct pw_db *db,
+				  const struct pw_query_filter *f,
+				  GArray **out);
+
+/*
+ * Floods per week of their first patch, oldest first: *out receives a
+ * new GArray of int64_t pairs (week start as Unix time, floods), at most
+ * the latest `weeks` weeks that have any.
+ */
+enum pw_status pw_db_query_flood_weeks(struct pw_db *db, int weeks,
+				       GArray **out);
+
+/*
+ * The message with Message-ID msgid (without <>): *out is new
+ * (pw_query_message_free()), NULL with *found false when there is none.
+ */
+enum pw_status pw_db_query_message(struct pw_db *db, const char *msgid,
+				   struct pw_query_message **out, bool *found);
+void pw_query_message_free(struct pw_query_message *m);
+
+/*
+ * What the store holds now, in a few indexed reads: the newest message,
+ * finding and reply ids and the replies pending.  Two reads that give
+ * the same values saw the same messages, findings and outbox, so that
+ * an answer computed at one may be given again at the other.
+ */
+#define PW_QUERY_GENERATION 4
+enum pw_status pw_db_query_generation(struct pw_db *db,
+				      int64_t gen[PW_QUERY_GENERATION]);
+
+/*
+ * Readies a read-only connection for serving many reads: the database
+ * is mapped into memory (the readers share the kernel's page cache
+ * instead of each copying pages into its own) and its page cache made
+ * larger.  Not fatal when refused.
+ */
+void pw_db_query_reader_setup(struct pw_db *db);
+
+/*
+ * Makes the reads running on db, from any thread, stop soon with an
+ * error (a server stopping does not wait for a long one to end).
+ */
+void pw_db_query_interrupt(struct pw_db *db);
+
+/* The names of every list, sorted: a new NULL-terminated vector. */
+enum pw_status pw_db_query_lists(struct pw_db *db, char ***names);
 
 #endif

@@ -314,6 +314,33 @@ static const char *const migrations[] = {
 	"  at INTEGER NOT NULL,"
 	"  source TEXT"
 	");",
+	/*
+	 * The indexes behind the filters of "query" and the dashboard
+	 * (user_version 11): a list's messages, series by date, findings
+	 * by file, a sender's posted mail and floods.  IF NOT EXISTS: it
+	 * can run again.
+	 */
+	"CREATE INDEX IF NOT EXISTS message_list_list ON message_list(list, message);"
+	/* Messages by date with their kind: stats per day count them from
+	 * the index alone, without reading each message's row.  It takes
+	 * message_date's place (no insert pays for one more index). */
+	"CREATE INDEX IF NOT EXISTS message_date_kind ON message(date, kind);"
+	"DROP INDEX IF EXISTS message_date;"
+	/* A patch's findings with their rules: counting findings by rule
+	 * (stats, has-findings, rule filters) reads the index alone.  It
+	 * takes finding_patch's place. */
+	"CREATE INDEX IF NOT EXISTS finding_patch_rule ON finding(patch, rule);"
+	"DROP INDEX IF EXISTS finding_patch;"
+	"CREATE INDEX IF NOT EXISTS series_last ON series(last_date);"
+	"CREATE INDEX IF NOT EXISTS series_first ON series(first_date);"
+	"CREATE INDEX IF NOT EXISTS finding_file ON finding(file);"
+	"CREATE INDEX IF NOT EXISTS message_sender_addr ON message_sender(addr);"
+	/* An author's patches (not all mail: each index entry costs an
+	 * insert, and only patches are asked for by author). */
+	"CREATE INDEX IF NOT EXISTS message_patch_from"
+	"  ON message(from_addr, date) WHERE kind = 'patch';"
+	"CREATE INDEX IF NOT EXISTS flood_group_sender"
+	"  ON flood_group(sender, last_seen) WHERE detected_at IS NOT NULL;",
 };
 
 const char *const *pw_db_migrations(size_t *n)

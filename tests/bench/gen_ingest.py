@@ -6,7 +6,11 @@ times; each copy rewrites every Message-ID (and the In-Reply-To and
 References that name them) with a copy suffix, so every message is new to
 the store and threads stay threads.  Output is mboxrd, streamed.
 
-usage: gen_ingest.py CORPUS_XZ OUT.mbox [COPIES]
+usage: gen_ingest.py CORPUS_XZ OUT.mbox [COPIES [FIRST]]
+
+FIRST (default 0) numbers the first copy: copies FIRST.. are new to a
+store that holds copies 0..FIRST-1 (tests/bench/web.sh writes them
+while the dashboard is read).
 """
 import lzma
 import re
@@ -30,10 +34,11 @@ def messages(path):
 def main():
     src, out = sys.argv[1], sys.argv[2]
     copies = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+    first = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     msgs = list(messages(src))
     n = 0
     with open(out, 'wb') as o:
-        for c in range(copies):
+        for c in range(first, first + copies):
             tag = b'.c%d' % c
             for m in msgs:
                 in_headers = True

@@ -306,7 +306,7 @@ import json, sys
 s = json.load(sys.stdin)
 print(len(s), s[0]["total"], s[0]["cover"], s[0]["flood"] is not None)')
 is "series --from: the big series, its cover and its flood" "$got" "1 141 True True"
-for args in "" "bogus" "floods --rule FLOOD" "floods --from x@y" "floods --format xml" \
+for args in "" "bogus" "floods --rule FLOOD" "floods --severity error" "floods --format xml" \
 	"floods --since yesterday" "floods --since 2016" "floods --since 7" \
 	"findings --severity loud" "series --message x@y"; do
 	# shellcheck disable=SC2086

@@ -1,0 +1,95 @@
+/*
+ * patchwarden: the maintainers' reports, one definition for both of
+ * their front ends: "patchwarden query KIND" takes the filters as
+ * options, the dashboard's /api/KIND and pages as query parameters, by
+ * the same names (list, from, since, until, rule, ...), validated here
+ * once; and each kind's rows go through the one printer (text, JSON,
+ * CSV, or HTML rows for the dashboard) from here.
+ */
+#ifndef PW_REPORT_H
+#define PW_REPORT_H
+
+#include <stdbool.h>
+
+#include "bot/printer.h"
+#include "db/db.h"
+#include "db/query.h"
+
+enum pw_report_kind {
+	PW_REPORT_SERIES,
+	PW_REPORT_PATCHES,
+	PW_REPORT_FINDINGS,
+	PW_REPORT_FLOODS,
+	PW_REPORT_SENDERS,
+	PW_REPORT_STATS,
+};
+
+/* One report asked for: its kind and its filters (owned copies). */
+struct pw_report {
+	enum pw_report_kind kind;
+	struct pw_query_filter f;
+	char *message;			/* floods: the flood of this Message-ID */
+	int64_t max_limit;		/* largest limit accepted, 0: none */
+	GPtrArray *strings;		/* what f's strings point into */
+};
+
+/*
+ * A new report of the kind named (series, patches, findings, floods,
+ * senders, stats) with the defaults of a front end: rows per page
+ * (limit, 0: all), the largest limit a caller may ask, and the order.
+ * NULL with a reason in *err (new) for an unknown kind.
+ */
+struct pw_report *pw_report_new(const char *kind, int64_t limit,
+				int64_t max_limit, bool newest_first,
+				char **err);
+void pw_report_free(struct pw_report *r);
+
+/*
+ * Sets the filter key (list, from, since, until, rule, severity, path,
+ * version, has-findings, state, series, per, order, limit, offset,
+ * message) to value, checked against what the kind takes and what the
+ * store holds (a list must be known to it, hence db).  False with a
+ * short reason in *err (new) that names what is valid.
+ */
+bool pw_report_set(struct pw_report *r, struct pw_db *db, const char *key,
+		   const char *value, char **err);
+
+/* Whether the kind takes the filter key. */
+bool pw_report_takes(const struct pw_report *r, const char *key);
+
+/*
+ * Reads the report's rows from db and prints them to p as one list of
+ * records.  *more (may be NULL) says whether rows lie beyond the page.
+ * Returns the store's error (pw_db_errmsg()), or PW_ERR_INPUT with a
+ * reason in *err for a Message-ID the store does not know.
+ */
+enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
+			       struct pw_printer *p, bool *more, char **err);
+
+struct pw_outbox_row;
+
+/*
+ * Prints one stored reply as a record ("outbox list" and "show", the
+ * dashboard's outbox), its raw message too when r holds it.  Times are
+ * Unix times.
+ */
+void pw_report_outbox_row(struct pw_printer *p, const struct pw_outbox_row *r);
+
+/* The text layout of the kind's rows (PW_FORMAT_TEXT). */
+const char *pw_report_layout(enum pw_report_kind kind);
+/* The HTML table row of the kind's records, and its header row. */
+const char *pw_report_html_row(enum pw_report_kind kind);
+const char *pw_report_html_head(enum pw_report_kind kind);
+
+/* Prints one finding as a record (the message page and /api/check). */
+void pw_report_finding(struct pw_printer *p, const struct pw_query_finding *q);
+
+/*
+ * Prints stored message m, its findings, flood and replies, and, when
+ * mail is not NULL, what was read from its raw bytes (commit message,
+ * diff), as one record.
+ */
+void pw_report_message(struct pw_printer *p, const struct pw_query_message *m,
+		       const char *commit_msg, const char *diff);
+
+#endif

@@ -1,0 +1,1100 @@
+/*
+ * patchwarden: the dashboard's pages, API answers and feeds (see
+ * bot/web_page.h).  Tables are the reports of bot/report.c through the
+ * one printer: HTML rows (each value escaped by the printer), JSON or
+ * CSV; what is not a table (the diff with its findings, the charts) is
+ * escaped here, through esc().
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/mail.h"
+#include "bot/printer.h"
+#include "bot/report.h"
+#include "bot/web_page.h"
+#include "checks/rules.h"
+#include "db/outbox.h"
+#include "db/query.h"
+
+/* Rows a page shows unless asked, and the most it shows. */
+#define PAGE_ROWS 50
+#define PAGE_MAX 500
+/* Patches of a series whose diffs its page shows; the rest are listed. */
+#define SERIES_DIFFS 25
+
+static const char style[] =
+	"body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}"
+	"header{background:#243447;color:#fff;padding:.5em 1em}"
+	"header a{color:#fff;margin-right:1em;text-decoration:none}"
+	"header b{margin-right:2em}"
+	"main{padding:1em;max-width:1200px}"
+	"table{border-collapse:collapse;margin:.5em 0 1em}"
+	"td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}"
+	"th{background:#eee}td.n{text-align:right}td.bad{color:#a00;font-weight:bold}"
+	"tr.sev-error td:first-child{border-left:4px solid #c00}"
+	"tr.sev-warning td:first-child{border-left:4px solid #e90}"
+	"tr.sev-info td:first-child{border-left:4px solid #39c}"
+	"form{margin:.5em 0}form label{margin-right:.8em;white-space:nowrap}"
+	"input{width:9em}"
+	"pre{background:#fff;border:1px solid #ddd;padding:.5em;overflow-x:auto}"
+	"pre.diff span{display:block;white-space:pre}"
+	".add{background:#e6ffe6}.del{background:#ffe6e6}.hunk{color:#06c}"
+	".mark{outline:2px solid #c00}"
+	".note{display:block;font-family:system-ui,sans-serif;white-space:normal!important;"
+	"background:#fff3cd;border-left:4px solid #e90;padding:.2em .5em;margin:.1em 0 .4em}"
+	".note.sev-error{background:#fde2e2;border-color:#c00}"
+	".legend span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
+	".counts td{min-width:5em}";
+
+/* ---- escaping and the frame ---- */
+
+/* Appends s, from mail or the store, escaped for HTML or XML text. */
+static void esc(GString *o, const char *s)
+{
+	char *u, *e;
+
+	if (!s)
+		return;
+	u = g_utf8_make_valid(s, -1);
+	e = g_markup_escape_text(u, -1);
+	g_string_append(o, e);
+	g_free(e);
+	g_free(u);
+}
+
+/* Appends s escaped for a URL's path or query, then for HTML. */
+static void esc_url(GString *o, const char *s)
+{
+	char *u = g_uri_escape_string(s, NULL, FALSE);
+
+	esc(o, u);
+	g_free(u);
+}
+
+static void page_begin(struct pw_web_answer *a, const char *title)
+{
+	a->status = 200;
+	a->type = "text/html; charset=utf-8";
+	g_string_append(a->body, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+			"<meta charset=\"utf-8\"><meta name=\"viewport\""
+			" content=\"width=device-width\"><title>");
+	esc(a->body, title);
+	g_string_append_printf(a->body, " - patchwarden</title><style>%s</style>"
+			       "</head><body><header><b>patchwarden</b>"
+			       "<a href=\"/\">overview</a><a href=\"/series\">series</a>"
+			       "<a href=\"/patches\">patches</a>"
+			       "<a href=\"/findings\">findings</a>"
+			       "<a href=\"/floods\">floods</a>"
+			       "<a href=\"/senders\">senders</a>"
+			       "<a href=\"/stats\">stats</a>"
+			       "<a href=\"/outbox\">outbox</a></header><main><h1>",
+			       style);
+	esc(a->body, title);
+	g_string_append(a->body, "</h1>\n");
+}
+
+static void page_end(struct pw_web_answer *a)
+{
+	g_string_append(a->body, "</main></body></html>\n");
+}
+
+void pw_web_answer_error(struct pw_web_answer *a, bool api, unsigned status,
+			 const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *u;
+
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	u = g_utf8_make_valid(msg, -1);
+	g_string_truncate(a->body, 0);
+	a->status = status;
+	if (api) {
+		struct pw_web_sink s;
+		struct pw_printer *p = pw_web_printer(&s, PW_FORMAT_JSON, NULL,
+						      PW_PRINTER_COMPACT);
+
+		a->type = "application/json";
+		pw_print_begin_map(p);
+		pw_print_int_at(p, "status", status);
+		pw_print_str_at(p, "error", u);
+		pw_print_end(p);
+		pw_web_printer_done(&s, p, a->body);
+	} else {
+		a->type = "text/plain; charset=utf-8";
+		g_string_append_printf(a->body, "%u: %s\n", status, u);
+	}
+	g_free(u);
+	g_free(msg);
+}
+
+/* The store failed: 503 when busy (try again), else 500. */
+static void store_error(struct pw_web_answer *a, bool api, struct pw_db *db,
+			enum pw_status s)
+{
+	pw_web_answer_error(a, api, s == PW_ERR_TRANSIENT ? 503 : 500,
+			    "the store could not be read: %s", pw_db_errmsg(db));
+}
+
+/* ---- reports: the printer into a string ---- */
+
+struct pw_printer *pw_web_printer(struct pw_web_sink *s, enum pw_format fmt,
+				  const char *layout, unsigned flags)
+{
+	s->buf = NULL;
+	s->len = 0;
+	s->f = open_memstream(&s->buf, &s->len);
+	return pw_printer_new(fmt, s->f, layout, flags);
+}
+
+void pw_web_printer_done(struct pw_web_sink *s, struct pw_printer *p,
+			 GString *o)
+{
+	pw_printer_free(p);
+	fclose(s->f);
+	if (o)
+		g_string_append_len(o, s->buf, (gssize)s->len);
+	free(s->buf);
+}
+
+/* Query parameters that are not filters. */
+static bool not_filter(const char *key, bool api)
+{
+	return api && !strcmp(key, "format");
+}
+
+/*
+ * A report of kind from args (empty values are absent, as a form sends
+ * them).  NULL after answering a 400 with the reason.
+ */
+static struct pw_report *report_from(struct pw_db *db, const char *kind,
+				     GHashTable *args, bool api,
+				     struct pw_web_answer *a)
+{
+	struct pw_report *r;
+	GHashTableIter it;
+	gpointer k, v;
+	char *err = NULL;
+
+	r = pw_report_new(kind, PAGE_ROWS, PAGE_MAX, true, &err);
+	if (!r) {
+		pw_web_answer_error(a, api, 404, "%s", err);
+		g_free(err);
+		return NULL;
+	}
+	g_hash_table_iter_init(&it, args);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		if (not_filter(k, api) || !v || !*(const char *)v)
+			continue;
+		if (!strcmp(k, "message") || !pw_report_set(r, db, k, v, &err)) {
+			pw_web_answer_error(a, api, 400, "%s", err ? err :
+					    "message: not a filter here");
+			g_free(err);
+			pw_report_free(r);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+/* The report's table into o (HTML); false after answering an error. */
+static bool report_table(struct pw_db *db, const struct pw_report *r,
+			 GString *o, bool *more, struct pw_web_answer *a)
+{
+	struct pw_printer *p;
+	struct pw_web_sink s;
+	enum pw_status st;
+	GString *rows = g_string_new(NULL);
+	char *err = NULL;
+
+	p = pw_web_printer(&s, PW_FORMAT_HTML, pw_report_html_row(r->kind), 0);
+	st = pw_report_print(db, r, p, more, &err);
+	pw_web_printer_done(&s, p, rows);
+	if (st) {
+		if (err)
+			pw_web_answer_error(a, false, 400, "%s", err);
+		else
+			store_error(a, false, db, st);
+		g_free(err);
+		g_string_free(rows, TRUE);
+		return false;
+	}
+	if (!rows->len) {
+		g_string_append(o, "<p>Nothing found.</p>\n");
+	} else {
+		g_string_append(o, "<table>\n");
+		g_string_append(o, pw_report_html_head(r->kind));
+		g_string_append_len(o, rows->str, (gssize)rows->len);
+		g_string_append(o, "</table>\n");
+	}
+	g_string_free(rows, TRUE);
+	return true;
+}
+
+/* The keys a report page's form offers, in order. */
+static const char *const form_keys[] = {
+	"list", "from", "since", "until", "rule", "severity", "path", "version",
+	"has-findings", "state", "series", "per", "order", "limit",
+};
+
+/* A link to path with args, offset replaced by offset. */
+static void page_link(GString *o, const char *path, GHashTable *args,
+		      int64_t offset, const char *text)
+{
+	GList *keys = g_list_sort(g_hash_table_get_keys(args),
+				  (GCompareFunc)strcmp), *l;
+	bool first = true;
+
+	g_string_append(o, "<a href=\"");
+	esc(o, path);
+	for (l = keys; l; l = l->next) {
+		const char *v = g_hash_table_lookup(args, l->data);
+
+		if (!strcmp(l->data, "offset") || !v || !*v)
+			continue;
+		g_string_append(o, first ? "?" : "&amp;");
+		first = false;
+		esc_url(o, l->data);
+		g_string_append_c(o, '=');
+		esc_url(o, v);
+	}
+	g_string_append_printf(o, "%soffset=%" G_GINT64_FORMAT "\">%s</a> ",
+			       first ? "?" : "&amp;", (gint64)offset, text);
+	g_list_free(keys);
+}
+
+/* /series, /patches, /findings, /floods, /senders, /stats. */
+static void report_page(struct pw_db *db, const char *kind, GHashTable *args,
+			struct pw_web_answer *a)
+{
+	struct pw_report *r = report_from(db, kind, args, false, a);
+	GString *o = a->body;
+	char *path;
+	bool more = false;
+	size_t i;
+
+	if (!r)
+		return;
+	page_begin(a, kind);
+	/* A form of the filters the report takes: usable without JavaScript. */
+	g_string_append_printf(o, "<form method=\"get\" action=\"/%s\">", kind);
+	for (i = 0; i < G_N_ELEMENTS(form_keys); i++) {
+		const char *v;
+
+		if (!pw_report_takes(r, form_keys[i]))
+			continue;
+		v = g_hash_table_lookup(args, form_keys[i]);
+		g_string_append_printf(o, "<label>%s <input name=\"%s\" value=\"",
+				       form_keys[i], form_keys[i]);
+		esc(o, v);
+		g_string_append(o, "\"></label>");
+	}
+	g_string_append_printf(o, "<button>filter</button> <a href=\"/api/%s\">"
+			       "JSON</a></form>\n", kind);
+	if (!report_table(db, r, o, &more, a))
+		goto out;
+	path = g_strdup_printf("/%s", kind);
+	if (r->f.offset > 0)
+		page_link(o, path, args, MAX(0, r->f.offset - r->f.limit),
+			  "&larr; newer");
+	if (more)
+		page_link(o, path, args, r->f.offset + r->f.limit, "older &rarr;");
+	g_free(path);
+	page_end(a);
+out:
+	pw_report_free(r);
+}
+
+/* /api/KIND: the report as JSON (or CSV with format=csv). */
+static void api_report(struct pw_db *db, const char *kind, GHashTable *args,
+		       struct pw_web_answer *a)
+{
+	const char *format = g_hash_table_lookup(args, "format");
+	struct pw_report *r;
+	struct pw_printer *p;
+	enum pw_format fmt;
+	struct pw_web_sink s;
+	enum pw_status st;
+	char *err = NULL;
+	bool more = false;
+
+	if (format && *format && (!pw_format_parse(format, true, &fmt) ||
+				  fmt == PW_FORMAT_TEXT)) {
+		pw_web_answer_error(a, true, 400, "format: json or csv");
+		return;
+	}
+	if (!format || !*format)
+		fmt = PW_FORMAT_JSON;
+	r = report_from(db, kind, args, true, a);
+	if (!r)
+		return;
+	p = pw_web_printer(&s, fmt, NULL, 0);
+	st = pw_report_print(db, r, p, &more, &err);
+	pw_web_printer_done(&s, p, st ? NULL : a->body);
+	if (st) {
+		if (err)
+			pw_web_answer_error(a, true, 400, "%s", err);
+		else
+			store_error(a, true, db, st);
+	} else {
+		a->status = 200;
+		a->type = fmt == PW_FORMAT_CSV ? "text/csv; charset=utf-8" :
+			"application/json";
+	}
+	g_free(err);
+	pw_report_free(r);
+}
+
+/* ---- the diff with its findings ---- */
+
+/* "path\nline" of a finding or an added line. */
+static char *place(const char *file, int line)
+{
+	return g_strdup_printf("%s\n%d", file ? file : "", line);
+}
+
+static void note(GString *o, const struct pw_query_finding *f)
+{
+	g_string_append_printf(o, "<span class=\"note sev-%s\"><b>",
+			       pw_severity_str(f->severity));
+	esc(o, f->rule);
+	g_string_append(o, "</b> ");
+	esc(o, f->message);
+	if (f->fix) {
+		g_string_append(o, " &mdash; fix: <code>");
+		esc(o, f->fix);
+		g_string_append(o, "</code>");
+	}
+	g_string_append(o, "</span>\n");
+}
+
+/*
+ * The diff, each line escaped and marked by kind, each finding shown
+ * under the added line it is about; findings about no line first.
+ */
+static void diff_html(GString *o, const char *diff, GPtrArray *findings)
+{
+	struct pw_patch *p = pw_diff_parse(diff, strlen(diff));
+	GHashTable *by_place = g_hash_table_new_full(g_str_hash, g_str_equal,
+						     g_free, NULL);
+	GHashTable *by_line = g_hash_table_new_full(g_direct_hash,
+						    g_direct_equal, NULL,
+						    (GDestroyNotify)g_ptr_array_unref);
+	GPtrArray *unplaced = g_ptr_array_new();
+	const char *s = diff;
+	size_t i, j;
+	guint k;
+	int no = 0;
+
+	for (k = 0; k < findings->len; k++) {
+		const struct pw_query_finding *f = findings->pdata[k];
+
+		if (f->file && f->line > 0)
+			g_hash_table_insert(by_place, place(f->file, f->line),
+					    GUINT_TO_POINTER(1));
+	}
+	/* Each added line that a finding names, by its line in the diff. */
+	for (i = 0; i < p->nfiles; i++) {
+		const struct pw_file *fl = &p->files[i];
+		const char *path = pw_file_path(fl);
+
+		for (j = 0; j < fl->nlines; j++) {
+			const struct pw_dline *d = &fl->lines[j];
+			char *key;
+
+			if (d->kind != '+')
+				continue;
+			key = place(path, d->new_no);
+			if (g_hash_table_contains(by_place, key)) {
+				GPtrArray *v = g_ptr_array_new();
+
+				for (k = 0; k < findings->len; k++) {
+					const struct pw_query_finding *f =
+						findings->pdata[k];
+
+					if (f->file && !strcmp(f->file, path) &&
+					    f->line == d->new_no)
+						g_ptr_array_add(v, (gpointer)f);
+				}
+				g_hash_table_replace(by_line,
+						     GINT_TO_POINTER(d->patch_no), v);
+				g_hash_table_remove(by_place, key);
+			}
+			g_free(key);
+		}
+	}
+	for (k = 0; k < findings->len; k++) {
+		const struct pw_query_finding *f = findings->pdata[k];
+		char *key = place(f->file, f->line);
+
+		if (!f->file || f->line <= 0 || g_hash_table_contains(by_place, key))
+			g_ptr_array_add(unplaced, (gpointer)f);
+		g_free(key);
+	}
+	for (k = 0; k < unplaced->len; k++)
+		note(o, unplaced->pdata[k]);
+	g_string_append(o, "<pre class=\"diff\">");
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char *line = g_strndup(s, len);
+		GPtrArray *marks;
+		const char *cls = "ctx";
+
+		no++;
+		marks = g_hash_table_lookup(by_line, GINT_TO_POINTER(no));
+		if (*line == '+' && strncmp(line, "+++ ", 4))
+			cls = "add";
+		else if (*line == '-' && strncmp(line, "--- ", 4))
+			cls = "del";
+		else if (!strncmp(line, "@@", 2))
+			cls = "hunk";
+		g_string_append_printf(o, "<span class=\"%s%s\" id=\"L%d\">", cls,
+				       marks ? " mark" : "", no);
+		esc(o, line);
+		g_string_append(o, "</span>");
+		for (k = 0; marks && k < marks->len; k++)
+			note(o, marks->pdata[k]);
+		g_free(line);
+		s += len;
+		if (*s == '\n')
+			s++;
+	}
+	g_string_append(o, "</pre>\n");
+	g_ptr_array_unref(unplaced);
+	g_hash_table_destroy(by_line);
+	g_hash_table_destroy(by_place);
+	pw_patch_free(p);
+}
+
+/* The commit message and the diff of message id, read from its bytes. */
+static void message_body(struct pw_db *db, int64_t id, GPtrArray *findings,
+			 GString *o)
+{
+	GBytes *raw = pw_db_message_raw(db, id);
+	struct pw_mail *m = NULL;
+	gsize n;
+	const char *b;
+
+	if (!raw) {
+		g_string_append(o, "<p>The raw message is not in this store.</p>\n");
+		return;
+	}
+	b = g_bytes_get_data(raw, &n);
+	if (pw_mail_parse(b, n, &m, NULL) == PW_OK) {
+		if (m->commit_msg && *m->commit_msg) {
+			g_string_append(o, "<pre class=\"msg\">");
+			esc(o, m->commit_msg);
+			g_string_append(o, "</pre>\n");
+		}
+		if (m->diff)
+			diff_html(o, m->diff, findings);
+	} else {
+		g_string_append(o, "<p>The raw message cannot be read.</p>\n");
+	}
+	pw_mail_free(m);
+	g_bytes_unref(raw);
+}
+
+/* ---- one message, one series ---- */
+
+static const char message_head[] =
+	"<table class=\"counts\">"
+	"<tr><th>from</th><td>%(from_name) &lt;<a href=\"/patches?from=%(from:url)\">%(from)</a>&gt;</td></tr>"
+	"%(if:sender)<tr><th>posted by</th><td>%(sender_name) &lt;%(sender)&gt;</td></tr>%(end)"
+	"<tr><th>date</th><td>%(date)</td></tr>"
+	"<tr><th>Message-ID</th><td><code>%(msgid)</code></td></tr>"
+	"<tr><th>lists</th><td>%(each:lists)<a href=\"/list/%(.:url)\">%(.)</a> %(end)</td></tr>"
+	"%(if:series)<tr><th>series</th><td><a href=\"/series/%(series)\">series %(series)</a>"
+	"%(if:total) (patch %(number) of %(total))%(end), v%(version)</td></tr>%(end)"
+	"%(if:flood)<tr><th>flood</th><td><a href=\"/floods#f%(flood)\">flood %(flood)</a></td></tr>%(end)"
+	"</table>\n";
+
+static void message_page(struct pw_db *db, const char *msgid,
+			 struct pw_web_answer *a, bool api)
+{
+	struct pw_query_message *m = NULL;
+	struct pw_printer *p;
+	struct pw_web_sink s;
+	enum pw_status st;
+	bool found;
+	guint i;
+
+	st = pw_db_query_message(db, msgid, &m, &found);
+	if (st) {
+		store_error(a, api, db, st);
+		return;
+	}
+	if (!found) {
+		pw_web_answer_error(a, api, 404, "no stored message has this"
+				    " Message-ID");
+		return;
+	}
+	if (api) {
+		p = pw_web_printer(&s, PW_FORMAT_JSON, NULL, 0);
+		pw_report_message(p, m, NULL, NULL);
+		pw_web_printer_done(&s, p, a->body);
+		a->status = 200;
+		a->type = "application/json";
+		pw_query_message_free(m);
+		return;
+	}
+	page_begin(a, m->subject);
+	p = pw_web_printer(&s, PW_FORMAT_HTML, message_head, 0);
+	pw_report_message(p, m, NULL, NULL);
+	pw_web_printer_done(&s, p, a->body);
+	if (m->replies->len) {
+		g_string_append(a->body, "<h2>Replies</h2><table><tr><th>id</th>"
+				"<th>state</th><th>why</th><th>to</th><th>created</th>"
+				"<th>sent</th></tr>\n");
+		for (i = 0; i < m->replies->len; i++) {
+			const struct pw_query_reply *q = m->replies->pdata[i];
+			char *c = pw_iso_time(q->created_at);
+			char *t = q->sent_at ? pw_iso_time(q->sent_at) : g_strdup("");
+
+			g_string_append_printf(a->body, "<tr><td>%" G_GINT64_FORMAT
+					       "</td><td>", (gint64)q->id);
+			esc(a->body, q->state);
+			g_string_append(a->body, "</td><td>");
+			esc(a->body, q->reason ? q->reason : q->last_error);
+			g_string_append(a->body, "</td><td>");
+			esc(a->body, q->rcpt_to);
+			g_string_append_printf(a->body, "</td><td>%s</td><td>%s</td></tr>\n",
+					       c, t);
+			g_free(c);
+			g_free(t);
+		}
+		g_string_append(a->body, "</table>\n");
+	}
+	g_string_append_printf(a->body, "<h2>Patch</h2>\n");
+	message_body(db, m->id, m->findings, a->body);
+	page_end(a);
+	pw_query_message_free(m);
+}
+
+static void series_page(struct pw_db *db, const char *id_text,
+			struct pw_web_answer *a)
+{
+	struct pw_query_filter f = { 0 };
+	GPtrArray *series = NULL, *patches = NULL;
+	struct pw_query_series *se;
+	enum pw_status st;
+	char *end;
+	guint i;
+
+	f.series_only = g_ascii_strtoll(id_text, &end, 10);
+	if (!g_ascii_isdigit(*id_text) || *end || f.series_only <= 0) {
+		pw_web_answer_error(a, false, 404, "no such series");
+		return;
+	}
+	st = pw_db_query_series(db, &f, &series);
+	if (!st && series->len) {
+		f.series_id = f.series_only;
+		f.series_only = 0;
+		st = pw_db_query_patches(db, &f, &patches);
+	}
+	if (st) {
+		store_error(a, false, db, st);
+		goto out;
+	}
+	if (!series->len) {
+		pw_web_answer_error(a, false, 404, "no such series");
+		goto out;
+	}
+	se = series->pdata[0];
+	page_begin(a, se->name);
+	g_string_append_printf(a->body, "<p>v%d, %d of %d patches%s, from ",
+			       se->version, se->patches, se->total,
+			       se->has_cover ? ", with a cover letter" : "");
+	esc(a->body, se->from_addr);
+	g_string_append_printf(a->body, "; %d findings%s.</p>\n", se->findings,
+			       se->flood_id ? "; part of a <a href=\"/floods\">flood</a>" : "");
+	g_string_append(a->body, "<ol>\n");
+	for (i = 0; i < patches->len; i++) {
+		const struct pw_query_patch *q = patches->pdata[i];
+
+		g_string_append(a->body, "<li><a href=\"");
+		if (i < SERIES_DIFFS)
+			g_string_append_printf(a->body, "#p%" G_GINT64_FORMAT,
+					       (gint64)q->id);
+		else {
+			g_string_append(a->body, "/message/");
+			esc_url(a->body, q->msgid);
+		}
+		g_string_append(a->body, "\">");
+		esc(a->body, q->subject);
+		g_string_append_printf(a->body, "</a> (%d findings)</li>\n",
+				       q->findings);
+	}
+	g_string_append(a->body, "</ol>\n");
+	for (i = 0; i < patches->len && i < SERIES_DIFFS; i++) {
+		const struct pw_query_patch *q = patches->pdata[i];
+		struct pw_query_filter ff = { .message_id = q->message_id };
+		GPtrArray *fs = NULL;
+
+		g_string_append_printf(a->body, "<h2 id=\"p%" G_GINT64_FORMAT
+				       "\"><a href=\"/message/", (gint64)q->id);
+		esc_url(a->body, q->msgid);
+		g_string_append(a->body, "\">");
+		esc(a->body, q->subject);
+		g_string_append(a->body, "</a></h2>\n");
+		st = pw_db_query_findings(db, &ff, &fs);
+		if (st) {
+			store_error(a, false, db, st);
+			goto out;
+		}
+		message_body(db, q->message_id, fs, a->body);
+		g_ptr_array_unref(fs);
+	}
+	page_end(a);
+out:
+	if (series)
+		g_ptr_array_unref(series);
+	if (patches)
+		g_ptr_array_unref(patches);
+}
+
+/* ---- charts ---- */
+
+static const char *const palette[] = {
+	"#c0392b", "#e67e22", "#f1c40f", "#27ae60", "#16a085", "#2980b9",
+	"#8e44ad", "#7f8c8d", "#d35400", "#2c3e50", "#e84393", "#00b894",
+	"#6c5ce7", "#fdcb6e", "#636e72", "#b33939",
+};
+
+static const char *rule_color(const char *rule)
+{
+	const struct pw_rule *t;
+	size_t n, i;
+
+	t = pw_rules(&n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(t[i].id, rule))
+			return palette[i % G_N_ELEMENTS(palette)];
+	return "#999";
+}
+
+#define CHART_W 760
+#define CHART_H 160
+
+/* Findings per day and rule, stacked bars, oldest day on the left. */
+static void findings_chart(GString *o, GPtrArray *days)
+{
+	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+	int64_t max = 1;
+	guint i, n = days->len;
+	double w;
+
+	for (i = 0; i < n; i++) {
+		const struct pw_query_stat *d = days->pdata[i];
+
+		max = MAX(max, d->findings);
+	}
+	w = n ? (double)(CHART_W - 40) / n : 0;
+	g_string_append_printf(o, "<svg role=\"img\" aria-label=\"findings per day"
+			       " and rule\" width=\"%d\" height=\"%d\""
+			       " xmlns=\"http://www.w3.org/2000/svg\">"
+			       "<text x=\"0\" y=\"12\" font-size=\"11\">%" G_GINT64_FORMAT
+			       "</text>", CHART_W, CHART_H + 20, (gint64)max);
+	for (i = 0; i < n; i++) {
+		/* Rows came newest first. */
+		const struct pw_query_stat *d = days->pdata[n - 1 - i];
+		double y = CHART_H;
+		char **r;
+
+		for (r = d->rules; r && *r; r++) {
+			char *eq = strrchr(*r, '=');
+			char *rule = g_strndup(*r, eq ? (gsize)(eq - *r) : strlen(*r));
+			int64_t c = eq ? g_ascii_strtoll(eq + 1, NULL, 10) : 0;
+			double h = (double)c * CHART_H / max;
+
+			y -= h;
+			g_string_append_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+					       " height=\"%.1f\" fill=\"%s\"><title>",
+					       40 + i * w, y, MAX(w - 1, 1), h,
+					       rule_color(rule));
+			esc(o, d->period);
+			g_string_append(o, " ");
+			esc(o, *r);
+			g_string_append(o, "</title></rect>");
+			g_hash_table_add(seen, (gpointer)rule_color(rule));
+			g_free(rule);
+		}
+		if (i == 0 || i == n - 1) {
+			g_string_append_printf(o, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\"%s>",
+					       i ? CHART_W : 40.0, CHART_H + 14,
+					       i ? " text-anchor=\"end\"" : "");
+			esc(o, d->period);
+			g_string_append(o, "</text>");
+		}
+	}
+	g_string_append(o, "</svg>\n<p class=\"legend\">");
+	{
+		const struct pw_rule *t;
+		size_t nr, k;
+
+		t = pw_rules(&nr);
+		for (k = 0; k < nr; k++)
+			if (g_hash_table_contains(seen, rule_color(t[k].id)))
+				g_string_append_printf(o, "<span style=\"background:%s\">"
+						       "</span>%s", rule_color(t[k].id),
+						       t[k].id);
+	}
+	g_string_append(o, "</p>\n");
+	g_hash_table_destroy(seen);
+}
+
+/* Floods per week (pairs of week start, count), oldest on the left. */
+static void floods_chart(GString *o, GArray *weeks)
+{
+	guint i, n = weeks->len / 2;
+	int64_t max = 1;
+	double w;
+
+	for (i = 0; i < n; i++)
+		max = MAX(max, g_array_index(weeks, int64_t, 2 * i + 1));
+	w = n ? MIN((double)(CHART_W - 40) / n, 40) : 0;
+	g_string_append_printf(o, "<svg role=\"img\" aria-label=\"floods per week\""
+			       " width=\"%d\" height=\"%d\""
+			       " xmlns=\"http://www.w3.org/2000/svg\">",
+			       CHART_W, CHART_H / 2 + 20);
+	for (i = 0; i < n; i++) {
+		int64_t c = g_array_index(weeks, int64_t, 2 * i + 1);
+		char *t = pw_iso_time(g_array_index(weeks, int64_t, 2 * i));
+		double h = (double)c * (CHART_H / 2) / max;
+
+		t[10] = '\0';
+		g_string_append_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+				       " height=\"%.1f\" fill=\"#c0392b\"><title>week of %s:"
+				       " %" G_GINT64_FORMAT " floods</title></rect>"
+				       "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">%s</text>",
+				       40 + i * w, CHART_H / 2 - h, MAX(w - 2, 1), h, t,
+				       (gint64)c, 40 + i * w, CHART_H / 2 + 14,
+				       i == 0 || i == n - 1 ? t : "");
+		g_free(t);
+	}
+	g_string_append(o, "</svg>\n");
+}
+
+/* ---- overview, list page, outbox, feed ---- */
+
+static void overview(struct pw_db *db, GHashTable *args,
+		     struct pw_web_answer *a)
+{
+	struct pw_query_filter f = { .all_lists = true, .newest_first = true,
+				     .limit = 30 };
+	struct pw_db_stats c;
+	struct pw_report *r = NULL;
+	GPtrArray *days = NULL;
+	GArray *weeks = NULL;
+	char **lists = NULL, **l;
+	enum pw_status st;
+	bool more;
+
+	if (g_hash_table_size(args)) {
+		pw_web_answer_error(a, false, 400, "the overview takes no parameters");
+		return;
+	}
+	if ((st = pw_db_stats(db, &c)) ||
+	    (st = pw_db_query_stats(db, &f, &days)) ||
+	    (st = pw_db_query_flood_weeks(db, 26, &weeks)) ||
+	    (st = pw_db_query_lists(db, &lists))) {
+		store_error(a, false, db, st);
+		goto out;
+	}
+	page_begin(a, "Overview");
+	g_string_append_printf(a->body, "<table class=\"counts\"><tr><th>messages</th>"
+			       "<th>patches</th><th>series</th><th>findings</th>"
+			       "<th>lists</th><th>unreadable</th></tr><tr>"
+			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
+			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
+			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
+			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
+			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
+			       "<td class=\"n\">%" G_GINT64_FORMAT "</td></tr></table>\n",
+			       (gint64)c.messages, (gint64)c.patches,
+			       (gint64)c.series, (gint64)c.findings,
+			       (gint64)c.lists, (gint64)c.errors);
+	g_string_append(a->body, "<h2>Findings per day and rule</h2>\n");
+	findings_chart(a->body, days);
+	g_string_append(a->body, "<h2>Floods per week</h2>\n");
+	floods_chart(a->body, weeks);
+	g_string_append(a->body, "<h2>Lists</h2><p>");
+	for (l = lists; *l; l++) {
+		g_string_append(a->body, "<a href=\"/list/");
+		esc_url(a->body, *l);
+		g_string_append(a->body, "\">");
+		esc(a->body, *l);
+		g_string_append(a->body, "</a> ");
+	}
+	g_string_append(a->body, "</p><h2>Latest series</h2>\n");
+	r = pw_report_new("series", 10, 10, true, NULL);
+	if (!report_table(db, r, a->body, &more, a))
+		goto out;
+	page_end(a);
+out:
+	pw_report_free(r);
+	if (days)
+		g_ptr_array_unref(days);
+	if (weeks)
+		g_array_unref(weeks);
+	g_strfreev(lists);
+}
+
+/* /list/NAME: the list's days, series, findings and floods. */
+static void list_page(struct pw_db *db, const char *name, GHashTable *args,
+		      struct pw_web_answer *a)
+{
+	static const struct {
+		const char *kind, *title;
+		int rows;
+	} parts[] = {
+		{ "stats", "Days", 14 }, { "series", "Latest series", 20 },
+		{ "findings", "Latest findings", 20 }, { "floods", "Floods", 10 },
+	};
+	char *err = NULL;
+	size_t i;
+	bool more;
+
+	if (g_hash_table_size(args)) {
+		pw_web_answer_error(a, false, 400, "a list's page takes no parameters");
+		return;
+	}
+	for (i = 0; i < G_N_ELEMENTS(parts); i++) {
+		struct pw_report *r = pw_report_new(parts[i].kind, parts[i].rows,
+						    parts[i].rows, true, &err);
+
+		if (!pw_report_set(r, db, "list", name, &err)) {
+			/* Unknown list: nothing to show. */
+			pw_web_answer_error(a, false, 404, "%s", err);
+			g_free(err);
+			pw_report_free(r);
+			return;
+		}
+		if (i == 0) {
+			page_begin(a, name);
+			g_string_append(a->body, "<p><a href=\"/list/");
+			esc_url(a->body, name);
+			g_string_append(a->body, "/atom\">Atom feed of its findings</a></p>\n");
+		}
+		g_string_append_printf(a->body, "<h2>%s</h2>\n", parts[i].title);
+		if (!report_table(db, r, a->body, &more, a)) {
+			pw_report_free(r);
+			return;
+		}
+		if (more) {
+			g_string_append_printf(a->body, "<p><a href=\"/%s?list=",
+					       parts[i].kind);
+			esc_url(a->body, name);
+			g_string_append(a->body, "\">more</a></p>\n");
+		}
+		pw_report_free(r);
+	}
+	page_end(a);
+}
+
+static const char atom_entry[] =
+	"<entry><id>urn:patchwarden:finding:%(id)</id>"
+	"<title>%(rule): %(subject)</title><updated>%(date)</updated>"
+	"<link href=\"/message/%(msgid:url)\"/>"
+	"<author><name>%(from)</name></author>"
+	"<content type=\"text\">%(severity) %(if:file)%(file):%(line)%(else)(patch)%(end):"
+	" %(message)</content></entry>\n";
+
+/* /list/NAME/atom: the list's newest findings. */
+static void list_feed(struct pw_db *db, const char *name,
+		      struct pw_web_answer *a)
+{
+	struct pw_report *r = pw_report_new("findings", 50, 50, true, NULL);
+	struct pw_query_filter f;
+	GPtrArray *newest = NULL;
+	struct pw_printer *p;
+	struct pw_web_sink s;
+	enum pw_status st;
+	char *err = NULL, *updated;
+
+	if (!pw_report_set(r, db, "list", name, &err)) {
+		pw_web_answer_error(a, false, 404, "%s", err);
+		g_free(err);
+		pw_report_free(r);
+		return;
+	}
+	f = r->f;
+	f.limit = 1;
+	st = pw_db_query_findings(db, &f, &newest);
+	if (st) {
+		store_error(a, false, db, st);
+		pw_report_free(r);
+		return;
+	}
+	updated = pw_iso_time(newest->len ?
+		((struct pw_query_finding *)newest->pdata[0])->date : 0);
+	g_string_append(a->body, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+			"<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>patchwarden: ");
+	esc(a->body, name);
+	g_string_append(a->body, "</title><id>urn:patchwarden:list:");
+	esc(a->body, name);
+	g_string_append_printf(a->body, "</id><updated>%s</updated>"
+			       "<link rel=\"self\" href=\"/list/", updated);
+	esc_url(a->body, name);
+	g_string_append(a->body, "/atom\"/>\n");
+	p = pw_web_printer(&s, PW_FORMAT_HTML, atom_entry, 0);
+	st = pw_report_print(db, r, p, NULL, &err);
+	pw_web_printer_done(&s, p, st ? NULL : a->body);
+	if (st) {
+		store_error(a, false, db, st);
+	} else {
+		g_string_append(a->body, "</feed>\n");
+		a->status = 200;
+		a->type = "application/atom+xml";
+	}
+	g_free(err);
+	g_free(updated);
+	g_ptr_array_unref(newest);
+	pw_report_free(r);
+}
+
+static const char outbox_row[] =
+	"<tr><td>%(id)</td><td>%(kind)</td><td>%(state)</td>"
+	"<td>%(reason)%(if:last_error) %(last_error)%(end)</td><td>%(to)</td>"
+	"<td>%(subject)</td><td><code>%(answers)</code></td>"
+	"<td>%(created_at:time)</td><td>%(if:sent_at)%(sent_at:time)%(end)</td></tr>\n";
+
+static const char *const outbox_states[] = {
+	"pending", "sending", "sent", "failed", "suppressed",
+};
+
+/* /outbox: what was sent, held back and why, newest first. */
+static void outbox_page(struct pw_db *db, GHashTable *args,
+			struct pw_web_answer *a)
+{
+	GPtrArray *rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_outbox_row_free);
+	const char *state = NULL, *off = NULL;
+	GHashTableIter it;
+	gpointer k, v;
+	struct pw_printer *p;
+	struct pw_web_sink s;
+	enum pw_status st;
+	int64_t offset = 0;
+	guint i, shown = 0;
+	size_t j;
+
+	g_hash_table_iter_init(&it, args);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		if (!v || !*(char *)v)
+			continue;
+		if (!strcmp(k, "state"))
+			state = v;
+		else if (!strcmp(k, "offset"))
+			off = v;
+		else {
+			pw_web_answer_error(a, false, 400, "%s: not a filter of the"
+					    " outbox; it takes: state offset",
+					    (char *)k);
+			goto out;
+		}
+	}
+	if (state) {
+		for (j = 0; j < G_N_ELEMENTS(outbox_states); j++)
+			if (!strcmp(state, outbox_states[j]))
+				break;
+		if (j == G_N_ELEMENTS(outbox_states)) {
+			pw_web_answer_error(a, false, 400, "state: pending, sending,"
+					    " sent, failed or suppressed");
+			goto out;
+		}
+	}
+	if (off) {
+		char *end;
+
+		offset = g_ascii_strtoll(off, &end, 10);
+		if (!g_ascii_isdigit(*off) || *end || offset > 10000000) {
+			pw_web_answer_error(a, false, 400, "offset: a number from 0"
+					    " to 10000000");
+			goto out;
+		}
+	}
+	st = pw_db_outbox_list(db, state, rows);
+	if (st) {
+		store_error(a, false, db, st);
+		goto out;
+	}
+	page_begin(a, "Outbox");
+	g_string_append(a->body, "<form method=\"get\" action=\"/outbox\"><label>state"
+			" <input name=\"state\" value=\"");
+	esc(a->body, state);
+	g_string_append(a->body, "\"></label><button>filter</button></form>\n"
+			"<table><tr><th>id</th><th>kind</th><th>state</th><th>why</th>"
+			"<th>to</th><th>subject</th><th>answers</th><th>created</th>"
+			"<th>sent</th></tr>\n");
+	p = pw_web_printer(&s, PW_FORMAT_HTML, outbox_row, 0);
+	pw_print_begin_list(p);
+	for (i = rows->len; i > 0 && shown < (guint)offset + PAGE_ROWS; i--, shown++)
+		if (shown >= offset)
+			pw_report_outbox_row(p, rows->pdata[i - 1]);
+	pw_print_end(p);
+	pw_web_printer_done(&s, p, a->body);
+	g_string_append(a->body, "</table>\n");
+	if (offset + PAGE_ROWS < rows->len) {
+		g_string_append(a->body, "<p>");
+		page_link(a->body, "/outbox", args, offset + PAGE_ROWS, "older &rarr;");
+		g_string_append(a->body, "</p>\n");
+	}
+	page_end(a);
+out:
+	g_ptr_array_unref(rows);
+}
+
+/* ---- routing ---- */
+
+static bool is_report(const char *name)
+{
+	return !strcmp(name, "series") || !strcmp(name, "patches") ||
+	       !strcmp(name, "findings") || !strcmp(name, "floods") ||
+	       !strcmp(name, "senders") || !strcmp(name, "stats");
+}
+
+void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
+		struct pw_web_answer *a)
+{
+	const char *rest;
+
+	if (!strcmp(path, "/")) {
+		overview(db, args, a);
+	} else if (g_str_has_prefix(path, "/api/")) {
+		rest = path + 5;
+		if (is_report(rest))
+			api_report(db, rest, args, a);
+		else if (g_str_has_prefix(rest, "message/") && rest[8])
+			message_page(db, rest + 8, a, true);
+		else
+			pw_web_answer_error(a, true, 404, "no such API; there are"
+					    " /api/series, patches, findings, floods,"
+					    " senders, stats and message/MSGID");
+	} else if (is_report(path + 1)) {
+		report_page(db, path + 1, args, a);
+	} else if (g_str_has_prefix(path, "/series/")) {
+		series_page(db, path + 8, a);
+	} else if (g_str_has_prefix(path, "/message/") && path[9]) {
+		message_page(db, path + 9, a, false);
+	} else if (!strcmp(path, "/outbox")) {
+		outbox_page(db, args, a);
+	} else if (g_str_has_prefix(path, "/list/") && path[6]) {
+		char *name = g_strdup(path + 6);
+		size_t n = strlen(name);
+
+		if (n > 5 && !strcmp(name + n - 5, "/atom")) {
+			name[n - 5] = '\0';
+			list_feed(db, name, a);
+		} else {
+			list_page(db, name, args, a);
+		}
+		g_free(name);
+	} else {
+		pw_web_answer_error(a, false, 404, "no such page");
+	}
+}

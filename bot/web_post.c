@@ -1,0 +1,222 @@
+/*
+ * patchwarden: the dashboard's two POSTs (see bot/web_page.h):
+ * /api/check runs the rules over a submitted mail, mbox or diff and
+ * stores nothing; /api/submit stores it as "ingest" does.  Both read
+ * the body through the sources of "check" and "ingest" (bot/source.c),
+ * from a private temporary file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bot/ingest.h"
+#include "bot/mail.h"
+#include "bot/printer.h"
+#include "bot/report.h"
+#include "bot/source.h"
+#include "bot/web_page.h"
+#include "checks/rules.h"
+
+/* Writes body to a new private temporary file: *path (g_free, unlink). */
+static bool body_file(const char *body, size_t len, char **path,
+		      struct pw_web_answer *a)
+{
+	GError *e = NULL;
+	int fd = g_file_open_tmp("patchwarden-post-XXXXXX", path, &e);
+	size_t off = 0;
+
+	if (fd < 0) {
+		pw_web_answer_error(a, true, 500, "cannot hold the body: %s",
+				    e->message);
+		g_error_free(e);
+		return false;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, body + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			pw_web_answer_error(a, true, 500, "cannot hold the body: %s",
+					    g_strerror(errno));
+			close(fd);
+			unlink(*path);
+			g_free(*path);
+			*path = NULL;
+			return false;
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+	return true;
+}
+
+/* A bare diff, not a mail: what "check" takes as a patch file. */
+static bool bare_diff(const char *s, size_t len)
+{
+	return (len > 5 && !strncmp(s, "diff ", 5)) ||
+	       (len > 4 && !strncmp(s, "--- ", 4)) ||
+	       (len > 6 && !strncmp(s, "Index:", 6));
+}
+
+/* The findings of one diff, as records of the open list of p: those of
+ * the findings API, with the mail's Message-ID, sender, subject and date. */
+static void check_diff(struct pw_printer *p, const struct pw_check_opts *o,
+		       const char *diff, size_t len, const struct pw_mail *m)
+{
+	GPtrArray *fs = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_finding_free);
+	struct pw_patch *patch = pw_diff_parse(diff, len);
+	guint i;
+
+	pw_check_patch(patch, o, fs);
+	for (i = 0; i < fs->len; i++) {
+		const struct pw_finding *f = fs->pdata[i];
+		struct pw_query_finding q = {
+			.msgid = m ? m->msgid : NULL,
+			.from_addr = m ? m->from_addr : NULL,
+			.subject = m ? m->subject : NULL,
+			.date = m ? m->date : 0,
+			.rule = (char *)f->rule, .severity = f->severity,
+			.file = f->file, .line = f->line, .column = f->column,
+			.message = f->message, .fix = f->fix,
+		};
+
+		pw_report_finding(p, &q);
+	}
+	pw_patch_free(patch);
+	g_ptr_array_unref(fs);
+}
+
+void pw_web_check(const struct pw_config *cfg, GHashTable *args,
+		  const char *body, size_t len, struct pw_web_answer *a)
+{
+	const char *list = g_hash_table_lookup(args, "list");
+	struct pw_source *src = NULL;
+	struct pw_check_opts o;
+	struct pw_printer *p;
+	struct pw_web_sink sink;
+	char *path = NULL, *err = NULL;
+	int patches = 0, unreadable = 0;
+
+	if (!len) {
+		pw_web_answer_error(a, true, 400, "the body is empty: post a"
+				    " patch, a mail or an mbox");
+		return;
+	}
+	pw_config_check_opts(pw_config_list(cfg, list), &o);
+	p = pw_web_printer(&sink, PW_FORMAT_JSON, NULL, 0);
+	pw_print_begin_map(p);
+	pw_print_key(p, "findings");
+	pw_print_begin_list(p);
+	if (bare_diff(body, len)) {
+		check_diff(p, &o, body, len, NULL);
+		patches = 1;
+	} else if (body_file(body, len, &path, a)) {
+		pw_mail_init();
+		if (pw_source_open(path, &src, &err) == PW_OK) {
+			for (;;) {
+				struct pw_raw raw = { 0 };
+				struct pw_mail *m = NULL;
+				enum pw_status st = pw_source_next(src, &raw, &err);
+
+				g_free(err);
+				err = NULL;
+				if (st == PW_ERR_INPUT) {
+					unreadable++;
+					continue;
+				}
+				if (st || !raw.data)
+					break;
+				if (pw_mail_parse(raw.data, raw.len, &m, NULL)) {
+					unreadable++;
+					continue;
+				}
+				if (m->diff) {
+					check_diff(p, &o, m->diff, strlen(m->diff), m);
+					patches++;
+				}
+				pw_mail_free(m);
+			}
+		}
+		g_free(err);
+		pw_source_free(src);
+		unlink(path);
+		g_free(path);
+	} else {
+		/* body_file() answered. */
+		pw_web_printer_done(&sink, p, NULL);
+		return;
+	}
+	pw_print_end(p);
+	pw_print_int_at(p, "patches", patches);
+	pw_print_int_at(p, "unreadable", unreadable);
+	pw_print_end(p);
+	if (!patches) {
+		pw_web_printer_done(&sink, p, NULL);
+		pw_web_answer_error(a, true, 400, "no patch found in the body");
+		return;
+	}
+	a->status = 200;
+	a->type = "application/json";
+	pw_web_printer_done(&sink, p, a->body);
+}
+
+void pw_web_submit(struct pw_db *db, const struct pw_config *cfg,
+		   GHashTable *args, const char *body, size_t len,
+		   struct pw_web_answer *a)
+{
+	const char *list = g_hash_table_lookup(args, "list");
+	struct pw_ingest_opts o = { .list = list, .quiet = true, .threads = 1 };
+	struct pw_ingest_counts c = { 0 };
+	char *path = NULL, *err = NULL;
+	enum pw_status st;
+
+	if (!len) {
+		pw_web_answer_error(a, true, 400, "the body is empty: post a"
+				    " mail or an mbox");
+		return;
+	}
+	if (list && (!*list || strlen(list) > 255 || strpbrk(list, "\r\n\t /"))) {
+		pw_web_answer_error(a, true, 400, "list: a list name, without"
+				    " white space or '/'");
+		return;
+	}
+	if (!body_file(body, len, &path, a))
+		return;
+	st = pw_ingest_path(db, cfg, path, &o, &c, &err);
+	unlink(path);
+	g_free(path);
+	if (st) {
+		pw_web_answer_error(a, true, st == PW_ERR_TRANSIENT ? 503 : 500,
+				    "not stored: %s", err ? err : pw_status_str(st));
+		g_free(err);
+		return;
+	}
+	if (!c.messages) {
+		pw_web_answer_error(a, true, 400, "no message found in the body");
+		return;
+	}
+	{
+		const struct pw_count n[] = {
+			{ "messages", c.messages }, { "stored_patches", c.patches },
+			{ "already_stored", c.duplicates },
+			{ "unreadable", c.errors }, { "findings", c.findings },
+		};
+
+		struct pw_web_sink sink;
+		struct pw_printer *p = pw_web_printer(&sink, PW_FORMAT_JSON, NULL,
+						      PW_PRINTER_COMPACT);
+		size_t i;
+
+		pw_print_begin_record(p);
+		for (i = 0; i < G_N_ELEMENTS(n); i++)
+			pw_print_int_at(p, n[i].name, n[i].value);
+		pw_print_end(p);
+		a->status = 200;
+		a->type = "application/json";
+		pw_web_printer_done(&sink, p, a->body);
+	}
+}
