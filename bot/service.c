@@ -14,6 +14,7 @@
 #include "bot/service.h"
 #include "bot/signals.h"
 #include "bot/subscription.h"
+#include "bot/web.h"
 
 #define MAX_SLEEP 30	/* seconds: replies to retry come due meanwhile */
 
@@ -21,7 +22,32 @@ struct service {
 	const char *config_path, *db_override;
 	struct pw_config *cfg;
 	struct pw_db *db;
+	struct pw_web *web;	/* the dashboard, when [web] listen is set */
 };
+
+/* Serves the dashboard when [web] listen asks for it; a failure to
+ * (a port taken) is logged, the rest of the service goes on. */
+static void web_start(struct service *sv)
+{
+	char *where = NULL, *err = NULL;
+
+	if (!sv->cfg->web_listen)
+		return;
+	if (pw_web_start(sv->cfg->db_path, sv->cfg, NULL, 0, &sv->web, &where,
+			 &err)) {
+		pw_error("dashboard: %s; the service goes on without it", err);
+		g_free(err);
+		return;
+	}
+	pw_info("dashboard: serving %s", where);
+	g_free(where);
+}
+
+static void web_stop(struct service *sv)
+{
+	pw_web_stop(sv->web);
+	sv->web = NULL;
+}
 
 /* url as it may be logged: without its password (NULL for NULL). */
 static char *shown_url(const char *url)
@@ -52,8 +78,12 @@ static void reload(struct service *sv)
 			" the store stays %s", c->db_path, sv->cfg->db_path);
 	g_free(c->db_path);
 	c->db_path = g_strdup(sv->cfg->db_path);
+	/* The dashboard borrows the configuration: it restarts with the
+	 * new one ([web] may have changed too). */
+	web_stop(sv);
 	pw_config_free(sv->cfg);
 	sv->cfg = c;
+	web_start(sv);
 	pw_info("reload: configuration %s read again", sv->config_path ?
 		sv->config_path : "(defaults)");
 }
@@ -181,7 +211,7 @@ static void nap(int64_t when)
 
 int pw_service_run(const char *config, const char *db_path)
 {
-	struct service sv = { config, db_path, NULL, NULL };
+	struct service sv = { config, db_path, NULL, NULL, NULL };
 	GPtrArray *subs = NULL;
 	int rc = 0;
 
@@ -205,6 +235,7 @@ int pw_service_run(const char *config, const char *db_path)
 			" add NAME URL' (it is read at its next round)");
 	if (subs)
 		g_ptr_array_free(subs, TRUE);
+	web_start(&sv);
 	while (!pw_stop_requested) {
 		int64_t next = 0;
 
@@ -219,6 +250,7 @@ int pw_service_run(const char *config, const char *db_path)
 		if (!pw_stop_requested)
 			nap(next);
 	}
+	web_stop(&sv);
 	pw_info("service: stopped; what was read is stored");
 out:
 	pw_db_close(sv.db);

@@ -2,8 +2,9 @@
  * patchwarden: the service ("patchwarden run" without sources).  One
  * process polls each subscription on its interval, decides the replies
  * held while a flood was undecided once its window closes, and sends
- * the replies that are due, until SIGTERM or SIGINT (finish the message
- * at hand, commit, exit 0).  SIGHUP reloads the configuration.  One log
+ * the replies that are due, and, when [web] listen is set, serves the
+ * dashboard (bot/web.h), until SIGTERM or SIGINT (finish the message at
+ * hand, commit, exit 0).  SIGHUP reloads the configuration.  One log
  * line per event on stderr.
  */
 #ifndef PW_SERVICE_H

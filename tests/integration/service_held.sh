@@ -12,18 +12,25 @@ wait_for() {
 	local end=$((SECONDS + $1)); shift
 	until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.2; done
 }
+# answers_http PATH: whether the dashboard answers PATH with 200 now.
+answers_http() { [ "$(http "$1")" = 200 ]; }
 # answers SQL WANT: whether the store answers SQL with WANT now.
 answers() { [ "$(q "$db" "$1")" = "$2" ]; }
 
 db=$T/pw.db
 conf=$T/pw.conf
+port=$(free_port)
 cat >"$conf" <<EOF
 [reply]
 max_age = 0
 [flood]
 count = 3
 window = 5
+[web]
+listen = 127.0.0.1:$port
 EOF
+# http PATH: the status the service's dashboard answers PATH with.
+http() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$1"; }
 $PW archive "$T/inbox" "$TOP/tests/data/sample.mbox" >/dev/null
 $PW subscribe --db "$db" add sample "$T/inbox" --interval 1s >/dev/null
 $PW run --config "$conf" --db "$db" 2>"$T/log" &
@@ -31,6 +38,7 @@ pid=$!
 at_exit "kill $pid 2>/dev/null"
 check "service: the archive backfilled" wait_for 30 \
 	answers "SELECT backfilled FROM subscription" 1
+is "service: serves the dashboard ([web] listen)" "$(http /api/series)" 200
 is "service: backfill answered nobody" \
 	"$(q "$db" "SELECT count(*) FROM outbox WHERE state <> 'suppressed'")" 0
 
@@ -52,6 +60,7 @@ contains "released: the log says so" "$(cat "$T/log")" "held replies released"
 # SIGHUP: a configuration read again; a broken one refused.
 kill -HUP $pid
 check "SIGHUP: read again" wait_for 10 grep -q "reload: configuration $conf read again" "$T/log"
+check "SIGHUP: the dashboard serves again" wait_for 10 answers_http /
 cp "$conf" "$T/good.conf"
 printf '[flood]\ncount = 1\n' >"$conf"
 kill -HUP $pid
