@@ -21,6 +21,7 @@
 #include "bot/cmd.h"
 #include "bot/log.h"
 #include "bot/mail.h"
+#include "bot/pubinbox.h"
 #include "bot/printer.h"
 #include "bot/report.h"
 
@@ -58,7 +59,10 @@ static int message(struct pw_db *db, const char *msgid, enum pw_format fmt)
 		g_free(shown);
 		goto out;
 	}
-	raw = pw_db_message_raw(db, m->id);
+	if (pw_pubinbox_message(db, m->id, &raw)) {
+		pw_error("%s", pw_db_errmsg(db));
+		goto out;
+	}
 	if (raw) {
 		gsize n;
 		const char *b = g_bytes_get_data(raw, &n);

@@ -831,28 +831,6 @@ void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json)
 	pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
 }
 
-/*
- * The bytes of message id from the public-inbox archive that keeps them
- * (*raw NULL, with a warning, when they cannot be read there).
- */
-static enum pw_status archived(struct pw_db *db, int64_t id, GBytes **raw)
-{
-	char *repo, *blob, *err = NULL;
-	enum pw_status s = pw_db_message_archive(db, id, &repo, &blob);
-
-	*raw = NULL;
-	if (s || !blob)
-		goto out;
-	*raw = pw_pubinbox_blob(repo, blob, &err);
-	if (!*raw)
-		pw_warn("message %" G_GINT64_FORMAT ": %s", id, err);
-out:
-	g_free(err);
-	g_free(repo);
-	g_free(blob);
-	return s;
-}
-
 enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 				 int64_t since, int64_t *checked,
 				 int64_t *findings, char **err)
@@ -875,8 +853,7 @@ enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 
 		if (i % BATCH == 0 && (s = pw_db_begin(db)))
 			break;
-		raw = pw_db_message_raw(db, r->message_id);
-		if (!raw && (s = archived(db, r->message_id, &raw)))
+		if ((s = pw_pubinbox_message(db, r->message_id, &raw)))
 			break;
 		if (!raw)
 			goto next;

@@ -1219,6 +1219,23 @@ fail:
 	return s;
 }
 
+enum pw_status pw_pubinbox_message(struct pw_db *db, int64_t id, GBytes **raw)
+{
+	char *repo = NULL, *blob = NULL, *err = NULL;
+	enum pw_status s;
+
+	*raw = pw_db_message_raw(db, id);
+	if (*raw)
+		return PW_OK;
+	s = pw_db_message_archive(db, id, &repo, &blob);
+	if (!s && blob && !(*raw = pw_pubinbox_blob(repo, blob, &err)))
+		pw_warn("message %" G_GINT64_FORMAT ": %s", id, err);
+	g_free(err);
+	g_free(repo);
+	g_free(blob);
+	return s;
+}
+
 GBytes *pw_pubinbox_blob(const char *repo_path, const char *blob, char **err)
 {
 	git_repository *repo = NULL;

@@ -52,6 +52,14 @@ bool pw_pubinbox_is_inbox(const char *path);
 GBytes *pw_pubinbox_blob(const char *repo, const char *blob, char **err);
 
 /*
+ * The raw bytes of stored message id (a new GBytes in *raw): from the
+ * store, or, for a message kept as a blob, from its archive; *raw NULL
+ * when there are none (or the archive cannot give them: a warning says
+ * why).  Returns a database error, or PW_OK.
+ */
+enum pw_status pw_pubinbox_message(struct pw_db *db, int64_t id, GBytes **raw);
+
+/*
  * Appends every message of the source at path (mbox, Maildir, message)
  * to the v2 inbox at dir, as public-inbox writes them (one commit per
  * message on the newest epoch's master, the blob "m" holding it, the

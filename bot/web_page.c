@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bot/mail.h"
+#include "bot/pubinbox.h"
 #include "bot/printer.h"
 #include "bot/report.h"
 #include "bot/web_page.h"
@@ -474,11 +475,13 @@ static void diff_html(GString *o, const char *diff, GPtrArray *findings)
 static void message_body(struct pw_db *db, int64_t id, GPtrArray *findings,
 			 GString *o)
 {
-	GBytes *raw = pw_db_message_raw(db, id);
+	GBytes *raw = NULL;
 	struct pw_mail *m = NULL;
 	gsize n;
 	const char *b;
 
+	/* From the store, or from the archive that keeps the message. */
+	pw_pubinbox_message(db, id, &raw);
 	if (!raw) {
 		g_string_append(o, "<p>The raw message is not in this store.</p>\n");
 		return;

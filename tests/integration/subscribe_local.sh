@@ -53,6 +53,9 @@ $PW poll --config "$conf" --db "$db" >/dev/null
 is "a poll after: still one reply to it" \
 	"$(q "$db" "SELECT count(*) FROM outbox WHERE answers = 'msg:20261203090000.1-ada@example.org'")" 1
 
+contains "query message reads the bytes the archive keeps" \
+	"$($PW query --db "$db" message 20261203090000.1-ada@example.org)" \
+	"+	debugfs_create_u32(\"mask\", 0666, NULL, &trace_mask);"
 out=$($PW db --db "$db" recheck)
 is "recheck reads the archive: every patch checked" "$(kv rechecked "$out")" \
 	"$(q "$db" "SELECT count(*) FROM patch WHERE pull_url IS NULL")"
