@@ -138,12 +138,12 @@ int pw_cmd_poll(int argc, char **argv)
 
 		/* As it is now: removed meanwhile (by another command), it
 		 * is left alone. */
-		if (pw_db_subscription_get(db, s->name, &cur, &found)) {
+		if (pw_db_subscription_get_id(db, s->id, &cur, &found)) {
 			pw_error("%s", pw_db_errmsg(db));
 			rc = EX_TEMPFAIL;
 			break;
 		}
-		if (!found || cur.id != s->id) {
+		if (!found) {
 			pw_subscription_release(&cur);
 			continue;
 		}

@@ -121,12 +121,12 @@ static bool poll_due(struct service *sv, int64_t *next)
 		}
 		/* As it is now: paused or removed while another was polled,
 		 * it is left alone. */
-		if (pw_db_subscription_get(sv->db, s->name, &cur, &found)) {
+		if (pw_db_subscription_get_id(sv->db, s->id, &cur, &found)) {
 			pw_error("subscriptions: %s", pw_db_errmsg(sv->db));
 			ok = false;
 			break;
 		}
-		if (!found || cur.id != s->id || cur.paused) {
+		if (!found || cur.paused) {
 			pw_subscription_release(&cur);
 			continue;
 		}
@@ -154,7 +154,8 @@ static bool poll_due(struct service *sv, int64_t *next)
 			pw_debug("%s: nothing new", s->name);
 		}
 		g_free(err);
-		/* Due again after its interval (or its backoff). */
+		/* The poll stored when it is due again (its interval, or
+		 * its backoff): the next round reads that, a second on. */
 		*next = *next ? MIN(*next, now + 1) : now + 1;
 	}
 	g_ptr_array_free(subs, TRUE);

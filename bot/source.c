@@ -253,14 +253,11 @@ static int cmp_names(gconstpointer a, gconstpointer b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/*
- * Adds the regular files of dir (not dot-files) to s->files, and its
- * directories too when dirs is set.  Links are not followed.
- */
-static bool add_dir(struct pw_source *s, const char *dir, bool dirs)
+bool pw_source_list_dir(const char *dir, bool dirs, GPtrArray *out)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
+	guint from = out->len;
 
 	if (!d)
 		return false;
@@ -273,11 +270,15 @@ static bool add_dir(struct pw_source *s, const char *dir, bool dirs)
 		f = g_build_filename(dir, de->d_name, NULL);
 		if (lstat(f, &sb) == 0 &&
 		    (S_ISREG(sb.st_mode) || (dirs && S_ISDIR(sb.st_mode))))
-			g_ptr_array_add(s->files, f);
+			g_ptr_array_add(out, f);
 		else
 			g_free(f);
 	}
 	closedir(d);
+	/* Sorted, after what out held. */
+	if (out->len > from)
+		qsort(out->pdata + from, out->len - from, sizeof(gpointer),
+		      (int (*)(const void *, const void *))cmp_names);
 	return true;
 }
 
@@ -296,11 +297,11 @@ static enum pw_status open_maildir(struct pw_source *s, char **err)
 	s->files = g_ptr_array_new_with_free_func(g_free);
 	if (g_file_test(cur, G_FILE_TEST_IS_DIR) ||
 	    g_file_test(new, G_FILE_TEST_IS_DIR)) {
-		ok = add_dir(s, cur, false);
-		ok = add_dir(s, new, false) || ok;
+		ok = pw_source_list_dir(cur, false, s->files);
+		ok = pw_source_list_dir(new, false, s->files) || ok;
 		s->kind = PW_SOURCE_MAILDIR;
 	} else {
-		ok = add_dir(s, s->path, true);
+		ok = pw_source_list_dir(s->path, true, s->files);
 		s->kind = PW_SOURCE_DIR;
 	}
 	g_free(cur);
@@ -311,7 +312,6 @@ static enum pw_status open_maildir(struct pw_source *s, char **err)
 					       s->path, g_strerror(errno));
 		return PW_ERR_IO;
 	}
-	g_ptr_array_sort(s->files, cmp_names);
 	return PW_OK;
 }
 

@@ -107,6 +107,13 @@ struct pw_source *pw_source_new(const char *name,
 /* Tells s that the message whose raw->ack was ack is committed. */
 void pw_source_ack(struct pw_source *s, const char *ack);
 
+/*
+ * Appends to out (of strings g_free frees) the paths of the regular
+ * files in dir, and of its folders too when dirs is set, by name: no
+ * dot-files, links not followed.  False when dir cannot be read.
+ */
+bool pw_source_list_dir(const char *dir, bool dirs, GPtrArray *out);
+
 /* Closes s and releases it; pw_source_free(NULL) does nothing. */
 void pw_source_free(struct pw_source *s);
 

@@ -139,6 +139,7 @@ int64_t pw_subscription_backoff(const struct pw_subscription *sub, int failures)
 struct maildir {
 	char *name;		/* the subscription */
 	GPtrArray *files;	/* paths, new/ ones last */
+	guint first_new;	/* files[first_new..] are new/'s */
 	guint next;
 	char *data;
 	char *where;
@@ -155,29 +156,6 @@ static void maildir_free(void *p)
 	g_free(m->where);
 	g_free(m->name);
 	g_free(m);
-}
-
-static gint cmp_names(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void maildir_list(GPtrArray *out, const char *dir)
-{
-	GDir *d = g_dir_open(dir, 0, NULL);
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	const char *n;
-	guint i;
-
-	while (d && (n = g_dir_read_name(d)))
-		if (n[0] != '.')
-			g_ptr_array_add(names, g_strdup(n));
-	if (d)
-		g_dir_close(d);
-	g_ptr_array_sort(names, cmp_names);
-	for (i = 0; i < names->len; i++)
-		g_ptr_array_add(out, g_build_filename(dir, names->pdata[i], NULL));
-	g_ptr_array_free(names, TRUE);
 }
 
 static enum pw_status maildir_next(void *p, struct pw_raw *raw, char **err)
@@ -198,7 +176,7 @@ static enum pw_status maildir_next(void *p, struct pw_raw *raw, char **err)
 		m->where = g_strdup_printf("%s: %s", m->name, path);
 		raw->index = ++m->index;
 		raw->where = m->where;
-		if (strstr(path, "/new/"))
+		if (m->next > m->first_new)	/* from new/ */
 			raw->ack = path;
 		if (stat(path, &sb)) {
 			if (errno == ENOENT) {	/* taken by another reader */
@@ -254,6 +232,7 @@ static struct pw_source *maildir_open(const struct pw_subscription *sub,
 {
 	struct maildir *m;
 	char *dir;
+	bool ok;
 
 	/* Gone, or not mounted: a failure, never an empty first poll
 	 * (which would make its mail, once back, answered as new). */
@@ -266,13 +245,20 @@ static struct pw_source *maildir_open(const struct pw_subscription *sub,
 	m->name = g_strdup(sub->name);
 	m->files = g_ptr_array_new_with_free_func(g_free);
 	m->stop = stop;
-	if (!sub->backfilled) {
-		dir = g_build_filename(sub->url, "cur", NULL);
-		maildir_list(m->files, dir);
-		g_free(dir);
-	}
+	/* cur/ too until the first poll completes: its mail is backfill. */
+	dir = g_build_filename(sub->url, "cur", NULL);
+	ok = sub->backfilled || pw_source_list_dir(dir, false, m->files);
+	g_free(dir);
+	m->first_new = m->files->len;
 	dir = g_build_filename(sub->url, "new", NULL);
-	maildir_list(m->files, dir);
+	ok = ok && pw_source_list_dir(dir, false, m->files);
+	if (!ok) {
+		*err = g_strdup_printf("%s: cannot read it: %s", sub->url,
+				       g_strerror(errno));
+		g_free(dir);
+		maildir_free(m);
+		return NULL;
+	}
 	g_free(dir);
 	return pw_source_new(sub->url, &maildir_ops, m);
 }

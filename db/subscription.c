@@ -80,20 +80,37 @@ enum pw_status pw_db_subscription_add(struct pw_db *db,
 	return r;
 }
 
+/* Reads the row st (bound) selects into *out when *found. */
+static enum pw_status sub_get(struct pw_db *db, sqlite3_stmt *st,
+			      struct pw_subscription *out, bool *found)
+{
+	enum pw_status r = pw_db_read(db, st, found);
+	if (*found)
+		sub_read(st, out);
+	sqlite3_reset(st);
+	return r;
+}
+
 enum pw_status pw_db_subscription_get(struct pw_db *db, const char *name,
 				      struct pw_subscription *out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT " SUB_COLUMNS
 				      " FROM subscription WHERE name = ?1");
-	enum pw_status r;
 
 	memset(out, 0, sizeof(*out));
 	pw_db_bind_text(st, 1, name);
-	r = pw_db_read(db, st, found);
-	if (*found)
-		sub_read(st, out);
-	sqlite3_reset(st);
-	return r;
+	return sub_get(db, st, out, found);
+}
+
+enum pw_status pw_db_subscription_get_id(struct pw_db *db, int64_t id,
+					 struct pw_subscription *out, bool *found)
+{
+	sqlite3_stmt *st = pw_db_stmt(db, "SELECT " SUB_COLUMNS
+				      " FROM subscription WHERE id = ?1");
+
+	memset(out, 0, sizeof(*out));
+	sqlite3_bind_int64(st, 1, id);
+	return sub_get(db, st, out, found);
 }
 
 enum pw_status pw_db_subscription_list(struct pw_db *db, GPtrArray **out)

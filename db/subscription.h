@@ -48,6 +48,10 @@ enum pw_status pw_db_subscription_add(struct pw_db *db,
 enum pw_status pw_db_subscription_get(struct pw_db *db, const char *name,
 				      struct pw_subscription *out, bool *found);
 
+/* The same by row id: the subscription as it is now, if still there. */
+enum pw_status pw_db_subscription_get_id(struct pw_db *db, int64_t id,
+					 struct pw_subscription *out, bool *found);
+
 /* Every subscription, by name: *out receives a new GPtrArray of struct
  * pw_subscription * that frees them. */
 enum pw_status pw_db_subscription_list(struct pw_db *db, GPtrArray **out);

@@ -140,3 +140,15 @@ $PW archive "$T/uinbox" "$TOP/tests/data/forwarded-series.mbox" >/dev/null
 out=$($PW poll --db "$db3" 2>&1)
 is "a stale ref lock: the poll succeeds" "$?" 0
 check "and the lock is gone" test ! -e "$T/url.db-mirrors/u.1/git/0.git/refs/heads/master.lock"
+
+# A Maildir whose own path has a folder named new: only new/'s mail moves.
+md2=$T/new/box
+mkdir -p "$md2/cur" "$md2/new" "$md2/tmp"
+cp "$TOP/tests/data/arrival.eml" "$md2/cur/1700000001.1.host"
+sed 's/^Message-ID: .*/Message-ID: <md2-new@example.org>/' \
+	"$TOP/tests/data/arrival.eml" >"$md2/new/1700000002.1.host"
+$PW subscribe --db "$T/md2.db" add box2 "$md2" >/dev/null
+out=$($PW poll --db "$T/md2.db")
+is "maildir under .../new/...: both read" "$(kv messages "$out")" 2
+is "maildir under .../new/...: cur/ left as it was, new/ moved in" \
+	"$(ls "$md2/cur" | tr '\n' ' ')" "1700000001.1.host 1700000002.1.host:2, "
