@@ -6,6 +6,9 @@
 #   make test       the whole suite; ends with "N passed, N failed"
 #   make asan       the whole suite under AddressSanitizer and UBSan
 #   make bench      benchmarks against checkpatch.pl and git mailinfo
+#   make install    the binary, man pages, example config, systemd unit and
+#                   bash completion under DESTDIR/PREFIX
+#   make deb        a Debian package (dpkg-buildpackage), checked by lintian
 #
 # Dependencies flow one way: bot -> db -> checks.  checks/ is compiled
 # with GLib and Nettle (SHA-1 for patch ids) only, db/ with GLib and
@@ -17,12 +20,14 @@ CFLAGS_EXTRA ?=
 BUILD    ?= build
 PREFIX   ?= /usr/local
 PKG_CONFIG ?= pkg-config
+VERSION   = 0.1
 
-STD      = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes \
+STD      = -std=c11 -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -Wall -Wextra -Wshadow -Wmissing-prototypes \
            -Wno-unused-parameter -I.
 CHECKS_CFLAGS = $(shell $(PKG_CONFIG) --cflags glib-2.0 nettle 2>/dev/null)
 DB_CFLAGS     = $(shell $(PKG_CONFIG) --cflags glib-2.0 sqlite3 2>/dev/null)
-BOT_PKGS      = gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd
+BOT_PKGS      = gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd \
+                libsystemd
 BOT_CFLAGS    = $(shell $(PKG_CONFIG) --cflags $(BOT_PKGS) 2>/dev/null)
 LIBS          = $(shell $(PKG_CONFIG) --libs $(BOT_PKGS) 2>/dev/null) -lpthread -lm
 TEST_LIBS     = $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -44,11 +49,13 @@ UNIT_BIN   = $(UNIT_SRC:%.c=$(BUILD)/%)
 
 DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
             libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 \
-            libjson-glib-dev libmicrohttpd-dev nettle-dev libcmocka-dev git xz-utils \
+            libjson-glib-dev libmicrohttpd-dev nettle-dev libsystemd-dev \
+            libcmocka-dev git xz-utils \
             ca-certificates python3 python3-aiosmtpd public-inbox \
-            dovecot-imapd valgrind bc time openssl curl chromium
+            dovecot-imapd valgrind bc time openssl curl chromium \
+            man-db systemd
 
-.PHONY: all deps run test asan bench fuzz install clean check-includes unit
+.PHONY: all deps run test asan bench fuzz install deb clean check-includes unit
 
 all: check-includes $(BIN)
 
@@ -160,9 +167,48 @@ check-includes:
 	if [ -n "$$bad" ]; then echo "$$bad"; \
 	  echo "make: db/ may include only libc, GLib, SQLite, checks/ and db/ headers"; exit 1; fi
 
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the unit's ExecStart
+# names the binary where PREFIX puts it; UNITDIR, where systemd looks
+# for units under PREFIX (Debian's package passes /lib/systemd/system).
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+DOCDIR   ?= $(PREFIX)/share/doc/patchwarden
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 install: all
-	install -D -m 0755 patchwarden $(DESTDIR)$(PREFIX)/bin/patchwarden
-	install -D -m 0644 deploy/patchwarden.1 $(DESTDIR)$(PREFIX)/share/man/man1/patchwarden.1
+	install -D -m 0755 patchwarden $(DESTDIR)$(BINDIR)/patchwarden
+	install -D -m 0644 deploy/patchwarden.1 $(DESTDIR)$(MANDIR)/man1/patchwarden.1
+	install -D -m 0644 deploy/patchwarden.conf.5 $(DESTDIR)$(MANDIR)/man5/patchwarden.conf.5
+	install -D -m 0644 deploy/patchwarden.conf.example $(DESTDIR)$(DOCDIR)/patchwarden.conf.example
+	install -D -m 0644 docs/operating.md $(DESTDIR)$(DOCDIR)/operating.md
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/bin/patchwarden|$(BINDIR)/patchwarden|g' deploy/patchwarden.service \
+	  >$(DESTDIR)$(UNITDIR)/patchwarden.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/patchwarden.service
+	install -D -m 0644 deploy/patchwarden.bash-completion $(DESTDIR)$(BASHCOMPDIR)/patchwarden
+
+# make deb: the Debian package, built from a copy of the tree's files
+# (tracked or not, ignored ones left out, so that the build leaves
+# nothing here) with dpkg-buildpackage, checked with
+# lintian, and its contents listed; the .deb, .buildinfo and .changes
+# are left in DEB_OUT.  The packaging tools are installed here, not by
+# "make deps".  DEB_INSTALL=1 also installs the package with dpkg -i,
+# shows the system user it made, and purges it again (root only).
+DEB_PKGS = debhelper dpkg-dev fakeroot lintian
+DEB_OUT ?= build/deb
+deb: deps
+	@$(MAKE) --no-print-directory deps DEPS_PKGS="$(DEB_PKGS)"
+	@rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
+	git ls-files -z --cached --others --exclude-standard | \
+	  tar -c --null -T - | tar -x -C $(DEB_OUT)/src
+	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error $(DEB_OUT)/patchwarden_*.deb
+	dpkg-deb --contents $(DEB_OUT)/patchwarden_*.deb
+	@if [ -n "$(DEB_INSTALL)" ]; then set -e; \
+	  dpkg -i $(DEB_OUT)/patchwarden_*.deb; \
+	  getent passwd patchwarden; patchwarden --version; \
+	  dpkg -P patchwarden; \
+	fi
 
 clean:
 	rm -rf build build-asan patchwarden

@@ -5,7 +5,11 @@
 #ifndef PW_LOG_H
 #define PW_LOG_H
 
-#define PW_VERSION "0.1"
+/* The version is the Makefile's VERSION (-DPW_VERSION); a build
+ * outside the Makefile says so. */
+#ifndef PW_VERSION
+#define PW_VERSION "unknown"
+#endif
 
 enum pw_log_level { PW_LOG_DEBUG, PW_LOG_INFO, PW_LOG_WARN, PW_LOG_ERROR };
 

@@ -39,7 +39,8 @@ static void usage(FILE *out)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i].fn)
 			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(out, "\n'patchwarden <command> --help' for a command's options.\n");
+	fprintf(out, "\n'patchwarden help <command>' (or 'patchwarden <command> --help')"
+		" for a command's options;\n'patchwarden --version' for the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -53,6 +54,17 @@ int main(int argc, char **argv)
 		argv++;
 	}
 	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	/* "help CMD" is "CMD --help": GOption prints the options. */
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		char *args[] = { argv[2], "--help", NULL };
+
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (commands[i].fn && !strcmp(argv[2], commands[i].name))
+				return commands[i].fn(2, args);
+		fprintf(stderr, "patchwarden: '%s' is not a command\n", argv[2]);
 		usage(stderr);
 		return 2;
 	}

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
+
 #include "bot/cli.h"
 #include "bot/log.h"
 #include "bot/reply_policy.h"
@@ -23,7 +25,32 @@ struct service {
 	struct pw_config *cfg;
 	struct pw_db *db;
 	struct pw_web *web;	/* the dashboard, when [web] listen is set */
+	uint64_t watchdog_usec;	/* systemd's WatchdogSec, 0: none */
+	int64_t pinged;		/* monotonic time of the last WATCHDOG=1 */
 };
+
+/*
+ * systemd (Type=notify) learns of the service's state through
+ * sd_notify(3): READY=1 once the store is open and the first round is
+ * due, RELOADING=1 and READY=1 around a SIGHUP, STOPPING=1 on the way
+ * out, and a STATUS= line that "systemctl status" shows.  Outside
+ * systemd (no $NOTIFY_SOCKET) each call does nothing.
+ *
+ * With WatchdogSec= set, WATCHDOG=1 goes out from the main loop at half
+ * that interval.  The loop also waits out each poll, and a subscription's
+ * first poll of a large archive takes as long as its fetch and its
+ * backfill: the unit shipped in deploy/ sets no WatchdogSec for that
+ * reason, and one who sets it gives it room for the longest poll.
+ */
+static void alive(struct service *sv)
+{
+	int64_t now = g_get_monotonic_time();
+
+	if (!sv->watchdog_usec || now - sv->pinged < (int64_t)sv->watchdog_usec / 2)
+		return;
+	sd_notify(0, "WATCHDOG=1");
+	sv->pinged = now;
+}
 
 /* Serves the dashboard when [web] listen asks for it; a failure to
  * (a port taken) is logged, the rest of the service goes on. */
@@ -68,9 +95,11 @@ static void reload(struct service *sv)
 	struct pw_config *c = NULL;
 	char *err = NULL;
 
+	sd_notify(0, "RELOADING=1");
 	if (pw_config_load(sv->config_path, sv->db_override, &c, &err)) {
 		pw_error("reload: %s; the configuration in use stays", err);
 		g_free(err);
+		sd_notify(0, "READY=1");
 		return;
 	}
 	if (strcmp(c->db_path, sv->cfg->db_path))
@@ -86,6 +115,7 @@ static void reload(struct service *sv)
 	web_start(sv);
 	pw_info("reload: configuration %s read again", sv->config_path ?
 		sv->config_path : "(defaults)");
+	sd_notify(0, "READY=1");
 }
 
 /* Polls every subscription that is due; false when the store failed.
@@ -130,6 +160,8 @@ static bool poll_due(struct service *sv, int64_t *next)
 			pw_subscription_release(&cur);
 			continue;
 		}
+		alive(sv);
+		sd_notifyf(0, "STATUS=polling %s", s->name);
 		st = pw_subscription_poll(sv->db, sv->cfg, &cur, &pw_stop_requested,
 					  &c, &err);
 		pw_subscription_release(&cur);
@@ -199,21 +231,24 @@ static bool replies(struct service *sv)
 }
 
 /* Sleeps until when (Unix time), a signal, or MAX_SLEEP seconds. */
-static void nap(int64_t when)
+static void nap(struct service *sv, int64_t when)
 {
 	int64_t now = (int64_t)time(NULL);
 	int64_t end = g_get_monotonic_time() +
 		      (when > now ? MIN(when - now, MAX_SLEEP) : 1) * G_USEC_PER_SEC;
 
 	while (!pw_stop_requested && !pw_reload_requested &&
-	       g_get_monotonic_time() < end)
+	       g_get_monotonic_time() < end) {
+		alive(sv);
 		g_usleep(100 * 1000);
+	}
 }
 
 int pw_service_run(const char *config, const char *db_path)
 {
-	struct service sv = { config, db_path, NULL, NULL, NULL };
+	struct service sv = { config, db_path, NULL, NULL, NULL, 0, 0 };
 	GPtrArray *subs = NULL;
+	unsigned nsubs = 0;
 	int rc = 0;
 
 	pw_signals_install();
@@ -231,15 +266,23 @@ int pw_service_run(const char *config, const char *db_path)
 			"written to ", smtp ? smtp : sv.cfg->dry_run_mbox);
 		g_free(smtp);
 	}
+	if (subs)
+		nsubs = subs->len;
 	if (subs && !subs->len)
 		pw_warn("service: no subscriptions yet: 'patchwarden subscribe"
 			" add NAME URL' (it is read at its next round)");
 	if (subs)
 		g_ptr_array_free(subs, TRUE);
 	web_start(&sv);
+	/* The store is open and the first round is due now: ready. */
+	if (sd_watchdog_enabled(0, &sv.watchdog_usec) <= 0)
+		sv.watchdog_usec = 0;
+	sd_notifyf(0, "READY=1\nSTATUS=%u subscriptions, store %s", nsubs,
+		   sv.cfg->db_path);
 	while (!pw_stop_requested) {
 		int64_t next = 0;
 
+		alive(&sv);
 		if (pw_reload_requested) {
 			pw_reload_requested = 0;
 			reload(&sv);
@@ -248,9 +291,12 @@ int pw_service_run(const char *config, const char *db_path)
 			/* The store failed (busy, full): try again shortly. */
 			next = (int64_t)time(NULL) + 5;
 		}
-		if (!pw_stop_requested)
-			nap(next);
+		if (!pw_stop_requested) {
+			sd_notify(0, "STATUS=waiting for the next poll");
+			nap(&sv, next);
+		}
 	}
+	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
 	web_stop(&sv);
 	pw_info("service: stopped; what was read is stored");
 out:
