@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The documentation the tree ships: patchwarden(1) and patchwarden.conf(5)
+# render without a warning (man --warnings); every command of main.c's
+# table and every option its --help lists is in patchwarden(1); every
+# key bot/config.c reads is in patchwarden.conf(5) and in the example
+# configuration; "help CMD" is "CMD --help"; --version is the
+# Makefile's VERSION.
+. "$(dirname "$0")/../lib.sh"
+
+MAN1=$TOP/deploy/patchwarden.1
+MAN5=$TOP/deploy/patchwarden.conf.5
+EXAMPLE=$TOP/deploy/patchwarden.conf.example
+for page in "$MAN1" "$MAN5"; do
+	out=$(man --warnings -l "$page" 2>&1 >/dev/null)
+	is "$(basename "$page"): man --warnings says nothing" "$out" ""
+	check "$(basename "$page"): renders" eval 'man -l "$page" 2>/dev/null | grep -q NAME'
+done
+
+cmds=$(sed -n 's/^[[:space:]]*{ "\([a-z]*\)", pw_cmd_.*/\1/p' "$TOP/bot/main.c")
+check "main.c's command table read" test -n "$cmds"
+for c in $cmds; do
+	check "patchwarden.1 has a section for '$c'" grep -q "^\.SS $c\b" "$MAN1"
+	opts=$("$PW" "$c" --help 2>/dev/null |
+		sed -n 's/^  \(-[a-zA-Z], \)\{0,1\}--\([a-z][a-z-]*\).*/\2/p' | grep -vx help)
+	for o in $opts; do
+		check "patchwarden.1 names $c --$o" grep -q -- "\\\\-\\\\-$(sed 's/-/\\\\-/g' <<<"$o")\\b" "$MAN1"
+	done
+	is "help $c is $c --help" "$("$PW" help "$c" 2>&1; echo "rc=$?")" \
+		"$("$PW" "$c" --help 2>&1; echo "rc=$?")"
+done
+"$PW" help no-such-command >/dev/null 2>&1
+is "help of an unknown command: exit status 2" "$?" 2
+"$PW" help >"$T/help.out" 2>&1
+is "help alone: exit status 0" "$?" 0
+check "help alone lists the commands" grep -q '^  subscribe ' "$T/help.out"
+version=$(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")
+is "--version is the Makefile's VERSION" "$("$PW" --version)" "patchwarden $version"
+check "patchwarden.1 names the version" grep -q "\"patchwarden $version\"" "$MAN1"
+check "patchwarden.conf.5 names the version" grep -q "\"patchwarden $version\"" "$MAN5"
+for s in 0 1 2 75; do
+	check "patchwarden.1: exit status $s" grep -q "^\.B $s\$" "$MAN1"
+done
+
+# Keys: get_str/get_int/get_bool/get_list(kf, "GROUP", "KEY", ...) and
+# the [imap] keys (imap_key(kf, group, "KEY", ...)).
+keys=$(grep -oE 'get_(str|int|bool|list)\(kf, "[a-z]+", "[a-z_]+"' "$TOP/bot/config.c" |
+	sed -E 's/.*"([a-z]+)", "([a-z_]+)"/\1.\2/' | sort -u)
+keys="$keys $(grep -oE 'imap_key\(kf, group, "[a-z_]+"' "$TOP/bot/config.c" |
+	sed -E 's/.*"([a-z_]+)"/imap.\1/' | sort -u)"
+keys="$keys $(grep -oE 'get_(str|list|bool)\(kf, group, "[a-z_]+"' "$TOP/bot/config.c" |
+	sed -E 's/.*"([a-z_]+)"/list.\1/' | sort -u)"
+check "config.c's keys read" test "$(wc -w <<<"$keys")" -gt 20
+for k in $keys; do
+	key=${k#*.}
+	check "patchwarden.conf.5 has [${k%%.*}] $key" grep -qE "(^\.(BI|BR) \"?|\\\\fP)$key\b" "$MAN5"
+	check "the example sets [${k%%.*}] $key" grep -qE "^#?$key = " "$EXAMPLE"
+done
