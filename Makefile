@@ -191,22 +191,33 @@ install: all
 # (tracked or not, ignored ones left out, so that the build leaves
 # nothing here) with dpkg-buildpackage, checked with
 # lintian, and its contents listed; the .deb, .buildinfo and .changes
-# are left in DEB_OUT.  The packaging tools are installed here, not by
-# "make deps".  DEB_INSTALL=1 also installs the package with dpkg -i,
-# shows the system user it made, and purges it again (root only).
-DEB_PKGS = debhelper dpkg-dev fakeroot lintian
+# are left in DEB_OUT.  Installed here, not by "make deps": the
+# packaging tools, then the Build-Depends of debian/control that are
+# missing (apt-get build-dep).  DEB_INSTALL=1
+# also installs the package with dpkg -i, shows the system user it
+# made, stores a sample as that user in the service's folder, and
+# purges the package again (root only; the user stays, as Debian's
+# policy has it).
+DEB_PKGS = dpkg-dev debhelper fakeroot lintian
 DEB_OUT ?= build/deb
-deb: deps
+deb:
 	@$(MAKE) --no-print-directory deps DEPS_PKGS="$(DEB_PKGS)"
 	@rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
 	git ls-files -z --cached --others --exclude-standard | \
 	  tar -c --null -T - | tar -x -C $(DEB_OUT)/src
+	@cd $(DEB_OUT)/src && dpkg-checkbuilddeps 2>/dev/null || { \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get build-dep -y -qq ./; }
 	cd $(DEB_OUT)/src && dpkg-buildpackage -us -uc -b
 	lintian --fail-on error $(DEB_OUT)/patchwarden_*.deb
 	dpkg-deb --contents $(DEB_OUT)/patchwarden_*.deb
 	@if [ -n "$(DEB_INSTALL)" ]; then set -e; \
 	  dpkg -i $(DEB_OUT)/patchwarden_*.deb; \
 	  getent passwd patchwarden; patchwarden --version; \
+	  man -w patchwarden.conf; \
+	  runuser -u patchwarden -- patchwarden ingest \
+	    --db /var/lib/patchwarden/smoke.db - <tests/data/sample.mbox; \
+	  rm -f /var/lib/patchwarden/smoke.db*; \
 	  dpkg -P patchwarden; \
 	fi
 
