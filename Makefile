@@ -176,7 +176,7 @@ DOCDIR   ?= $(PREFIX)/share/doc/patchwarden
 UNITDIR  ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 install: all
-	install -D -m 0755 patchwarden $(DESTDIR)$(BINDIR)/patchwarden
+	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/patchwarden
 	install -D -m 0644 deploy/patchwarden.1 $(DESTDIR)$(MANDIR)/man1/patchwarden.1
 	install -D -m 0644 deploy/patchwarden.conf.5 $(DESTDIR)$(MANDIR)/man5/patchwarden.conf.5
 	install -D -m 0644 deploy/patchwarden.conf.example $(DESTDIR)$(DOCDIR)/patchwarden.conf.example
