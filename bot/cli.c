@@ -1,6 +1,9 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bot/cli.h"
 #include "bot/log.h"
@@ -54,6 +57,53 @@ bool pw_cli_parse(const char *cmd, const char *args, GOptionEntry *entries,
 	g_option_context_free(ctx);
 	g_free(prog);
 	return ok;
+}
+
+bool pw_cli_threads(const char *cmd, int given, int *threads)
+{
+	if (given == PW_CLI_UNSET) {
+		*threads = 0;
+		return true;
+	}
+	if (given < 1 || given > PW_CLI_THREADS_MAX) {
+		fprintf(stderr, "patchwarden %s: --threads is 1 to %d, not %d\n",
+			cmd, PW_CLI_THREADS_MAX, given);
+		return false;
+	}
+	*threads = given;
+	return true;
+}
+
+bool pw_cli_inputs_ok(const char *cmd, char **paths, int n)
+{
+	bool ok = true;
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-"))
+			continue;
+		/* Opened, not only looked at, so that what cannot be read
+		 * is told now; O_NONBLOCK: a named pipe has no writer yet. */
+		fd = open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "patchwarden %s: %s: %s\n", cmd, paths[i],
+				g_strerror(errno));
+			ok = false;
+			continue;
+		}
+		close(fd);
+	}
+	return ok;
+}
+
+bool pw_cli_inputs_piped(char **paths, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(paths[i], "-"))
+			return false;
+	return n > 0;
 }
 
 bool pw_cli_parse_time(const char *s, gint64 *out)
