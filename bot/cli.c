@@ -12,6 +12,7 @@ bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 		 struct pw_config **cfg, struct pw_db **db)
 {
 	char *err = NULL;
+	enum pw_status s;
 
 	*db = NULL;
 	if (pw_config_load(config, db_path, cfg, &err)) {
@@ -19,7 +20,15 @@ bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 		g_free(err);
 		return false;
 	}
-	if (pw_db_open((*cfg)->db_path, readonly, db, &err)) {
+	s = pw_db_open((*cfg)->db_path, readonly, db, &err);
+	if (s == PW_ERR_TRANSIENT) {
+		/* SQLite waited its busy timeout for the write lock. */
+		pw_error("%s (another process is writing to the store; try"
+			 " again later)", err);
+		g_free(err);
+		return false;
+	}
+	if (s) {
 		pw_error("%s", err);
 		g_free(err);
 		return false;

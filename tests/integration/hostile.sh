@@ -3,6 +3,8 @@
 # and the exit status, case by case from tests/hostile/ (its README.md
 # gives the format).  From a pipe nothing is ever bounced (status 1).
 . "$(dirname "$0")/../lib.sh"
+# Everything below writes under $T (and mounts there): never elsewhere.
+[ -d "${T:-}" ] || { echo "not ok - tests/lib.sh not loaded"; exit 1; }
 
 dir=$TOP/tests/hostile
 ncases=0
