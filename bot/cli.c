@@ -68,18 +68,20 @@ bool pw_cli_parse(const char *cmd, const char *args, GOptionEntry *entries,
 	return ok;
 }
 
-bool pw_cli_threads(const char *cmd, int given, int *threads)
+bool pw_cli_threads(const char *cmd, const char *given, int *threads)
 {
-	if (given == PW_CLI_UNSET) {
-		*threads = 0;
+	gint64 n;
+
+	*threads = 0;
+	if (!given)
 		return true;
-	}
-	if (given < 1 || given > PW_CLI_THREADS_MAX) {
-		fprintf(stderr, "patchwarden %s: --threads is 1 to %d, not %d\n",
+	if (!g_ascii_string_to_signed(given, 10, 1, PW_CLI_THREADS_MAX, &n,
+				      NULL)) {
+		fprintf(stderr, "patchwarden %s: --threads is 1 to %d, not '%s'\n",
 			cmd, PW_CLI_THREADS_MAX, given);
 		return false;
 	}
-	*threads = given;
+	*threads = (int)n;
 	return true;
 }
 

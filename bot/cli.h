@@ -29,16 +29,14 @@ bool pw_cli_parse(const char *cmd, const char *args, GOptionEntry *entries,
 
 /* --threads takes 1 to this many parser threads. */
 #define PW_CLI_THREADS_MAX 256
-/* What an int option holds when it is not given (set before parsing). */
-#define PW_CLI_UNSET G_MININT
 
 /*
- * Checks the --threads value given to cmd: *threads receives 0 (one per
- * core) when it was not given (PW_CLI_UNSET), the value itself when it
- * is 1 to PW_CLI_THREADS_MAX.  Anything else is reported on stderr and
- * false returned: a usage error, exit status 2.
+ * Reads the --threads value given to cmd (a string option: NULL when it
+ * was not given): *threads receives 0 (one per core) for NULL, else the
+ * number, 1 to PW_CLI_THREADS_MAX.  Anything else is reported on stderr
+ * and false returned: a usage error, exit status 2.
  */
-bool pw_cli_threads(const char *cmd, int given, int *threads);
+bool pw_cli_threads(const char *cmd, const char *given, int *threads);
 
 /*
  * Checks, before anything is stored, that every path of paths[0..n-1]

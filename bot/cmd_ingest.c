@@ -25,16 +25,17 @@
 
 int pw_cmd_ingest(int argc, char **argv)
 {
-	char *db_path = NULL, *config = NULL, *list = NULL, *format = NULL;
+	char *db_path = NULL, *config = NULL, *list = NULL, *format = NULL,
+	     *threads = NULL;
 	gboolean reply = FALSE, quiet = FALSE, no_floods = FALSE;
-	int threads = PW_CLI_UNSET, every = 0;
+	int every = 0;
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file (default: [core] db, else patchwarden.db)", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
 		{ "list", 'l', 0, G_OPTION_ARG_STRING, &list, "file every message under this list (default: its List-Id)", "NAME" },
 		{ "reply", 0, 0, G_OPTION_ARG_NONE, &reply, "treat the messages as just arrived: queue replies", NULL },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "summary as text (default) or json", "FORMAT" },
-		{ "threads", 0, 0, G_OPTION_ARG_INT, &threads, "parser threads, 1 to 256 (default: one per core)", "N" },
+		{ "threads", 0, 0, G_OPTION_ARG_STRING, &threads, "parser threads, 1 to 256 (default: one per core)", "N" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no line per unreadable message", NULL },
 		{ "progress", 0, 0, G_OPTION_ARG_INT, &every, "a progress line on stderr every N messages", "N" },
 		{ "no-flood-detection", 0, 0, G_OPTION_ARG_NONE, &no_floods, "no fingerprints, no flood detection (to time ingest without it)", NULL },
@@ -98,5 +99,6 @@ out:
 	g_free(config);
 	g_free(list);
 	g_free(format);
+	g_free(threads);
 	return rc;
 }

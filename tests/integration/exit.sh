@@ -136,7 +136,7 @@ fi
 is "2 an unknown command" "$(st no-such-command)" 2
 is "2 an unknown option" "$(st ingest --no-such-option --db "$T/u.db" "$T/good.mbox")" 2
 is "2 a bad option value" "$(st ingest --format xml --db "$T/u.db" "$T/good.mbox")" 2
-for n in 0 257 100000 -1; do
+for n in 0 257 100000 -1 abc; do
 	is "2 ingest --threads $n" "$(st ingest --threads "$n" --db "$T/u.db" "$T/good.mbox")" 2
 	contains "2 ingest --threads $n: says the range" "$(cat "$T/err")" "--threads is 1 to 256"
 done
@@ -200,14 +200,18 @@ done
 r1=$!
 "$PW" ingest --db "$T/busy.db" "$T/good.mbox" >/dev/null 2>"$T/busy-ingest.err" &
 r2=$!
+"$PW" poll --db "$T/busy.db" >/dev/null 2>&1 &
+r3=$!
 wait $r1; rc1=$?
 wait $r2; rc2=$?
+wait $r3; rc3=$?
 exec 3>&-
 wait "$holder"
 is "75 run -: the store busy" "$rc1" 75
 contains "75 run -: the store busy, said" "$(cat "$T/busy-run.err")" \
 	"database is locked (another process is writing to the store; try again later)"
 is "75 ingest FILE: the store busy" "$rc2" 75
+is "75 poll: the store busy" "$rc3" 75
 is "0 run -: delivered again once the store is free" "$(st run --db "$T/busy.db" - <"$T/good.mbox")" 0
 is "0 run -: stored then" "$(q "$T/busy.db" "SELECT count(*) FROM message")" 1
 
