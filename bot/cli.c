@@ -1,6 +1,9 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bot/cli.h"
 #include "bot/log.h"
@@ -9,6 +12,7 @@ bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 		 struct pw_config **cfg, struct pw_db **db)
 {
 	char *err = NULL;
+	enum pw_status s;
 
 	*db = NULL;
 	if (pw_config_load(config, db_path, cfg, &err)) {
@@ -16,7 +20,15 @@ bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 		g_free(err);
 		return false;
 	}
-	if (pw_db_open((*cfg)->db_path, readonly, db, &err)) {
+	s = pw_db_open((*cfg)->db_path, readonly, db, &err);
+	if (s == PW_ERR_TRANSIENT) {
+		/* SQLite waited its busy timeout for the write lock. */
+		pw_error("%s (another process is writing to the store; try"
+			 " again later)", err);
+		g_free(err);
+		return false;
+	}
+	if (s) {
 		pw_error("%s", err);
 		g_free(err);
 		return false;
@@ -54,6 +66,55 @@ bool pw_cli_parse(const char *cmd, const char *args, GOptionEntry *entries,
 	g_option_context_free(ctx);
 	g_free(prog);
 	return ok;
+}
+
+bool pw_cli_threads(const char *cmd, const char *given, int *threads)
+{
+	gint64 n;
+
+	*threads = 0;
+	if (!given)
+		return true;
+	if (!g_ascii_string_to_signed(given, 10, 1, PW_CLI_THREADS_MAX, &n,
+				      NULL)) {
+		fprintf(stderr, "patchwarden %s: --threads is 1 to %d, not '%s'\n",
+			cmd, PW_CLI_THREADS_MAX, given);
+		return false;
+	}
+	*threads = (int)n;
+	return true;
+}
+
+bool pw_cli_inputs_ok(const char *cmd, char **paths, int n)
+{
+	bool ok = true;
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-"))
+			continue;
+		/* Opened, not only looked at, so that what cannot be read
+		 * is told now; O_NONBLOCK: a named pipe has no writer yet. */
+		fd = open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "patchwarden %s: %s: %s\n", cmd, paths[i],
+				g_strerror(errno));
+			ok = false;
+			continue;
+		}
+		close(fd);
+	}
+	return ok;
+}
+
+bool pw_cli_inputs_piped(char **paths, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(paths[i], "-"))
+			return false;
+	return n > 0;
 }
 
 bool pw_cli_parse_time(const char *s, gint64 *out)

@@ -27,6 +27,28 @@ bool pw_cli_open(const char *config, const char *db_path, bool readonly,
 bool pw_cli_parse(const char *cmd, const char *args, GOptionEntry *entries,
 		  int *argc, char ***argv);
 
+/* --threads takes 1 to this many parser threads. */
+#define PW_CLI_THREADS_MAX 256
+
+/*
+ * Reads the --threads value given to cmd (a string option: NULL when it
+ * was not given): *threads receives 0 (one per core) for NULL, else the
+ * number, 1 to PW_CLI_THREADS_MAX.  Anything else is reported on stderr
+ * and false returned: a usage error, exit status 2.
+ */
+bool pw_cli_threads(const char *cmd, const char *given, int *threads);
+
+/*
+ * Checks, before anything is stored, that every path of paths[0..n-1]
+ * other than "-" (stdin) exists and can be opened for reading.  Each
+ * one that cannot is reported on stderr with the reason, and false
+ * returned: a usage error, exit status 2.
+ */
+bool pw_cli_inputs_ok(const char *cmd, char **paths, int n);
+
+/* True when every path of paths[0..n-1] is "-": mail piped in. */
+bool pw_cli_inputs_piped(char **paths, int n);
+
 /* Parses "YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS[Z]", "@unix" or "Nd"/"Nh"
  * (that long ago) into Unix time.  Returns false if it is none of those. */
 bool pw_cli_parse_time(const char *s, gint64 *out);

@@ -5,6 +5,9 @@
  * - for stdin) to the public-inbox v2 archive DIR, making it when it is
  * missing, as public-inbox's own importer writes one: what "make run"
  * subscribes to, and a way to feed a subscribed archive by hand.
+ * Exit status: 0 done; 2 usage, a SOURCE that is missing or cannot be
+ * read (said before anything is appended), or the archive could not be
+ * written.
  */
 #include <stdio.h>
 
@@ -27,6 +30,8 @@ int pw_cmd_archive(int argc, char **argv)
 			" least one SOURCE\n");
 		return 2;
 	}
+	if (!pw_cli_inputs_ok("archive", argv + 2, argc - 2))
+		return 2;
 	for (i = 2; i < argc; i++) {
 		char *err = NULL;
 

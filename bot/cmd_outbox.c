@@ -3,16 +3,22 @@
  *                    [--format text|json|csv]
  * patchwarden outbox [--config FILE] [--db PATH] show ID [--format text|json]
  * patchwarden outbox [--config FILE] [--db PATH] send [--all] [--limit N]
- * patchwarden outbox [--config FILE] [--db PATH] retry ID
+ * patchwarden outbox [--config FILE] [--db PATH] retry ID [--now]
  *
  * list and show read the stored replies; send sends what is due now (the
  * daemon calls the same code on its own schedule) and prints one
- * key=value line; retry makes a failed or suppressed reply pending and
- * due now.  Exit status: 0 fine, 1 some reply deferred or failed, 2 usage,
- * configuration or database error.
+ * key=value line; retry reschedules a failed or suppressed reply:
+ * pending and due now, for the next send (by "outbox send" or the
+ * service), or, with --now, sends it at once.  Exit status (README.md,
+ * "Exit status"): 0 fine; 1 some reply deferred or failed, or another
+ * process is sending the outbox; 2 usage, no such reply, one that cannot
+ * be retried, or sending stopped by a refused login, certificate or
+ * sender; 75 (EX_TEMPFAIL) the configuration could not be read or was
+ * refused, or the store could not be opened or failed.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
@@ -47,7 +53,7 @@ static int list(struct pw_db *db, const char *state, enum pw_format fmt)
 	if (pw_db_outbox_list(db, state, rows)) {
 		pw_error("%s", pw_db_errmsg(db));
 		g_ptr_array_unref(rows);
-		return 2;
+		return EX_TEMPFAIL;
 	}
 	p = pw_printer_new(fmt, stdout, list_layout, 0);
 	pw_print_begin_list(p);
@@ -83,13 +89,24 @@ static int show(struct pw_db *db, int64_t id, enum pw_format fmt)
 	}
 	if (s) {
 		pw_error("%s", pw_db_errmsg(db));
-		return 2;
+		return EX_TEMPFAIL;
 	}
 	p = pw_printer_new(fmt, stdout, show_layout, 0);
 	pw_report_outbox_row(p, r);
 	pw_printer_free(p);
 	pw_outbox_row_free(r);
 	return 0;
+}
+
+/*
+ * The exit status of a send that stopped: 1 when another process is
+ * sending (or the server asked to come back later), 75 when the store
+ * failed, 2 when the configuration or the server refused us (a login,
+ * a certificate, the sender), which needs the administrator.
+ */
+static int send_status(enum pw_status s)
+{
+	return s == PW_ERR_TRANSIENT ? 1 : s == PW_ERR_DB ? EX_TEMPFAIL : 2;
 }
 
 static int send(struct pw_db *db, const struct pw_config *cfg, bool all,
@@ -109,16 +126,61 @@ static int send(struct pw_db *db, const struct pw_config *cfg, bool all,
 	if (s) {
 		pw_error("outbox send: %s", err ? err : pw_status_str(s));
 		g_free(err);
-		return s == PW_ERR_TRANSIENT ? 1 : 2;
+		return send_status(s);
 	}
 	return st.deferred || st.failed ? 1 : 0;
 }
 
-static int retry(struct pw_db *db, int64_t id)
+/*
+ * Sends reply id, released due before every other (retry --now): the
+ * batch is that one reply.  Says what became of it.
+ */
+static int send_one(struct pw_db *db, const struct pw_config *cfg, int64_t id)
+{
+	struct pw_reply_send_opts o = { .limit = 1 };
+	struct pw_reply_send_stats st;
+	struct pw_outbox_row *r = NULL;
+	char *err = NULL;
+	enum pw_status s = pw_reply_send_due(db, cfg, &o, &st, &err);
+	bool found;
+	int rc;
+
+	if (s) {
+		pw_error("outbox retry: reply %" G_GINT64_FORMAT " not sent: %s;"
+			 " it is pending, due now", id,
+			 err ? err : pw_status_str(s));
+		g_free(err);
+		return send_status(s);
+	}
+	if (pw_db_outbox_get(db, id, false, &r, &found) || !found) {
+		pw_error("%s", pw_db_errmsg(db));
+		pw_outbox_row_free(r);
+		return EX_TEMPFAIL;
+	}
+	if (!strcmp(r->state, "sent")) {
+		printf("reply %" G_GINT64_FORMAT " sent", id);
+		if (r->transport && !strcmp(r->transport, "mbox"))
+			printf(" (dry run: written to %s)", cfg->dry_run_mbox);
+		putchar('\n');
+		rc = 0;
+	} else {
+		printf("reply %" G_GINT64_FORMAT " not sent: %s; it is %s\n", id,
+		       r->last_error ? r->last_error : "not attempted",
+		       !strcmp(r->state, "pending") ?
+		       "pending, to be retried later" : r->state);
+		rc = 1;
+	}
+	pw_outbox_row_free(r);
+	return rc;
+}
+
+static int retry(struct pw_db *db, const struct pw_config *cfg, int64_t id,
+		 bool now)
 {
 	const char *why = NULL;
+	/* Due at once, or, to be sent now, due before every other. */
 	enum pw_status s = pw_db_outbox_release(db, id,
-						g_get_real_time() / G_USEC_PER_SEC,
+						now ? 0 : g_get_real_time() / G_USEC_PER_SEC,
 						&why);
 
 	if (s == PW_ERR_INPUT) {
@@ -128,16 +190,19 @@ static int retry(struct pw_db *db, int64_t id)
 	}
 	if (s) {
 		pw_error("%s", pw_db_errmsg(db));
-		return 2;
+		return EX_TEMPFAIL;
 	}
-	printf("reply %" G_GINT64_FORMAT " is pending, due now\n", id);
+	if (now)
+		return send_one(db, cfg, id);
+	printf("reply %" G_GINT64_FORMAT " rescheduled: pending, due now;"
+	       " the next 'outbox send' (or the service) sends it\n", id);
 	return 0;
 }
 
 int pw_cmd_outbox(int argc, char **argv)
 {
 	char *db_path = NULL, *config = NULL, *format = NULL, *state = NULL;
-	gboolean all = FALSE;
+	gboolean all = FALSE, now = FALSE;
 	int limit = 0;
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file", "PATH" },
@@ -146,12 +211,13 @@ int pw_cmd_outbox(int argc, char **argv)
 		{ "state", 0, 0, G_OPTION_ARG_STRING, &state, "list: only replies in this state", "STATE" },
 		{ "all", 0, 0, G_OPTION_ARG_NONE, &all, "send: every pending reply, due or not", NULL },
 		{ "limit", 0, 0, G_OPTION_ARG_INT, &limit, "send: at most N replies (default 100)", "N" },
+		{ "now", 0, 0, G_OPTION_ARG_NONE, &now, "retry: send it now, not at the next send", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	static const char usage[] =
 		"usage: patchwarden outbox [--config FILE] [--db PATH] "
 		"list [--state S] [--format json|csv] | show ID | send [--all] "
-		"[--limit N] | retry ID\n";
+		"[--limit N] | retry ID [--now]\n";
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
 	const char *cmd;
@@ -160,7 +226,7 @@ int pw_cmd_outbox(int argc, char **argv)
 	int64_t id = 0;
 	int rc = 2;
 
-	if (!pw_cli_parse("outbox", "list|show ID|send|retry ID", entries,
+	if (!pw_cli_parse("outbox", "list|show ID|send|retry ID [--now]", entries,
 			  &argc, &argv))
 		goto out;
 	if (argc < 2) {
@@ -182,6 +248,10 @@ int pw_cmd_outbox(int argc, char **argv)
 		fputs(usage, stderr);
 		goto out;
 	}
+	if (now && strcmp(cmd, "retry")) {
+		fprintf(stderr, "patchwarden outbox: --now is for retry\n");
+		goto out;
+	}
 	if (!pw_format_parse(format, !strcmp(cmd, "list"), &fmt)) {
 		fprintf(stderr, "patchwarden outbox: --format is %s\n",
 			strcmp(cmd, "list") ? "text or json" : "text, json or csv");
@@ -195,8 +265,10 @@ int pw_cmd_outbox(int argc, char **argv)
 		goto out;
 	}
 	readonly = !strcmp(cmd, "list") || !strcmp(cmd, "show");
-	if (!pw_cli_open(config, db_path, readonly, &cfg, &db))
+	if (!pw_cli_open(config, db_path, readonly, &cfg, &db)) {
+		rc = EX_TEMPFAIL;
 		goto out;
+	}
 	if (!strcmp(cmd, "list"))
 		rc = list(db, state, fmt);
 	else if (!strcmp(cmd, "show"))
@@ -204,7 +276,7 @@ int pw_cmd_outbox(int argc, char **argv)
 	else if (!strcmp(cmd, "send"))
 		rc = send(db, cfg, all, limit);
 	else
-		rc = retry(db, id);
+		rc = retry(db, cfg, id, now);
 out:
 	pw_db_close(db);
 	pw_config_free(cfg);

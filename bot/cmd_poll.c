@@ -6,9 +6,11 @@
  * into series and floods, and, after a subscription's first poll,
  * answered under the reply policy (the replies wait in the outbox for
  * "outbox send" or the service).  Prints one line per source with what
- * it added.  Exit status: 0 every source polled, 1 some failed (each
- * says why, and "subscribe list" keeps it), 2 usage, 75 the store
- * failed.  SIGTERM or SIGINT stops it cleanly: what was read is kept.
+ * it added.  Exit status (README.md, "Exit status"): 0 every source
+ * polled, findings or not; 1 some failed (each says why, and "subscribe
+ * list" keeps it); 2 usage, or a name that is no subscription; 75
+ * (EX_TEMPFAIL) the configuration could not be read or was refused, or
+ * the store could not be opened or failed.  SIGTERM or SIGINT stops it cleanly: what was read is kept.
  */
 #include <stdio.h>
 #include <string.h>
@@ -109,7 +111,7 @@ int pw_cmd_poll(int argc, char **argv)
 		goto out;
 	}
 	if (!pw_cli_open(config, db_path, false, &cfg, &db)) {
-		rc = cfg ? EX_TEMPFAIL : 2;
+		rc = EX_TEMPFAIL;
 		goto out;
 	}
 	if (pw_db_subscription_list(db, &subs)) {

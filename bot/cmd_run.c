@@ -4,20 +4,25 @@
  * The service (bot/service.h): polls the subscriptions, sends replies,
  * until SIGTERM or SIGINT.
  *
- * patchwarden run [--config FILE] [--db PATH] [--list NAME] SOURCE...
+ * patchwarden run [--config FILE] [--db PATH] [--list NAME]
+ *                 [--no-flood-detection] SOURCE...
  *
  * The bot's main job on what it is handed: every message of the sources
  * (mbox, Maildir, .eml, or "-", one message from an MTA pipe) is taken
  * as just arrived: stored, checked, filed into its series and flood, and
  * answered under the reply policy; then every reply that is due is sent
- * (to the dry-run mbox while no SMTP server is configured).  Exit status:
- * 0 every message stored, 1 some could not be read (each is recorded as
- * an ingest error with its bytes), 75 (EX_TEMPFAIL) the configuration
- * could not be read or was refused, or the store could not be opened or
- * failed (busy, disk full): none of it is the mail's fault, so an MTA
- * keeps the mail and tries again; 2 usage;
- * replies that could not be sent stay queued and are reported, not
- * failed.
+ * (to the dry-run mbox while no SMTP server is configured).  Exit status
+ * (README.md, "Exit status"): 0 every message stored, findings or not,
+ * and from "-" also when the message could not be read (too large,
+ * not mail, over a limit): it is stored as an ingest error with its
+ * bytes, and an MTA must never bounce list mail to its sender; 1 some
+ * messages of the files could not be read (each stored as an ingest
+ * error); 2 usage, or a file that is missing or cannot be read; 75
+ * (EX_TEMPFAIL) the configuration could not be read or was refused, the
+ * store could not be opened or failed (busy, read-only, disk full), or
+ * stdin broke off: none of it is the mail's fault, so an MTA keeps the
+ * mail and delivers it again.  Replies that could not be sent stay
+ * queued and are reported, not failed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,13 +35,54 @@
 #include "bot/reply_send.h"
 #include "bot/service.h"
 
+/*
+ * Ingests each of paths[0..n-1] as pw_ingest_paths() does, and returns
+ * the exit status that the reading and storing make: 1 when a file or
+ * folder, or one of its messages, could not be read; EX_TEMPFAIL when
+ * the store failed (then it stops) or stdin could not be read.  A
+ * message from stdin that could not be read is stored as an ingest
+ * error, which is all the MTA needs: it counts, but not in the status.
+ */
+static int ingest(struct pw_db *db, const struct pw_config *cfg,
+		  char **paths, int n, const struct pw_ingest_opts *o,
+		  struct pw_ingest_counts *c)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < n; i++) {
+		bool piped = !strcmp(paths[i], "-");
+		int64_t errors = c->errors;
+		char *err = NULL;
+		enum pw_status s = pw_ingest_path(db, cfg, paths[i], o, c, &err);
+
+		if (!s) {
+			if (c->errors > errors && !piped && !rc)
+				rc = 1;
+			continue;
+		}
+		pw_error("%s", err ? err : pw_status_str(s));
+		g_free(err);
+		c->errors++;
+		if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT)
+			return EX_TEMPFAIL;
+		/* Stdin that breaks off is the delivery failing. */
+		if (piped)
+			rc = EX_TEMPFAIL;
+		else if (!rc)
+			rc = 1;
+	}
+	return rc;
+}
+
 int pw_cmd_run(int argc, char **argv)
 {
 	char *db_path = NULL, *config = NULL, *list = NULL;
+	gboolean no_floods = FALSE;
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file (default: [core] db, else patchwarden.db)", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
 		{ "list", 'l', 0, G_OPTION_ARG_STRING, &list, "file every message under this list (default: its List-Id)", "NAME" },
+		{ "no-flood-detection", 0, 0, G_OPTION_ARG_NONE, &no_floods, "with SOURCEs: no fingerprints, no flood detection", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	struct pw_ingest_counts counts = { 0 };
@@ -46,7 +92,6 @@ int pw_cmd_run(int argc, char **argv)
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
 	char *err = NULL;
-	bool stored;
 	int rc = 2;
 
 	if (!pw_cli_parse("run", "[SOURCE...]", entries, &argc, &argv))
@@ -57,9 +102,18 @@ int pw_cmd_run(int argc, char **argv)
 				" subscription has its own (subscribe add --list)\n");
 			goto out;
 		}
+		if (no_floods) {
+			fprintf(stderr, "patchwarden run: --no-flood-detection is"
+				" for SOURCEs\n");
+			goto out;
+		}
 		rc = pw_service_run(config, db_path);
 		goto out;
 	}
+	/* A file named that is not there is the caller's mistake, said
+	 * before anything is stored. */
+	if (!pw_cli_inputs_ok("run", argv + 1, argc - 1))
+		goto out;
 	if (!pw_cli_open(config, db_path, false, &cfg, &db)) {
 		/*
 		 * Neither a configuration that cannot be read (or is
@@ -74,8 +128,8 @@ int pw_cmd_run(int argc, char **argv)
 	o.reply = true;
 	o.stdin_one = true;	/* an MTA pipes one message per run */
 	o.quiet = false;
-	rc = 0;
-	stored = pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);
+	o.no_floods = no_floods;
+	rc = ingest(db, cfg, argv + 1, argc - 1, &o, &counts);
 	pw_ingest_counts_print(&counts, false);
 	/*
 	 * Replies that cannot go now wait in the outbox for the next send:
@@ -92,11 +146,6 @@ int pw_cmd_run(int argc, char **argv)
 	if (!cfg->smtp_url)
 		printf(" (dry run: written to %s)", cfg->dry_run_mbox);
 	putchar('\n');
-	if (counts.errors)
-		rc = 1;
-	/* The store failed, not the mail: it is to be delivered again. */
-	if (!stored)
-		rc = EX_TEMPFAIL;
 out:
 	pw_db_close(db);
 	pw_config_free(cfg);

@@ -8,9 +8,14 @@
  * (https://lore.kernel.org/LIST/) or path, IMAP mailboxes
  * (imaps://host/MAILBOX), Maildirs.  A new subscription's existing mail
  * is backfill on its first poll: stored and checked, never answered.
+ * Exit status (README.md, "Exit status"): 0 done; 2 usage, a name that
+ * exists already or is no subscription, a URL or path that is no
+ * source; 75 (EX_TEMPFAIL) the configuration could not be read or was
+ * refused, or the store could not be opened or failed.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 #include <time.h>
 
 #include "bot/cli.h"
@@ -73,7 +78,7 @@ static int list(struct pw_db *db, enum pw_format f)
 	if (pw_db_subscription_list(db, &subs)) {
 		pw_error("%s", pw_db_errmsg(db));
 		g_ptr_array_free(subs, TRUE);
-		return 2;
+		return EX_TEMPFAIL;
 	}
 	p = pw_printer_new(f, stdout,
 			   "%(name:-16) %(kind:-12) %(state:-8) every %(every:-7)"
@@ -141,6 +146,7 @@ static int add(struct pw_db *db, char **args, int n, const char *list_id,
 	} else if (st) {
 		pw_db_rollback(db);
 		pw_error("%s", pw_db_errmsg(db));
+		rc = EX_TEMPFAIL;
 	} else {
 		printf("subscribed %s: %s %s, polled every %" G_GINT64_FORMAT
 		       "s; its first poll is backfill (stored, never answered)\n",
@@ -172,7 +178,7 @@ static int change(struct pw_db *db, const char *what, char **args, int n)
 	if (st) {
 		pw_db_rollback(db);
 		pw_error("%s", pw_db_errmsg(db));
-		return 2;
+		return EX_TEMPFAIL;
 	}
 	if (!found) {
 		fprintf(stderr, "patchwarden subscribe %s: no subscription '%s'\n",
@@ -228,8 +234,10 @@ int pw_cmd_subscribe(int argc, char **argv)
 			" for add\n");
 		goto out;
 	}
-	if (!pw_cli_open(config, db_path, false, &cfg, &db))
+	if (!pw_cli_open(config, db_path, false, &cfg, &db)) {
+		rc = EX_TEMPFAIL;
 		goto out;
+	}
 	if (!strcmp(verb, "list"))
 		rc = list(db, f);
 	else if (!strcmp(verb, "add"))

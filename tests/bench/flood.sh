@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Flood detection cost (not CI): ingest of a 100,000-message mbox with
 # flood detection on, against the same ingest with it off
-# (PW_FLOOD_DISABLE=1, read by patchwarden ingest for benchmarks: no
-# fingerprints, no flood lookups), and
+# (ingest --no-flood-detection: no fingerprints, no flood lookups), and
 # the ingest rate at the end of the mbox against the rate at its start.
 #
 #   tests/bench/flood.sh [COPIES] [RUNS]   (default 50: 50 x 2,000 messages; 5 runs)
@@ -97,13 +96,13 @@ mb=$(( $(du -cb "$dir"/chunk-*.mbox | tail -n 1 | cut -f 1) / 1048576 ))
 echo "flood: $n messages, $mb MiB in $chunks chunks ($dir)"
 
 per=$(( n / chunks ))
-run() {	# LABEL ENV...: one ingest of every chunk; a line per tenth in LABEL.times
+run() {	# LABEL [OPTION...]: one ingest of every chunk; a line per tenth in LABEL.times
 	local label=$1 db=$cache/$1.db
 	shift
 	rm -f "$db" "$db"-*
 	# The last run's writes go to disk now, not during this one.
 	sync
-	env "$@" "$PW" ingest -q --progress "$per" --db "$db" "$dir"/chunk-*.mbox \
+	"$PW" ingest -q "$@" --progress "$per" --db "$db" "$dir"/chunk-*.mbox \
 		>"$cache/out" 2>"$cache/err" || {
 		echo "$label: ingest failed:"; tail -n 5 "$cache/err"; exit 1; }
 	grep '^progress: ' "$cache/err" |
@@ -122,11 +121,11 @@ summary() {	# LABEL
 # Alternate which goes first, so that neither always follows the other.
 for run in $(seq "$runs"); do
 	if [ $((run % 2)) -eq 1 ]; then
-		run on PW_BENCH=1
-		run off PW_FLOOD_DISABLE=1
+		run on
+		run off --no-flood-detection
 	else
-		run off PW_FLOOD_DISABLE=1
-		run on PW_BENCH=1
+		run off --no-flood-detection
+		run on
 	fi
 done
 summary on

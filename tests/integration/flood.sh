@@ -132,7 +132,7 @@ $PW ingest -q --progress 100000 --db "$T/progress-on.db" "$T/a/arrival.mbox" >/d
 is "progress: ingest with detection" "$?" 0
 check "progress: fingerprint CPU counted" awk -F'fingerprints=' '/^progress: /{seen = 1; split($2, a, " "); if (!(a[1] > 0)) exit 1} END {exit !seen}' "$T/progress-on"
 check "progress: flood filing CPU counted" awk -F'floods=' '/^progress: /{seen = 1; split($2, a, " "); if (!(a[1] > 0)) exit 1} END {exit !seen}' "$T/progress-on"
-PW_FLOOD_DISABLE=1 $PW ingest -q --progress 100000 --db "$T/progress-off.db" "$T/a/arrival.mbox" >/dev/null 2>"$T/progress-off"
+$PW ingest -q --no-flood-detection --progress 100000 --db "$T/progress-off.db" "$T/a/arrival.mbox" >/dev/null 2>"$T/progress-off"
 is "progress: ingest without detection" "$?" 0
 check "progress: no flood CPU when detection is off" grep -q '^progress: .* fingerprints=0.000 floods=0.000 ' "$T/progress-off"
 

@@ -110,7 +110,7 @@ import sqlite3,sys
 for (s,) in sqlite3.connect(sys.argv[1]).execute("SELECT CAST(subject AS BLOB) FROM message"):
     s.decode("utf-8")' "$T/bad.db"
 $PW ingest --db "$T/bad.db" "$T/does-not-exist" >/dev/null 2>"$T/err"; rc=$?
-is "missing source: exit 1" "$rc" 1
+is "missing source: usage error, exit 2" "$rc" 2
 contains "missing source: named" "$(cat "$T/err")" "does-not-exist"
 $PW ingest --db "$T/bad.db" >/dev/null 2>&1; rc=$?
 is "no source: usage error" "$rc" 2
@@ -285,7 +285,7 @@ mid=$(grep -i -m 30 '^message-id:' "$TOP/tests/data/sample.mbox" | tail -n 1 | s
 q "$T/boom.db" "CREATE TRIGGER boom BEFORE INSERT ON message WHEN NEW.msgid = '$mid'
 BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;"
 out=$($PW ingest --db "$T/boom.db" "$TOP/tests/data/sample.mbox" 2>"$T/err"); rc=$?
-is "refused batch: exit status 1" "$rc" 1
+is "refused batch: the store failed, exit status 75" "$rc" 75
 contains "refused batch: the reason is given" "$(cat "$T/err")" "refused by a test trigger"
 is "refused batch: nothing stored" "$(q "$T/boom.db" "SELECT count(*) FROM message")" 0
 is "refused batch: the counts say nothing was stored" "$(kv messages "$out"),$(kv patches "$out"),$(kv errors "$out")" "0,0,1"
@@ -319,7 +319,7 @@ xz -dc "$CORPUS/lore-linux-mips/first-2000.mbox.xz" >"$T/lore.mbox"
 rm -f "$T/full.db"*
 out=$( (trap '' XFSZ; ulimit -f 4096
 	$PW ingest --db "$T/full.db" "$T/lore.mbox" "$TOP/tests/data/sample.mbox") 2>"$T/err"); rc=$?
-is "store that cannot grow: exit status 1" "$rc" 1
+is "store that cannot grow: exit status 75" "$rc" 75
 is "store that cannot grow: one error, the next input not read" "$(kv errors "$out"),$(grep -c 'error:' "$T/err")" "1,1"
 contains "store that cannot grow: the store's error is told" "$(cat "$T/err")" "full.db-raw: "
 is "store that cannot grow: not a rollback's error" "$(grep -c 'cannot rollback' "$T/err")" 0

@@ -432,7 +432,7 @@ config "$TC" "smtp://127.0.0.1:$P2" "starttls = required" "user = bot" \
 	"password = s3cret" "cainfo = $T/cert.pem"
 chmod 644 "$TC"
 $PW outbox --db "$TDB" --config "$TC" send >/dev/null 2>"$T/err"; rc=$?
-is "a password in a file others can read is refused" "$rc" 2
+is "a password in a file others can read is refused (75: the configuration)" "$rc" 75
 chmod 600 "$TC"
 $PW outbox --db "$TDB" --config "$TC" send --all >/dev/null 2>"$T/err"
 is "STARTTLS + AUTH with the certificate trusted: both sent" \
