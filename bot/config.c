@@ -946,10 +946,11 @@ enum pw_status pw_config_load(const char *path, const char *db_override,
 	if (problems->len == 1)
 		*err = g_strdup(problems->pdata[0]);
 	else if (problems->len > 1)
-		*err = g_strdup_printf("%s (and %u more problems: patchwarden"
+		*err = g_strdup_printf("%s (and %u more problem%s: patchwarden"
 				       " config check --config %s)",
 				       (const char *)problems->pdata[0],
-				       problems->len - 1, path);
+				       problems->len - 1,
+				       problems->len == 2 ? "" : "s", path);
 	g_ptr_array_free(problems, TRUE);
 	if (*err) {
 		pw_config_free(c);

@@ -45,7 +45,7 @@ is "the keys of an unknown section are not listed again" \
 $PW run --config pw.conf --db "$T/typo.db" - <"$one" >/dev/null 2>err
 is "run refuses it: 75, the MTA keeps the mail" "$?" 75
 contains "run says where" "$(cat err)" "pw.conf:3: unknown section [smpt]"
-contains "run says there is more" "$(cat err)" "and 1 more problems"
+contains "run says there is more" "$(cat err)" "(and 1 more problem: patchwarden config check --config pw.conf)"
 check "run stored nothing" test ! -s "$T/typo.db"
 $PW ingest --config pw.conf --db "$T/typo.db" "$one" >/dev/null 2>err
 check "ingest refuses it too" test "$?" -ne 0
@@ -101,6 +101,12 @@ cc new.conf
 is "new keys: exit 0" "$rc" 0
 contains "[core] max_findings read" "$out" "max_findings = 0"
 contains "[flood] detect read" "$out" "detect = false"
+# 36500 days of [reply] max_age are more seconds than an int holds: the
+# limit is the largest that does, never a negative one.
+printf '[reply]\nmax_age = 36500\n' >age.conf
+cc age.conf
+is "max_age = 36500: loads (exit 0)" "$rc" 0
+contains "max_age = 36500: the largest limit an int holds" "$out" "max_age = 24855"
 
 # Secrets: never printed; in the main file only when it is owner-only.
 printf '[smtp]\nfrom = bot@example.org\npassword = hunter2-secret\n[web]\ntoken = 0123456789abcdef-token\n' >sec.conf
