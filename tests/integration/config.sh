@@ -47,6 +47,9 @@ is "run refuses it: 75, the MTA keeps the mail" "$?" 75
 contains "run says where" "$(cat err)" "pw.conf:3: unknown section [smpt]"
 contains "run says there is more" "$(cat err)" "(and 1 more problem: patchwarden config check --config pw.conf)"
 check "run stored nothing" test ! -s "$T/typo.db"
+timeout 20 $PW run --config pw.conf --db "$T/typo.db" >/dev/null 2>err
+is "the service (run without sources) refuses it: 75" "$?" 75
+contains "the service says where" "$(cat err)" "pw.conf:3: unknown section [smpt]"
 $PW ingest --config pw.conf --db "$T/typo.db" "$one" >/dev/null 2>err
 check "ingest refuses it too" test "$?" -ne 0
 contains "ingest says where" "$(cat err)" "pw.conf:3: unknown section [smpt]"
