@@ -28,5 +28,6 @@ int pw_cmd_subscribe(int argc, char **argv);
 int pw_cmd_poll(int argc, char **argv);
 int pw_cmd_archive(int argc, char **argv);
 int pw_cmd_serve(int argc, char **argv);
+int pw_cmd_config(int argc, char **argv);
 
 #endif

@@ -1,8 +1,14 @@
 /*
  * patchwarden: reading the configuration key file (see bot/config.h).
+ *
+ * GLib's GKeyFile parses the file; it names no line, so every problem is
+ * placed by line_of(), a scan of the text for the group header or key
+ * that GKeyFile reported, following GKeyFile's own reading of a line.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,11 +19,245 @@
 #include "bot/mail.h"
 #include "bot/reply.h"
 
-static char *get_str(GKeyFile *kf, const char *group, const char *key,
+/* The sections and keys a configuration may hold. */
+static const char *const core_keys[] = {
+	"db", "mirrors", "fetch_timeout", "max_findings", "credentials", NULL,
+};
+static const char *const smtp_keys[] = {
+	"url", "from", "user", "password", "starttls", "helo", "timeout",
+	"cainfo", NULL,
+};
+static const char *const reply_keys[] = {
+	"dry_run_mbox", "from_name", "reply_to", "min_severity",
+	"per_recipient_per_hour", "global_per_hour", "max_age",
+	"dashboard_url", "automated_senders", NULL,
+};
+static const char *const flood_keys[] = { "count", "window", "detect", NULL };
+static const char *const imap_keys[] = {
+	"user", "password", "starttls", "cainfo", "timeout", NULL,
+};
+static const char *const web_keys[] = { "listen", "token", "max_body", NULL };
+static const char *const list_keys[] = {
+	"style", "disable", "enable", "address", "cc_list", "cc_all", NULL,
+};
+
+static const struct section {
+	const char *name;	/* a trailing blank: a NAME follows */
+	const char *const *keys;
+	const char *secret;	/* the key a credentials file may set */
+} sections[] = {
+	{ "core", core_keys, NULL },
+	{ "smtp", smtp_keys, "password" },
+	{ "reply", reply_keys, NULL },
+	{ "flood", flood_keys, NULL },
+	{ "imap", imap_keys, "password" },
+	{ "imap ", imap_keys, "password" },
+	{ "web", web_keys, "token" },
+	{ "list ", list_keys, NULL },
+};
+
+#define CRED_KEYS "[smtp] password, [imap] password and [web] token"
+
+static bool blank(const char *s)
+{
+	while (g_ascii_isspace(*s))
+		s++;
+	return !*s;
+}
+
+/* The section of group; "imap NAME" and "list NAME" need a NAME. */
+static const struct section *section_find(const char *group)
+{
+	size_t i, n;
+
+	for (i = 0; i < G_N_ELEMENTS(sections); i++) {
+		n = strlen(sections[i].name);
+		if (sections[i].name[n - 1] != ' ' ?
+		    !strcmp(group, sections[i].name) :
+		    !strncmp(group, sections[i].name, n) && !blank(group + n))
+			return &sections[i];
+	}
+	return NULL;
+}
+
+static bool key_known(const struct section *sec, const char *key)
+{
+	size_t i;
+
+	for (i = 0; sec->keys[i]; i++)
+		if (!strcmp(sec->keys[i], key))
+			return true;
+	return false;
+}
+
+/* One key file read: its name as given, its bytes, their owner and mode. */
+struct src {
+	const char *path;
+	char *text;
+	size_t len;
+	struct stat sb;
+	GKeyFile *kf;
+};
+
+struct problem {
+	const char *path;	/* borrowed from a struct src */
+	int line;		/* 0: none to name */
+	char *msg;
+};
+
+/*
+ * Reading one configuration: the main file, whose key file also receives
+ * the secrets of the credentials file once that file is accepted, and the
+ * problems found so far.
+ */
+struct loader {
+	struct src main;
+	struct src cred;	/* cred.kf NULL: no credentials merged */
+	GPtrArray *problems;	/* struct problem * */
+};
+
+/*
+ * The line of [group] (key NULL: its first header) or of key in group
+ * (the last one: GKeyFile merges a group given twice and keeps the last
+ * value of a key), read as GKeyFile reads a line: leading blanks skipped;
+ * empty and '#' lines comments; "[NAME]" a header, the name running to
+ * the last ']'; otherwise the key is what precedes '=', less trailing
+ * blanks.  0 when it is not there.
+ */
+static int line_of(const struct src *s, const char *group, const char *key)
+{
+	const char *p = s->text, *end = s->text + s->len;
+	size_t glen = strlen(group), klen = key ? strlen(key) : 0;
+	bool in = false;
+	int n = 0, found = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end, *r, *eq;
+
+		n++;
+		while (p < e && g_ascii_isspace(*p))
+			p++;
+		if (p < e && *p == '[') {
+			for (r = e; r > p + 1 && r[-1] != ']'; r--)
+				;
+			in = r > p + 1 && (size_t)(r - 1 - (p + 1)) == glen &&
+			     !memcmp(p + 1, group, glen);
+			if (in && !key)
+				return n;
+		} else if (in && key && p < e && *p != '#' &&
+			   (eq = memchr(p, '=', (size_t)(e - p)))) {
+			while (eq > p && g_ascii_isspace(eq[-1]))
+				eq--;
+			if ((size_t)(eq - p) == klen && !memcmp(p, key, klen))
+				found = n;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return found;
+}
+
+/*
+ * The first line GKeyFile refuses for its shape: one that is neither a
+ * comment, a header nor holds '=', or a key before any header.  It
+ * places GKeyFile's parse errors, which name no line.  0: none.
+ */
+static int bad_line(const struct src *s)
+{
+	const char *p = s->text, *end = s->text + s->len;
+	bool group = false;
+	int n = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+
+		n++;
+		while (p < e && g_ascii_isspace(*p))
+			p++;
+		if (p < e && *p == '[')
+			group = true;
+		else if (p < e && *p != '#' &&
+			 (!group || !memchr(p, '=', (size_t)(e - p))))
+			return n;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+static void G_GNUC_PRINTF(5, 0)
+vproblem_at(struct loader *ld, const struct src *s, const char *group,
+	    const char *key, const char *fmt, va_list ap)
+{
+	struct problem *p = g_new0(struct problem, 1);
+
+	p->path = s->path;
+	p->line = group ? line_of(s, group, key) : 0;
+	p->msg = g_strdup_vprintf(fmt, ap);
+	g_ptr_array_add(ld->problems, p);
+}
+
+/* A problem of key in group (key NULL: of the group) in the file s. */
+static void G_GNUC_PRINTF(5, 6)
+problem_at(struct loader *ld, const struct src *s, const char *group,
+	   const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vproblem_at(ld, s, group, key, fmt, ap);
+	va_end(ap);
+}
+
+/* A problem of a setting, placed in the file its value came from. */
+static void G_GNUC_PRINTF(4, 5)
+problem(struct loader *ld, const char *group, const char *key,
+	const char *fmt, ...)
+{
+	const struct src *s = &ld->main;
+	va_list ap;
+
+	if (ld->cred.kf && key && g_key_file_has_key(ld->cred.kf, group, key, NULL))
+		s = &ld->cred;
+	va_start(ap, fmt);
+	vproblem_at(ld, s, group, key, fmt, ap);
+	va_end(ap);
+}
+
+static void problem_free(gpointer p)
+{
+	struct problem *pr = p;
+
+	g_free(pr->msg);
+	g_free(pr);
+}
+
+/* Problems of the main file (first names it) first, each file's in the
+ * order of its lines. */
+static gint problem_cmp(gconstpointer a, gconstpointer b, gpointer first)
+{
+	const struct problem *x = *(const struct problem *const *)a;
+	const struct problem *y = *(const struct problem *const *)b;
+
+	if ((x->path == first) != (y->path == first))
+		return x->path == first ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+static char *get_str(struct loader *ld, const char *group, const char *key,
 		     const char *def)
 {
-	char *v = g_key_file_get_string(kf, group, key, NULL);
+	GError *e = NULL;
+	char *v = g_key_file_get_string(ld->main.kf, group, key, &e);
 
+	if (e) {
+		/* GLib's message quotes the value, which may be a secret. */
+		if (!g_error_matches(e, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND) &&
+		    !g_error_matches(e, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND))
+			problem(ld, group, key, "[%s] %s: not text (a bad \\ escape,"
+				" or not UTF-8)", group, key);
+		g_error_free(e);
+	}
 	if (v) {
 		g_strstrip(v);
 		if (*v)
@@ -27,45 +267,56 @@ static char *get_str(GKeyFile *kf, const char *group, const char *key,
 	return g_strdup(def);
 }
 
-static bool get_int(GKeyFile *kf, const char *group, const char *key,
-		    int def, int *out, char **err)
+/* A whole number from min to max (unit: what it counts, or NULL). */
+static void get_int(struct loader *ld, const char *group, const char *key,
+		    int def, int min, int max, const char *unit, int *out)
 {
 	GError *e = NULL;
+	char *raw, *range;
 	int v;
 
-	if (!g_key_file_has_key(kf, group, key, NULL)) {
-		*out = def;
-		return true;
+	*out = def;
+	if (!g_key_file_has_key(ld->main.kf, group, key, NULL))
+		return;
+	v = g_key_file_get_integer(ld->main.kf, group, key, &e);
+	if (!e && v >= min && v <= max) {
+		*out = v;
+		return;
 	}
-	v = g_key_file_get_integer(kf, group, key, &e);
-	if (e || v < 0) {
-		*err = g_strdup_printf("[%s] %s: not a whole number >= 0", group, key);
-		g_clear_error(&e);
-		return false;
-	}
-	*out = v;
-	return true;
+	g_clear_error(&e);
+	raw = g_key_file_get_value(ld->main.kf, group, key, NULL);
+	range = max == INT_MAX ? g_strdup_printf("%d or more", min) :
+		g_strdup_printf("%d to %d", min, max);
+	problem(ld, group, key, "[%s] %s = %s: %s is %s, %s", group, key,
+		raw ? raw : "", key, unit ? unit : "a whole number", range);
+	g_free(range);
+	g_free(raw);
 }
 
-static bool get_bool(GKeyFile *kf, const char *group, const char *key, bool def)
+static bool get_bool(struct loader *ld, const char *group, const char *key,
+		     bool def)
 {
 	GError *e = NULL;
+	char *raw;
 	bool v;
 
-	if (!g_key_file_has_key(kf, group, key, NULL))
+	if (!g_key_file_has_key(ld->main.kf, group, key, NULL))
 		return def;
-	v = g_key_file_get_boolean(kf, group, key, &e);
-	if (e) {
-		g_clear_error(&e);
-		return def;
-	}
-	return v;
+	v = g_key_file_get_boolean(ld->main.kf, group, key, &e);
+	if (!e)
+		return v;
+	g_error_free(e);
+	raw = g_key_file_get_value(ld->main.kf, group, key, NULL);
+	problem(ld, group, key, "[%s] %s = %s: not true or false", group, key,
+		raw ? raw : "");
+	g_free(raw);
+	return def;
 }
 
 /* A ;- or ,-separated list, white space stripped, empties dropped. */
-static char **get_list(GKeyFile *kf, const char *group, const char *key)
+static char **get_list(struct loader *ld, const char *group, const char *key)
 {
-	char *v = g_key_file_get_string(kf, group, key, NULL);
+	char *v = get_str(ld, group, key, NULL);
 	GPtrArray *out = g_ptr_array_new();
 	char **parts;
 	size_t i;
@@ -85,6 +336,24 @@ static char **get_list(GKeyFile *kf, const char *group, const char *key)
 	return (char **)g_ptr_array_free(out, FALSE);
 }
 
+/* A STARTTLS policy: required, try or no; *field keeps def otherwise. */
+static void get_starttls(struct loader *ld, const char *group, char **field,
+			 const char *def)
+{
+	char *v = get_str(ld, group, "starttls", NULL);
+
+	if (!v)
+		return;
+	if (strcmp(v, "required") && strcmp(v, "try") && strcmp(v, "no")) {
+		problem(ld, group, "starttls", "[%s] starttls = %s: not required,"
+			" try or no", group, v);
+		g_free(v);
+		v = g_strdup(def);
+	}
+	g_free(*field);
+	*field = v;
+}
+
 static void list_release(struct pw_list_conf *l)
 {
 	g_free(l->name);
@@ -99,72 +368,262 @@ static void list_free(gpointer p)
 	g_free(p);
 }
 
-static bool read_list(GKeyFile *kf, const char *group, const char *name,
-		      struct pw_list_conf *l, char **err)
+static void read_list(struct loader *ld, const char *group, const char *name,
+		      struct pw_list_conf *l)
 {
-	char *style = get_str(kf, group, "style", "octal");
+	char *style = get_str(ld, group, "style", "octal");
 	size_t i;
-	bool ok = true;
 
 	l->name = g_strdup(name);
-	if (!pw_style_parse(style, &l->style)) {
-		*err = g_strdup_printf("[%s] style: '%s' is not octal, symbolic "
-				       "or perm-macros", group, style);
-		ok = false;
-	}
+	if (!pw_style_parse(style, &l->style))
+		problem(ld, group, "style", "[%s] style = %s: not octal, symbolic"
+			" or perm-macros", group, style);
 	g_free(style);
-	l->disabled = get_list(kf, group, "disable");
-	l->enabled = get_list(kf, group, "enable");
-	for (i = 0; ok && l->disabled[i]; i++)
-		if (!pw_rule_find(l->disabled[i])) {
-			*err = g_strdup_printf("[%s] disable: no rule '%s'",
-					       group, l->disabled[i]);
-			ok = false;
-		}
-	for (i = 0; ok && l->enabled[i]; i++)
-		if (!pw_rule_find(l->enabled[i])) {
-			*err = g_strdup_printf("[%s] enable: no rule '%s'",
-					       group, l->enabled[i]);
-			ok = false;
-		}
-	l->address = get_str(kf, group, "address", NULL);
-	l->cc_list = get_bool(kf, group, "cc_list", false);
-	l->cc_all = get_bool(kf, group, "cc_all", false);
-	return ok;
+	l->disabled = get_list(ld, group, "disable");
+	l->enabled = get_list(ld, group, "enable");
+	for (i = 0; l->disabled[i]; i++)
+		if (!pw_rule_find(l->disabled[i]))
+			problem(ld, group, "disable", "[%s] disable: no rule '%s'",
+				group, l->disabled[i]);
+	for (i = 0; l->enabled[i]; i++)
+		if (!pw_rule_find(l->enabled[i]))
+			problem(ld, group, "enable", "[%s] enable: no rule '%s'",
+				group, l->enabled[i]);
+	l->address = get_str(ld, group, "address", NULL);
+	l->cc_list = get_bool(ld, group, "cc_list", false);
+	l->cc_all = get_bool(ld, group, "cc_all", false);
 }
 
-/* Reads a whole configuration file and the status of that same file. */
-static bool read_file(const char *path, char **text, size_t *len,
-		      struct stat *sb, char **err)
+/*
+ * Reads a whole key file and the status of that same file, through one
+ * descriptor, so that the owner and mode checked are those of the bytes
+ * read.  On failure, *err says why (without the file's name).
+ */
+static bool read_file(struct src *s, char **err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	GString *g;
 	char buf[8192];
 	ssize_t n;
 
-	if (fd < 0 || fstat(fd, sb) < 0) {
-		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
+	if (fd < 0 || fstat(fd, &s->sb) < 0) {
+		*err = g_strdup(g_strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
-	if (!S_ISREG(sb->st_mode) || sb->st_size > (1 << 20)) {
-		*err = g_strdup_printf("%s: not a regular file under 1 MiB", path);
+	if (!S_ISREG(s->sb.st_mode) || s->sb.st_size > (1 << 20)) {
+		*err = g_strdup("not a regular file under 1 MiB");
 		close(fd);
 		return false;
 	}
 	g = g_string_new(NULL);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while ((n = read(fd, buf, sizeof(buf))) > 0 && g->len <= (1 << 20))
 		g_string_append_len(g, buf, n);
 	close(fd);
-	if (n < 0) {
-		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
+	if (n < 0 || g->len > (1 << 20)) {
+		*err = g_strdup(n < 0 ? g_strerror(errno) :
+				"not a regular file under 1 MiB");
 		g_string_free(g, TRUE);
 		return false;
 	}
-	*len = g->len;
-	*text = g_string_free(g, FALSE);
+	s->len = g->len;
+	s->text = g_string_free(g, FALSE);
 	return true;
+}
+
+/* Parses s->text into s->kf; a problem of s and false when it is not a
+ * key file. */
+static bool parse(struct loader *ld, struct src *s)
+{
+	struct problem *p;
+	GError *e = NULL;
+
+	s->kf = g_key_file_new();
+	if (g_key_file_load_from_data(s->kf, s->text, s->len, G_KEY_FILE_NONE, &e))
+		return true;
+	p = g_new0(struct problem, 1);
+	p->path = s->path;
+	p->line = bad_line(s);
+	p->msg = g_strdup_printf("not a key file: %s", e->message);
+	g_ptr_array_add(ld->problems, p);
+	g_error_free(e);
+	g_key_file_free(s->kf);
+	s->kf = NULL;
+	return false;
+}
+
+/* Every section and key of s is one patchwarden reads; a credentials
+ * file holds only the secret keys. */
+static void check_keys(struct loader *ld, const struct src *s, bool cred)
+{
+	char **groups = g_key_file_get_groups(s->kf, NULL);
+	size_t i, j;
+
+	for (i = 0; groups[i]; i++) {
+		const struct section *sec = section_find(groups[i]);
+		char **keys;
+
+		if (!sec) {
+			problem_at(ld, s, groups[i], NULL, "unknown section [%s]",
+				   groups[i]);
+			continue;
+		}
+		if (cred && !sec->secret) {
+			problem_at(ld, s, groups[i], NULL, "[%s] in a credentials"
+				   " file, which holds only " CRED_KEYS, groups[i]);
+			continue;
+		}
+		keys = g_key_file_get_keys(s->kf, groups[i], NULL, NULL);
+		for (j = 0; keys && keys[j]; j++) {
+			if (!key_known(sec, keys[j]))
+				problem_at(ld, s, groups[i], keys[j], "unknown key"
+					   " \"%s\" in [%s]", keys[j], groups[i]);
+			else if (cred && strcmp(keys[j], sec->secret))
+				problem_at(ld, s, groups[i], keys[j], "\"%s\" in [%s]"
+					   " of a credentials file, which holds only "
+					   CRED_KEYS, keys[j], groups[i]);
+		}
+		g_strfreev(keys);
+	}
+	g_strfreev(groups);
+}
+
+/*
+ * The first secret the main file holds (a password, the [web] token, or
+ * an SMTP URL with user information, "smtp://user:pw@host"), as its
+ * group and key; false when it holds none.
+ */
+static bool first_secret(GKeyFile *kf, char **group, const char **key)
+{
+	char **groups = g_key_file_get_groups(kf, NULL);
+	char *url;
+	bool found = false;
+	size_t i;
+
+	for (i = 0; !found && groups[i]; i++) {
+		const struct section *sec = section_find(groups[i]);
+
+		if (sec && sec->secret &&
+		    g_key_file_has_key(kf, groups[i], sec->secret, NULL)) {
+			*group = g_strdup(groups[i]);
+			*key = sec->secret;
+			found = true;
+		}
+	}
+	g_strfreev(groups);
+	if (found)
+		return true;
+	url = g_key_file_get_string(kf, "smtp", "url", NULL);
+	found = url && strchr(url, '@');
+	g_free(url);
+	if (found) {
+		*group = g_strdup("smtp");
+		*key = "url";
+	}
+	return found;
+}
+
+/* Why a file of secrets is refused (NULL: it is not): a mode that lets
+ * group or others read it, or an owner other than the user running. */
+static char *secrets_refused(const struct stat *sb)
+{
+	if (sb->st_mode & 077)
+		return g_strdup_printf("group or others can read it (mode %04o)",
+				       (unsigned)(sb->st_mode & 07777));
+	if (sb->st_uid != geteuid())
+		return g_strdup_printf("it belongs to uid %u, not to uid %u that"
+				       " runs patchwarden", (unsigned)sb->st_uid,
+				       (unsigned)geteuid());
+	return NULL;
+}
+
+/* A secret in the main file needs the main file owner-only. */
+static void check_main_secrets(struct loader *ld)
+{
+	char *group = NULL, *why;
+	const char *key = NULL;
+
+	if (!first_secret(ld->main.kf, &group, &key))
+		return;
+	why = secrets_refused(&ld->main.sb);
+	if (why)
+		problem_at(ld, &ld->main, group, key, "holds a secret ([%s] %s)"
+			   " but %s: chmod 600 it and own it, or move the"
+			   " secret to the file of [core] credentials", group,
+			   key, why);
+	g_free(why);
+	g_free(group);
+}
+
+/*
+ * [core] credentials: read it, refuse it unless its owner alone can
+ * read it, check its keys, and merge its secrets into the main key file.
+ * A relative name is taken from the main file's folder.
+ */
+static void read_credentials(struct loader *ld, struct pw_config *c)
+{
+	char *dir, *err = NULL, *why = NULL, **groups;
+	size_t i, n = ld->problems->len;
+
+	c->credentials = get_str(ld, "core", "credentials", NULL);
+	if (!c->credentials)
+		return;
+	if (!g_path_is_absolute(c->credentials)) {
+		char *abs;
+
+		dir = g_path_get_dirname(ld->main.path);
+		abs = g_build_filename(dir, c->credentials, NULL);
+		g_free(dir);
+		g_free(c->credentials);
+		c->credentials = abs;
+	}
+	ld->cred.path = c->credentials;
+	if (!read_file(&ld->cred, &err)) {
+		problem(ld, "core", "credentials", "[core] credentials = %s: %s",
+			c->credentials, err);
+		g_free(err);
+		return;
+	}
+	if ((why = secrets_refused(&ld->cred.sb))) {
+		problem(ld, "core", "credentials", "[core] credentials = %s:"
+			" refused: %s; it must belong to the user running"
+			" patchwarden, mode 600", c->credentials, why);
+		g_free(why);
+		return;
+	}
+	if (!parse(ld, &ld->cred))
+		return;
+	check_keys(ld, &ld->cred, true);
+	groups = g_key_file_get_groups(ld->cred.kf, NULL);
+	for (i = 0; groups[i]; i++) {
+		const struct section *sec = section_find(groups[i]);
+
+		if (!sec || !sec->secret ||
+		    !g_key_file_has_key(ld->cred.kf, groups[i], sec->secret, NULL))
+			continue;
+		if (g_key_file_has_key(ld->main.kf, groups[i], sec->secret, NULL))
+			problem_at(ld, &ld->cred, groups[i], sec->secret,
+				   "[%s] %s is set here and in %s: keep it in"
+				   " one file", groups[i], sec->secret, ld->main.path);
+	}
+	if (ld->problems->len == n) {
+		for (i = 0; groups[i]; i++) {
+			const struct section *sec = section_find(groups[i]);
+			char *v = g_key_file_get_value(ld->cred.kf, groups[i],
+						       sec->secret, NULL);
+
+			if (v)
+				g_key_file_set_value(ld->main.kf, groups[i],
+						     sec->secret, v);
+			g_free(v);
+		}
+	} else {
+		/* Refused: nothing of it is read, nor placed in it. */
+		g_key_file_free(ld->cred.kf);
+		ld->cred.kf = NULL;
+	}
+	g_strfreev(groups);
 }
 
 /*
@@ -172,11 +631,6 @@ static bool read_file(const char *path, char **text, size_t *len,
  * The first entry of c->imap is [imap]; each [imap NAME] starts as a
  * copy of it and replaces the keys it sets.
  */
-static bool is_imap_group(const char *g)
-{
-	return !strcmp(g, "imap") || !strncmp(g, "imap ", 5);
-}
-
 static void imap_conf_free(gpointer p)
 {
 	struct pw_imap_conf *m = p;
@@ -192,10 +646,10 @@ static void imap_conf_free(gpointer p)
 }
 
 /* Replaces *field with the group's key when the group sets it. */
-static void imap_key(GKeyFile *kf, const char *group, const char *key,
+static void imap_key(struct loader *ld, const char *group, const char *key,
 		     char **field)
 {
-	char *v = get_str(kf, group, key, NULL);
+	char *v = get_str(ld, group, key, NULL);
 
 	if (!v)
 		return;
@@ -205,9 +659,8 @@ static void imap_key(GKeyFile *kf, const char *group, const char *key,
 	*field = v;
 }
 
-static bool imap_group(GKeyFile *kf, const char *group,
-		       const struct pw_imap_conf *base,
-		       struct pw_imap_conf *m, char **err)
+static void imap_group(struct loader *ld, const char *group,
+		       const struct pw_imap_conf *base, struct pw_imap_conf *m)
 {
 	if (base) {
 		m->user = g_strdup(base->user);
@@ -216,44 +669,17 @@ static bool imap_group(GKeyFile *kf, const char *group,
 		m->cainfo = g_strdup(base->cainfo);
 		m->timeout = base->timeout;
 	}
-	imap_key(kf, group, "user", &m->user);
-	imap_key(kf, group, "password", &m->password);
-	imap_key(kf, group, "starttls", &m->starttls);
-	imap_key(kf, group, "cainfo", &m->cainfo);
-	if (strcmp(m->starttls, "required") && strcmp(m->starttls, "try") &&
-	    strcmp(m->starttls, "no")) {
-		*err = g_strdup_printf("[%s] starttls: '%s' is not required, "
-				       "try or no", group, m->starttls);
-		return false;
-	}
-	if (!get_int(kf, group, "timeout", m->timeout, &m->timeout, err))
-		return false;
-	if (m->timeout < 1 || m->timeout > 3600) {
-		*err = g_strdup_printf("[%s] timeout: seconds, 1 to 3600", group);
-		return false;
-	}
-	return true;
+	imap_key(ld, group, "user", &m->user);
+	imap_key(ld, group, "password", &m->password);
+	get_starttls(ld, group, &m->starttls, base ? base->starttls : "required");
+	imap_key(ld, group, "cainfo", &m->cainfo);
+	get_int(ld, group, "timeout", m->timeout, 1, 3600, "seconds", &m->timeout);
 }
 
-/* Whether [imap] or an [imap NAME] sets a password. */
-static bool imap_has_secret(GKeyFile *kf)
-{
-	char **groups = g_key_file_get_groups(kf, NULL);
-	bool secret = false;
-	size_t i;
-
-	for (i = 0; !secret && groups[i]; i++)
-		secret = is_imap_group(groups[i]) &&
-			 g_key_file_has_key(kf, groups[i], "password", NULL);
-	g_strfreev(groups);
-	return secret;
-}
-
-static bool read_imap(GKeyFile *kf, struct pw_config *c, char **err)
+static void read_imap(struct loader *ld, struct pw_config *c)
 {
 	struct pw_imap_conf *d = g_new0(struct pw_imap_conf, 1);
-	char **groups = g_key_file_get_groups(kf, NULL);
-	bool ok;
+	char **groups = g_key_file_get_groups(ld->main.kf, NULL);
 	size_t i;
 
 	c->imap = g_ptr_array_new_with_free_func(imap_conf_free);
@@ -261,19 +687,18 @@ static bool read_imap(GKeyFile *kf, struct pw_config *c, char **err)
 	d->name = g_strdup("");
 	d->starttls = g_strdup("required");
 	d->timeout = 60;
-	ok = imap_group(kf, "imap", NULL, d, err);
-	for (i = 0; ok && groups[i]; i++) {
+	imap_group(ld, "imap", NULL, d);
+	for (i = 0; groups[i]; i++) {
 		struct pw_imap_conf *m;
 
-		if (strncmp(groups[i], "imap ", 5))
+		if (strncmp(groups[i], "imap ", 5) || !section_find(groups[i]))
 			continue;
 		m = g_new0(struct pw_imap_conf, 1);
 		g_ptr_array_add(c->imap, m);
 		m->name = g_strstrip(g_strdup(groups[i] + 5));
-		ok = imap_group(kf, groups[i], d, m, err);
+		imap_group(ld, groups[i], d, m);
 	}
 	g_strfreev(groups);
-	return ok;
 }
 
 const struct pw_imap_conf *pw_config_imap(const struct pw_config *c,
@@ -295,43 +720,17 @@ const struct pw_imap_conf *pw_config_imap(const struct pw_config *c,
 	return c->imap->pdata[0];
 }
 
-/* A password ([smtp], [imap], [imap NAME]), or a URL with user
- * information ("smtp://user:pw@host"). */
-static bool has_secret(GKeyFile *kf)
-{
-	char *url;
-	bool secret;
-
-	if (g_key_file_has_key(kf, "smtp", "password", NULL) ||
-	    g_key_file_has_key(kf, "web", "token", NULL))
-		return true;
-	if (imap_has_secret(kf))
-		return true;
-	url = g_key_file_get_string(kf, "smtp", "url", NULL);
-	secret = url && strchr(url, '@');
-	g_free(url);
-	return secret;
-}
-
 /* [web]: the dashboard's address, token and body limit. */
-static bool read_web(GKeyFile *kf, struct pw_config *c, char **err)
+static void read_web(struct loader *ld, struct pw_config *c)
 {
 	int kib;
 
-	c->web_listen = get_str(kf, "web", "listen", NULL);
-	c->web_token = get_str(kf, "web", "token", NULL);
-	if (c->web_token && strlen(c->web_token) < 16) {
-		*err = g_strdup("[web] token: at least 16 characters");
-		return false;
-	}
-	if (!get_int(kf, "web", "max_body", 10240, &kib, err))
-		return false;
-	if (kib < 1 || kib > 1024 * 1024) {
-		*err = g_strdup("[web] max_body: KiB, 1 to 1048576");
-		return false;
-	}
+	c->web_listen = get_str(ld, "web", "listen", NULL);
+	c->web_token = get_str(ld, "web", "token", NULL);
+	if (c->web_token && strlen(c->web_token) < 16)
+		problem(ld, "web", "token", "[web] token: at least 16 characters");
+	get_int(ld, "web", "max_body", 10240, 1, 1024 * 1024, "KiB", &kib);
 	c->web_max_body = kib * 1024;
-	return true;
 }
 
 static void set_defaults(struct pw_config *c, const char *db)
@@ -341,13 +740,18 @@ static void set_defaults(struct pw_config *c, const char *db)
 	c->smtp_starttls = g_strdup("required");
 	c->smtp_timeout = 60;
 	c->fetch_timeout = 120;
+	c->max_findings = 1000;
 	c->reply_min_severity = PW_SEV_WARNING;
 	c->per_recipient_per_hour = 5;
 	c->global_per_hour = 200;
 	c->reply_max_age = 7 * 86400;
 	c->flood_count = 20;
 	c->flood_window = 3 * 24 * 3600;
+	c->flood_detect = true;
 	c->lists = g_ptr_array_new_with_free_func(list_free);
+	c->defaults.name = g_strdup("");
+	c->defaults.disabled = g_new0(char *, 1);
+	c->defaults.enabled = g_new0(char *, 1);
 }
 
 /* The dry-run mbox defaults to outbox.mbox beside the database. */
@@ -392,152 +796,168 @@ static bool read_from(struct pw_config *c, const char *from)
 	return ok;
 }
 
-enum pw_status pw_config_load(const char *path, const char *db_override,
-			      struct pw_config **out, char **err)
+/* [core], [smtp], [reply] and [flood]. */
+static void read_main(struct loader *ld, struct pw_config *c, bool db_override)
 {
-	struct pw_config *c = g_new0(struct pw_config, 1);
-	GKeyFile *kf = NULL;
-	GError *e = NULL;
-	char **groups = NULL, *sev = NULL, *text = NULL;
-	struct stat sb;
-	size_t len = 0;
-	size_t i;
+	char *sev;
 
-	*out = NULL;
-	*err = NULL;
-	set_defaults(c, db_override);
-	c->defaults.name = g_strdup("");
-	c->defaults.disabled = g_new0(char *, 1);
-	c->defaults.enabled = g_new0(char *, 1);
-	if (!path) {
-		read_from(c, "patchwarden@localhost");
-		default_mbox(c);
-		*out = c;
-		return PW_OK;
-	}
-	c->path = g_strdup(path);
-	/* Read the file through one descriptor, so that the mode checked
-	 * is the mode of the bytes read. */
-	if (!read_file(path, &text, &len, &sb, err))
-		goto fail;
-	kf = g_key_file_new();
-	if (!g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, &e)) {
-		*err = g_strdup_printf("%s: %s", path, e->message);
-		g_error_free(e);
-		goto fail;
-	}
-	if (has_secret(kf) && ((sb.st_mode & 077) || sb.st_uid != geteuid())) {
-		*err = g_strdup_printf("%s: holds a secret but %s (mode %04o); "
-				       "chmod 600 it and own it", path,
-				       (sb.st_mode & 077) ? "group or others can read it" :
-				       "belongs to another user",
-				       (unsigned)(sb.st_mode & 07777));
-		goto fail;
-	}
 	if (!db_override) {
 		g_free(c->db_path);
-		c->db_path = get_str(kf, "core", "db", "patchwarden.db");
+		c->db_path = get_str(ld, "core", "db", "patchwarden.db");
 	}
-	c->mirrors = get_str(kf, "core", "mirrors", NULL);
-	if (!get_int(kf, "core", "fetch_timeout", 120, &c->fetch_timeout, err))
-		goto fail;
-	if (c->fetch_timeout < 1) {
-		*err = g_strdup_printf("%s: [core] fetch_timeout is seconds, at"
-				       " least 1", path);
-		goto fail;
-	}
-	c->smtp_url = get_str(kf, "smtp", "url", NULL);
-	c->smtp_from = get_str(kf, "smtp", "from", NULL);
-	c->smtp_user = get_str(kf, "smtp", "user", NULL);
-	c->smtp_password = get_str(kf, "smtp", "password", NULL);
-	g_free(c->smtp_starttls);
-	c->smtp_starttls = get_str(kf, "smtp", "starttls", "required");
-	if (strcmp(c->smtp_starttls, "required") && strcmp(c->smtp_starttls, "try") &&
-	    strcmp(c->smtp_starttls, "no")) {
-		*err = g_strdup_printf("%s: [smtp] starttls: '%s' is not required, "
-				       "try or no", path, c->smtp_starttls);
-		goto fail;
-	}
-	c->smtp_helo = get_str(kf, "smtp", "helo", NULL);
-	c->smtp_cainfo = get_str(kf, "smtp", "cainfo", NULL);
-	if (!get_int(kf, "smtp", "timeout", 60, &c->smtp_timeout, err))
-		goto fail;
+	c->mirrors = get_str(ld, "core", "mirrors", NULL);
+	get_int(ld, "core", "fetch_timeout", 120, 1, INT_MAX, "seconds",
+		&c->fetch_timeout);
+	get_int(ld, "core", "max_findings", 1000, 0, INT_MAX, NULL,
+		&c->max_findings);
 
-	c->dry_run_mbox = get_str(kf, "reply", "dry_run_mbox", NULL);
-	c->reply_from_name = get_str(kf, "reply", "from_name", NULL);
-	c->reply_to = get_str(kf, "reply", "reply_to", NULL);
-	c->dashboard_url = get_str(kf, "reply", "dashboard_url", NULL);
-	sev = get_str(kf, "reply", "min_severity", "warning");
-	if (!pw_severity_parse(sev, &c->reply_min_severity)) {
-		*err = g_strdup_printf("%s: [reply] min_severity: '%s' is not "
-				       "info, warning or error", path, sev);
-		goto fail;
-	}
-	if (!get_int(kf, "reply", "per_recipient_per_hour", 5,
-		     &c->per_recipient_per_hour, err) ||
-	    !get_int(kf, "reply", "global_per_hour", 200, &c->global_per_hour, err) ||
-	    !get_int(kf, "reply", "max_age", 7, &c->reply_max_age, err) ||
-	    !get_int(kf, "flood", "count", 20, &c->flood_count, err) ||
-	    !get_int(kf, "flood", "window", 3 * 24 * 3600, &c->flood_window, err))
-		goto fail;
-	if (c->reply_max_age < 0 || c->reply_max_age > 36500) {
-		*err = g_strdup_printf("%s: [reply] max_age is days, 0 to 36500", path);
-		goto fail;
-	}
-	c->reply_max_age *= 86400;
-	if (c->smtp_url && !c->smtp_from) {
-		*err = g_strdup_printf("%s: [smtp] url is set but [smtp] from is "
-				       "not: replies need a real sender address", path);
-		goto fail;
-	}
-	if (!read_from(c, c->smtp_from ? c->smtp_from : "patchwarden@localhost")) {
-		*err = g_strdup_printf("%s: [smtp] from = %s: not one mail address"
-				       " (\"Name <addr>\" or addr)", path,
-				       c->smtp_from);
-		goto fail;
-	}
-	if (c->flood_count < 2) {
-		*err = g_strdup_printf("%s: [flood] count must be at least 2", path);
-		goto fail;
-	}
-	c->automated_senders = get_list(kf, "reply", "automated_senders");
-	if (!read_imap(kf, c, err))
-		goto fail;
-	if (!read_web(kf, c, err))
-		goto fail;
+	c->smtp_url = get_str(ld, "smtp", "url", NULL);
+	c->smtp_from = get_str(ld, "smtp", "from", NULL);
+	c->smtp_user = get_str(ld, "smtp", "user", NULL);
+	c->smtp_password = get_str(ld, "smtp", "password", NULL);
+	get_starttls(ld, "smtp", &c->smtp_starttls, "required");
+	c->smtp_helo = get_str(ld, "smtp", "helo", NULL);
+	c->smtp_cainfo = get_str(ld, "smtp", "cainfo", NULL);
+	get_int(ld, "smtp", "timeout", 60, 0, INT_MAX, "seconds", &c->smtp_timeout);
+	if (c->smtp_url && !c->smtp_from)
+		problem(ld, "smtp", "url", "[smtp] url is set but [smtp] from is"
+			" not: replies need a real sender address");
+	if (c->smtp_from && !read_from(c, c->smtp_from))
+		problem(ld, "smtp", "from", "[smtp] from = %s: not one mail address"
+			" (\"Name <addr>\" or addr)", c->smtp_from);
 
-	groups = g_key_file_get_groups(kf, NULL);
+	c->dry_run_mbox = get_str(ld, "reply", "dry_run_mbox", NULL);
+	c->reply_from_name = get_str(ld, "reply", "from_name", NULL);
+	c->reply_to = get_str(ld, "reply", "reply_to", NULL);
+	c->dashboard_url = get_str(ld, "reply", "dashboard_url", NULL);
+	sev = get_str(ld, "reply", "min_severity", "warning");
+	if (!pw_severity_parse(sev, &c->reply_min_severity))
+		problem(ld, "reply", "min_severity", "[reply] min_severity = %s:"
+			" not info, warning or error", sev);
+	g_free(sev);
+	get_int(ld, "reply", "per_recipient_per_hour", 5, 0, INT_MAX, NULL,
+		&c->per_recipient_per_hour);
+	get_int(ld, "reply", "global_per_hour", 200, 0, INT_MAX, NULL,
+		&c->global_per_hour);
+	get_int(ld, "reply", "max_age", 7, 0, 36500, "days", &c->reply_max_age);
+	/* 36500 days do not fit an int of seconds: past 68 years, the
+	 * largest does as well. */
+	c->reply_max_age = c->reply_max_age > INT_MAX / 86400 ? INT_MAX :
+			   c->reply_max_age * 86400;
+	c->automated_senders = get_list(ld, "reply", "automated_senders");
+
+	get_int(ld, "flood", "count", 20, 2, INT_MAX, "a number of patches",
+		&c->flood_count);
+	get_int(ld, "flood", "window", 3 * 24 * 3600, 0, INT_MAX, "seconds",
+		&c->flood_window);
+	c->flood_detect = get_bool(ld, "flood", "detect", true);
+}
+
+static void read_lists(struct loader *ld, struct pw_config *c)
+{
+	char **groups = g_key_file_get_groups(ld->main.kf, NULL);
+	size_t i;
+
 	for (i = 0; groups[i]; i++) {
 		struct pw_list_conf *l;
 
-		if (strncmp(groups[i], "list ", 5))
+		if (strncmp(groups[i], "list ", 5) || !section_find(groups[i]))
 			continue;
 		l = g_new0(struct pw_list_conf, 1);
 		g_ptr_array_add(c->lists, l);
-		if (!read_list(kf, groups[i], g_strstrip(groups[i] + 5), l, err))
-			goto fail;
+		read_list(ld, groups[i], g_strstrip(groups[i] + 5), l);
+	}
+	g_strfreev(groups);
+}
+
+static void src_release(struct src *s)
+{
+	if (s->text)
+		memset(s->text, 0, s->len);	/* it may hold secrets */
+	g_free(s->text);
+	if (s->kf)
+		g_key_file_free(s->kf);
+}
+
+enum pw_status pw_config_check(const char *path, const char *db_override,
+			       struct pw_config **out, GPtrArray *problems)
+{
+	struct loader ld = { .main = { .path = path } };
+	struct pw_config *c = g_new0(struct pw_config, 1);
+	enum pw_status st = PW_OK;
+	char *err = NULL;
+	guint i;
+
+	*out = NULL;
+	ld.problems = g_ptr_array_new_with_free_func(problem_free);
+	set_defaults(c, db_override);
+	read_from(c, "patchwarden@localhost");
+	if (!path)
+		goto done;
+	c->path = g_strdup(path);
+	ld.main.path = c->path;
+	if (!read_file(&ld.main, &err)) {
+		problem_at(&ld, &ld.main, NULL, NULL, "%s", err);
+		g_free(err);
+		st = PW_ERR_IO;
+		goto done;
+	}
+	if (!parse(&ld, &ld.main)) {
+		st = PW_ERR_INPUT;
+		goto done;
+	}
+	check_keys(&ld, &ld.main, false);
+	check_main_secrets(&ld);
+	read_credentials(&ld, c);
+	read_main(&ld, c, db_override != NULL);
+	read_imap(&ld, c);
+	read_web(&ld, c);
+	read_lists(&ld, c);
+done:
+	g_ptr_array_sort_with_data(ld.problems, problem_cmp, (gpointer)ld.main.path);
+	for (i = 0; i < ld.problems->len; i++) {
+		const struct problem *p = ld.problems->pdata[i];
+
+		g_ptr_array_add(problems, p->line ?
+				g_strdup_printf("%s:%d: %s", p->path, p->line, p->msg) :
+				g_strdup_printf("%s: %s", p->path, p->msg));
+	}
+	g_ptr_array_free(ld.problems, TRUE);
+	src_release(&ld.main);
+	src_release(&ld.cred);
+	if (st) {
+		pw_config_free(c);
+		return st;
 	}
 	default_mbox(c);
-	g_strfreev(groups);
-	g_free(sev);
-	g_free(text);
-	g_key_file_free(kf);
 	*out = c;
 	return PW_OK;
-fail:
-	if (*err && !g_str_has_prefix(*err, path)) {
-		char *m = g_strdup_printf("%s: %s", path, *err);
+}
 
-		g_free(*err);
-		*err = m;
+enum pw_status pw_config_load(const char *path, const char *db_override,
+			      struct pw_config **out, char **err)
+{
+	GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
+	struct pw_config *c = NULL;
+
+	*out = NULL;
+	*err = NULL;
+	pw_config_check(path, db_override, &c, problems);
+	if (problems->len == 1)
+		*err = g_strdup(problems->pdata[0]);
+	else if (problems->len > 1)
+		*err = g_strdup_printf("%s (and %u more problem%s: patchwarden"
+				       " config check --config %s)",
+				       (const char *)problems->pdata[0],
+				       problems->len - 1,
+				       problems->len == 2 ? "" : "s", path);
+	g_ptr_array_free(problems, TRUE);
+	if (*err) {
+		pw_config_free(c);
+		return PW_ERR_USAGE;
 	}
-	g_strfreev(groups);
-	g_free(sev);
-	g_free(text);
-	if (kf)
-		g_key_file_free(kf);
-	pw_config_free(c);
-	return PW_ERR_USAGE;
+	*out = c;
+	return PW_OK;
 }
 
 void pw_config_free(struct pw_config *c)
@@ -545,6 +965,7 @@ void pw_config_free(struct pw_config *c)
 	if (!c)
 		return;
 	g_free(c->path);
+	g_free(c->credentials);
 	g_free(c->db_path);
 	g_free(c->mirrors);
 	g_free(c->smtp_url);

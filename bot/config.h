@@ -3,14 +3,15 @@
  *
  *   [core]   db = PATH, mirrors = DIR (public-inbox mirrors, default
  *            PATH-mirrors), fetch_timeout (seconds a fetch may receive
- *            nothing)
+ *            nothing), max_findings (stored per patch, 0: no cap),
+ *            credentials = FILE (the secrets, see below)
  *   [smtp]   url, from, user, password, starttls (required|try|no),
  *            helo, timeout (seconds), cainfo
  *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
  *            per_recipient_per_hour, global_per_hour, max_age (days),
  *            dashboard_url,
  *            automated_senders (;-separated addresses or *-patterns)
- *   [flood]  count, window (seconds)
+ *   [flood]  count, window (seconds), detect (bool, default true)
  *   [web]    listen (HOST:PORT), token (a secret), max_body (KiB)
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
@@ -20,9 +21,17 @@
  *   [imap NAME]  the same keys for the subscription called NAME; each
  *            key set here replaces the one of [imap]
  *
- * A file that holds a secret (a password, or an SMTP URL with user
- * information) is refused unless it belongs to the user running the
- * program and neither group nor others can read it.
+ * Any other section or key is refused, named with its file and line, as
+ * is a value that does not parse.
+ *
+ * A file that holds a secret (a password, the [web] token, or an SMTP
+ * URL with user information) is refused unless it belongs to the user
+ * running the program and neither group nor others can read it.  The
+ * secrets may live instead in the file [core] credentials names (relative
+ * to the main file's folder): a key file of [smtp] password, [imap] and
+ * [imap NAME] password and [web] token only, always held to that rule;
+ * the main file may then be readable by others (an MTA's pipe runs as
+ * its own user).
  */
 #ifndef PW_CONFIG_H
 #define PW_CONFIG_H
@@ -56,9 +65,11 @@ struct pw_imap_conf {
 
 struct pw_config {
 	char *path;		/* the file read, NULL for the defaults */
+	char *credentials;	/* [core] credentials as read, or NULL */
 	char *db_path;
 	char *mirrors;		/* folder of the public-inbox mirrors */
 	int fetch_timeout;	/* seconds */
+	int max_findings;	/* stored per patch; 0: no cap */
 
 	char *smtp_url;		/* NULL: replies go to the dry-run mbox */
 	char *smtp_from;
@@ -84,6 +95,7 @@ struct pw_config {
 
 	int flood_count;	/* patches that make a flood */
 	int flood_window;	/* seconds */
+	bool flood_detect;	/* false: no flood is looked for */
 
 	/* [web]: the dashboard (bot/web.c). */
 	char *web_listen;	/* NULL: 127.0.0.1:8080 */
@@ -99,11 +111,24 @@ struct pw_config {
 
 /*
  * Loads path (NULL: the defaults only).  db_override, when not NULL,
- * replaces [core] db.  Returns PW_ERR_USAGE with a message in *err for
- * a bad file, including a secret in a file others can read.
+ * replaces [core] db.  Returns PW_ERR_USAGE with a message in *err
+ * (the caller frees it) for a file with any problem pw_config_check()
+ * finds: the first, "FILE:LINE: ...", and how many more.
  */
 enum pw_status pw_config_load(const char *path, const char *db_override,
 			      struct pw_config **out, char **err);
+
+/*
+ * Reads path as pw_config_load() does, but goes on past each problem
+ * and appends every one to problems (an array of char *, "FILE:LINE:
+ * message", or "FILE: message" where no line can be named; the array
+ * owns them and must free its elements with g_free).  Returns PW_OK and
+ * the settings in *out (the caller frees them; a setting at fault keeps
+ * its default), PW_ERR_IO when path cannot be read, PW_ERR_INPUT when it
+ * is not a key file (then *out is NULL).
+ */
+enum pw_status pw_config_check(const char *path, const char *db_override,
+			       struct pw_config **out, GPtrArray *problems);
 void pw_config_free(struct pw_config *c);
 
 /* The settings for a list (name may be NULL): never NULL. */

@@ -30,12 +30,17 @@ else
 fi
 
 # The sources and libraries a harness links: the mail harness needs
-# GMime and bot/mail.c; the others only checks/, GLib and Nettle.
+# GMime and bot/mail.c, the configuration harness bot/config.c and what
+# it calls; the others only checks/, GLib and Nettle.
 sources() {
-	if [ "$1" = fuzz_mail ]; then echo bot/mail.c checks/*.c; else echo checks/*.c; fi
+	case $1 in
+	fuzz_mail) echo bot/mail.c checks/*.c ;;
+	fuzz_config) echo bot/config.c bot/mail.c bot/reply.c checks/*.c ;;
+	*) echo checks/*.c ;;
+	esac
 }
 pkgs() {
-	if [ "$1" = fuzz_mail ]; then echo gmime-3.0 nettle; else echo glib-2.0 nettle; fi
+	case $1 in fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;; *) echo glib-2.0 nettle ;; esac
 }
 
 # libFuzzer is there when clang can link a fuzzer with it.

@@ -4,7 +4,10 @@
 # The mail harness starts from the mail of tests/corpus; the diff, rule
 # and fingerprint harnesses from the cases of tests/cases and that mail,
 # which carries patches of every shape; the subject harness from every
-# Subject line of both, one line a file, written under WORKDIR.  Crash
+# Subject line of both, one line a file, written under WORKDIR; the
+# configuration harness from copies (libFuzzer takes folders only) of the
+# example configuration and the test configurations of tests/data and
+# tests/cases, written under WORKDIR.  Crash
 # reproducers (tests/fuzz/regressions/HARNESS) are not seeds: callers add
 # them where they want them.
 set -eu
@@ -29,6 +32,17 @@ fuzz_subject)
 	done < <(grep -rahE '^Subject: ' "$top/tests/cases" "${mail[@]}" |
 		sed 's/^Subject: //' | tr -d '\r' | LC_ALL=C sort -u)
 	[ "$i" -gt 0 ] || { echo "seeds.sh: no Subject lines found" >&2; exit 1; }
+	echo "$d" ;;
+fuzz_config)
+	d=$work/config
+	rm -rf "$d"
+	mkdir -p "$d"
+	i=0
+	while IFS= read -r f; do
+		i=$((i + 1))
+		cp "$f" "$d/$(printf '%04d' "$i")"
+	done < <(printf '%s\n' "$top/deploy/patchwarden.conf.example" \
+		"$top"/tests/data/*.conf; find "$top/tests/cases" -name '*.conf' | LC_ALL=C sort)
 	echo "$d" ;;
 *)
 	echo "seeds.sh: no seeds known for $h" >&2

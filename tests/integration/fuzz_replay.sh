@@ -14,9 +14,10 @@ check "the library the harnesses link with is built ($lib)" test -f "$lib"
 # The library built by "make asan" needs the sanitizer runtimes at link.
 san=
 nm "$lib" 2>/dev/null | grep -q '__asan_' && san="-fsanitize=address,undefined"
-# The mail harness needs GMime; the others link only checks/, GLib, Nettle.
+# The mail and configuration harnesses need GMime; the others link only
+# checks/, GLib, Nettle.
 pkgs() {
-	if [ "$1" = fuzz_mail ]; then echo gmime-3.0 nettle; else echo glib-2.0 nettle; fi
+	case $1 in fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;; *) echo glib-2.0 nettle ;; esac
 }
 
 # replay HARNESS DESC PATH...: the harness runs every file under PATH.
