@@ -77,7 +77,7 @@ int pw_cmd_ingest(int argc, char **argv)
 	o.quiet = quiet;
 	o.progress = every;
 	/* For timing ingest with and without it (tests/bench/flood.sh). */
-	o.no_floods = no_floods;
+	o.no_floods = no_floods || !cfg->flood_detect;
 	stored = pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);
 	pw_ingest_counts_print(&counts, json);
 	rc = 0;

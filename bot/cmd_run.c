@@ -128,7 +128,7 @@ int pw_cmd_run(int argc, char **argv)
 	o.reply = true;
 	o.stdin_one = true;	/* an MTA pipes one message per run */
 	o.quiet = false;
-	o.no_floods = no_floods;
+	o.no_floods = no_floods || !cfg->flood_detect;
 	rc = ingest(db, cfg, argv + 1, argc - 1, &o, &counts);
 	pw_ingest_counts_print(&counts, false);
 	/*

@@ -271,7 +271,7 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 				    const volatile sig_atomic_t *stop,
 				    struct pw_ingest_counts *counts, char **err)
 {
-	struct pw_ingest_opts o = { 0 };
+	struct pw_ingest_opts o = { .no_floods = !cfg->flood_detect };
 	struct pw_source *src = NULL;
 	enum pw_status s, rs;
 	int64_t now, next;
