@@ -626,13 +626,16 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 		    (s = pw_db_exec(db, "PRAGMA journal_mode=WAL")) ||
 		    (s = pw_db_exec(db, "PRAGMA journal_size_limit=" WAL_KEEP)) ||
 		    (s = pw_db_exec(db, "PRAGMA synchronous=NORMAL")) ||
-		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")) ||
-		    (s = migrate(db)))
+		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")))
 			goto fail_msg;
+		/* The raw store before the schema: a reader that finds a
+		 * new store's schema finds its raw store made too. */
 		if (!pw_db_raw_open(db)) {
 			s = PW_ERR_DB;
 			goto fail_msg;
 		}
+		if ((s = migrate(db)))
+			goto fail_msg;
 	} else {
 		s = check_version(db);
 		if (s) {
