@@ -15,8 +15,9 @@
  * files with SQLite's online backup API while the service runs; vacuum
  * rebuilds both files and prints their sizes before and after.
  *
- * Exit status: 0 done; 1 check found problems; 2 usage; 75 the store
- * or the configuration cannot be read, the store is busy or full.
+ * Exit status: 0 done; 1 check found problems; 2 usage, or a damaged
+ * store that stats or recheck cannot read; 75 the store or the
+ * configuration cannot be read, the store is busy or full.
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,17 @@ static const char usage[] =
 	"  check                         integrity check; remove orphaned raw rows\n"
 	"  backup FILE                   online copy into FILE and FILE-raw\n"
 	"  vacuum                        rebuild both files, print their sizes\n";
+
+/*
+ * The exit status of a store that failed: 75 when it may work later
+ * (busy, cannot be opened or written, full), 2 when it refused (a
+ * damaged store, told as the store's error).
+ */
+static int failed(enum pw_status s)
+{
+	return s == PW_ERR_TRANSIENT || s == PW_ERR_IO || s == PW_ERR_NOMEM ?
+		EX_TEMPFAIL : 2;
+}
 
 static void stats_print(const struct pw_db_stats *st, int64_t orphans,
 			bool json)
@@ -55,9 +67,12 @@ static int stats(struct pw_db *db, bool json)
 	struct pw_db_stats st;
 	int64_t orphans = 0;
 
-	if (pw_db_stats(db, &st) || pw_db_raw_orphans(db, false, &orphans)) {
+	enum pw_status s;
+
+	if ((s = pw_db_stats(db, &st)) ||
+	    (s = pw_db_raw_orphans(db, false, &orphans))) {
 		pw_error("%s", pw_db_errmsg(db));
-		return EX_TEMPFAIL;
+		return failed(s);
 	}
 	stats_print(&st, orphans, json);
 	if (orphans)
@@ -152,11 +167,13 @@ static int recheck(struct pw_db *db, const struct pw_config *cfg, gint64 t,
 {
 	gint64 checked, findings;
 	char *err = NULL;
+	enum pw_status s = pw_ingest_recheck(db, cfg, t, &checked, &findings,
+					     &err);
 
-	if (pw_ingest_recheck(db, cfg, t, &checked, &findings, &err)) {
+	if (s) {
 		pw_error("recheck: %s", err);
 		g_free(err);
-		return EX_TEMPFAIL;
+		return failed(s);
 	} else {
 		const struct pw_count n[] = {
 			{ "rechecked", checked }, { "findings", findings },

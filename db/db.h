@@ -59,7 +59,13 @@ void pw_db_checkpoint_stop(struct pw_db *db);
 /*
  * Opens (creating when needed, unless readonly) the database at path and
  * migrates it to the current schema.  On failure returns an error and a
- * new message in *err.
+ * new message in *err, naming the file.  Read-write connections keep
+ * the -wal and -shm files when they close, so that a reader who cannot
+ * write the folder can read.  Read-only, it migrates nothing and
+ * refuses another schema version (PW_ERR_DB); waits as for a lock for
+ * a store being created, then says so (PW_ERR_TRANSIENT, as when busy);
+ * and says why this user cannot read (PW_ERR_IO), such as the WAL
+ * files missing in a folder the user cannot write.
  */
 enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 			  char **err);
