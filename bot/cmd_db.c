@@ -2,13 +2,26 @@
  * patchwarden db [--db PATH] [--config FILE] stats [--format text|json]
  * patchwarden db [--db PATH] [--config FILE] recheck [--since WHEN]
  *                [--format text|json]
+ * patchwarden db [--db PATH] [--config FILE] check
+ * patchwarden db [--db PATH] [--config FILE] backup FILE
+ * patchwarden db [--db PATH] [--config FILE] vacuum
  *
  * stats prints the stored counts as one key=value line (or one JSON
- * object); recheck re-runs the current rules over stored patches, so
- * improved rules reach old history, and prints its counts the same way.
+ * object), with the raw rows no message names; recheck re-runs the
+ * current rules over stored patches, so improved rules reach old
+ * history, and prints its counts the same way.  check runs SQLite's
+ * integrity check on both files of the store and removes the raw rows
+ * no message names (exit 1 when it found anything); backup copies both
+ * files with SQLite's online backup API while the service runs; vacuum
+ * rebuilds both files and prints their sizes before and after.
+ *
+ * Exit status: 0 done; 1 check found problems; 2 usage, or a damaged
+ * store that stats or recheck cannot read; 75 the store or the
+ * configuration cannot be read, the store is busy or full.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
@@ -16,14 +29,34 @@
 #include "bot/log.h"
 #include "bot/printer.h"
 
-static void stats_print(const struct pw_db_stats *st, bool json)
+static const char usage[] =
+	"usage: patchwarden db [--db PATH] [--config FILE] COMMAND\n"
+	"  stats [--format text|json]    the stored counts\n"
+	"  recheck [--since WHEN]        re-run the rules over stored patches\n"
+	"  check                         integrity check; remove orphaned raw rows\n"
+	"  backup FILE                   online copy into FILE and FILE-raw\n"
+	"  vacuum                        rebuild both files, print their sizes\n";
+
+/*
+ * The exit status of a store that failed: 75 when it may work later
+ * (busy, cannot be opened or written, full), 2 when it refused (a
+ * damaged store, told as the store's error).
+ */
+static int failed(enum pw_status s)
+{
+	return s == PW_ERR_TRANSIENT || s == PW_ERR_IO || s == PW_ERR_NOMEM ?
+		EX_TEMPFAIL : 2;
+}
+
+static void stats_print(const struct pw_db_stats *st, int64_t orphans,
+			bool json)
 {
 	const struct pw_count n[] = {
 		{ "messages", st->messages }, { "patches", st->patches },
 		{ "series", st->series }, { "covers", st->covers },
 		{ "comments", st->comments }, { "pulls", st->pulls },
 		{ "lists", st->lists }, { "findings", st->findings },
-		{ "errors", st->errors },
+		{ "errors", st->errors }, { "raw_orphans", orphans },
 	};
 
 	pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
@@ -32,12 +65,122 @@ static void stats_print(const struct pw_db_stats *st, bool json)
 static int stats(struct pw_db *db, bool json)
 {
 	struct pw_db_stats st;
+	int64_t orphans = 0;
 
-	if (pw_db_stats(db, &st)) {
+	enum pw_status s;
+
+	if ((s = pw_db_stats(db, &st)) ||
+	    (s = pw_db_raw_orphans(db, false, &orphans))) {
 		pw_error("%s", pw_db_errmsg(db));
-		return 2;
+		return failed(s);
 	}
-	stats_print(&st, json);
+	stats_print(&st, orphans, json);
+	if (orphans)
+		pw_warn("%s-raw: %" G_GINT64_FORMAT " raw rows that no message"
+			" names (left by an interrupted writer): \"patchwarden"
+			" db check\" removes them", pw_db_path(db), orphans);
+	return 0;
+}
+
+/*
+ * Integrity first: raw rows are removed only from a store whose both
+ * files check clean, since rows that a damaged message table no longer
+ * names are not orphans.
+ */
+static int check(struct pw_db *db)
+{
+	GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
+	int64_t orphans = 0;
+	int rc = EX_TEMPFAIL;
+	guint i;
+
+	if (pw_db_integrity_check(db, problems)) {
+		pw_error("integrity check: %s", pw_db_errmsg(db));
+		goto out;
+	}
+	for (i = 0; i < problems->len; i++)
+		printf("%s\n", (const char *)problems->pdata[i]);
+	if (problems->len) {
+		printf("%s: integrity check: %u problems; orphaned raw rows not"
+		       " looked for\n", pw_db_path(db), problems->len);
+		rc = 1;
+		goto out;
+	}
+	printf("%s: integrity check: ok (both files)\n", pw_db_path(db));
+	if (pw_db_raw_orphans(db, true, &orphans)) {
+		pw_error("orphaned raw rows: %s", pw_db_errmsg(db));
+		goto out;
+	}
+	if (orphans)
+		printf("%s-raw: removed %" G_GINT64_FORMAT " raw rows that no"
+		       " message names\n", pw_db_path(db), orphans);
+	else
+		printf("%s-raw: no orphaned raw rows\n", pw_db_path(db));
+	rc = orphans ? 1 : 0;
+out:
+	g_ptr_array_free(problems, TRUE);
+	return rc;
+}
+
+static int backup(const char *path, const char *to, bool json)
+{
+	struct pw_db_backup_info b;
+	char *err = NULL;
+	enum pw_status s = pw_db_backup(path, to, &b, &err);
+
+	if (s) {
+		pw_error("backup: %s", err);
+		g_free(err);
+		return s == PW_ERR_USAGE ? 2 : EX_TEMPFAIL;
+	} else {
+		const struct pw_count n[] = {
+			{ "messages", b.messages }, { "bytes", b.bytes },
+			{ "raw_bytes", b.raw_bytes },
+			{ "raw_left_out", b.raw_dropped },
+		};
+
+		pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
+	}
+	return 0;
+}
+
+static int vacuum(struct pw_db *db, bool json)
+{
+	struct pw_db_sizes a, b;
+
+	if (pw_db_vacuum(db, &a, &b)) {
+		pw_error("vacuum: %s", pw_db_errmsg(db));
+		return EX_TEMPFAIL;
+	} else {
+		const struct pw_count n[] = {
+			{ "bytes_before", a.store }, { "bytes_after", b.store },
+			{ "raw_bytes_before", a.raw }, { "raw_bytes_after", b.raw },
+		};
+
+		pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
+	}
+	return 0;
+}
+
+static int recheck(struct pw_db *db, const struct pw_config *cfg, gint64 t,
+		   bool json)
+{
+	gint64 checked, findings;
+	char *err = NULL;
+	enum pw_status s = pw_ingest_recheck(db, cfg, t, &checked, &findings,
+					     &err);
+
+	if (s) {
+		pw_error("recheck: %s", err);
+		g_free(err);
+		return failed(s);
+	} else {
+		const struct pw_count n[] = {
+			{ "rechecked", checked }, { "findings", findings },
+		};
+
+		pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
+	}
 	return 0;
 }
 
@@ -53,48 +196,66 @@ int pw_cmd_db(int argc, char **argv)
 	};
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
+	const char *cmd;
+	char *err = NULL;
 	gint64 t = 0;
-	bool json = false;
-	int rc = 2;
+	bool json = false, readonly;
+	int rc = 2, want;
 
-	if (!pw_cli_parse("db", "stats|recheck", entries, &argc, &argv))
+	if (!pw_cli_parse("db", "stats|recheck|check|backup FILE|vacuum",
+			  entries, &argc, &argv))
 		goto out;
-	if (argc != 2 || (strcmp(argv[1], "stats") && strcmp(argv[1], "recheck"))) {
-		fprintf(stderr, "usage: patchwarden db [--db PATH] stats|recheck [--since WHEN]\n");
+	cmd = argc >= 2 ? argv[1] : "";
+	want = !strcmp(cmd, "backup") ? 3 : 2;
+	if (argc != want || (strcmp(cmd, "stats") && strcmp(cmd, "recheck") &&
+			     strcmp(cmd, "check") && strcmp(cmd, "backup") &&
+			     strcmp(cmd, "vacuum"))) {
+		fputs(usage, stderr);
 		goto out;
 	}
 	if (format && strcmp(format, "text") && !(json = !strcmp(format, "json"))) {
 		fprintf(stderr, "patchwarden db: --format is text or json\n");
 		goto out;
 	}
+	if (since && strcmp(cmd, "recheck")) {
+		fprintf(stderr, "patchwarden db: --since is for recheck\n");
+		goto out;
+	}
 	if (since && !pw_cli_parse_time(since, &t)) {
 		fprintf(stderr, "patchwarden db: --since '%s': not a date (YYYY-MM-DD, @unix, Nd, Nh)\n", since);
 		goto out;
 	}
-	if (!pw_cli_open(config, db_path, !strcmp(argv[1], "stats"), &cfg, &db))
+	rc = EX_TEMPFAIL;
+	if (pw_config_load(config, db_path, &cfg, &err)) {
+		pw_error("%s", err);
 		goto out;
-	if (!strcmp(argv[1], "stats")) {
-		rc = stats(db, json);
-	} else {
-		gint64 checked, findings;
-		char *err = NULL;
-
-		if (pw_ingest_recheck(db, cfg, t, &checked, &findings, &err)) {
-			pw_error("recheck: %s", err);
-			g_free(err);
-			rc = 2;
-		} else {
-			const struct pw_count n[] = {
-				{ "rechecked", checked }, { "findings", findings },
-			};
-
-			pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
-			rc = 0;
-		}
 	}
+	if (!strcmp(cmd, "backup")) {
+		/* Not opened here: a backup reads any schema version. */
+		rc = backup(cfg->db_path, argv[2], json);
+		goto out;
+	}
+	/*
+	 * Opened without pw_cli_open(): check counts the orphaned raw
+	 * rows that a read-write open would remove quietly.
+	 */
+	readonly = !strcmp(cmd, "stats");
+	if (pw_db_open(cfg->db_path, readonly, &db, &err)) {
+		pw_error("%s", err);
+		goto out;
+	}
+	if (!strcmp(cmd, "stats"))
+		rc = stats(db, json);
+	else if (!strcmp(cmd, "check"))
+		rc = check(db);
+	else if (!strcmp(cmd, "vacuum"))
+		rc = vacuum(db, json);
+	else
+		rc = recheck(db, cfg, t, json);
 out:
 	pw_db_close(db);
 	pw_config_free(cfg);
+	g_free(err);
 	g_free(db_path);
 	g_free(config);
 	g_free(format);

@@ -73,4 +73,26 @@ enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
 /* Translates a SQLite result code: BUSY/LOCKED are transient. */
 enum pw_status pw_db_status(struct pw_db *db, int rc);
 
+/* How long a connection waits for a lock, in milliseconds. */
+#define PW_DB_BUSY_MS 10000
+
+/* The raw store's path for the store at path: a new string. */
+char *pw_db_raw_path_of(const char *path);
+
+/*
+ * Opens db's raw store (db->raw) unless it is open: false, with the
+ * reason in db->err, when it cannot (read-only: when there is none).
+ */
+bool pw_db_raw_open(struct pw_db *db);
+
+/* Makes read-write connection h keep its WAL files at close (db.c). */
+void pw_db_keep_wal(sqlite3 *h);
+
+/*
+ * Why a read-only connection h to path could not read: a new string
+ * naming path, which explains a WAL database's missing -wal and -shm
+ * files that this user cannot create.
+ */
+char *pw_db_ro_reason(sqlite3 *h, const char *path);
+
 #endif

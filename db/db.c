@@ -10,6 +10,9 @@
 #include "db/db-private.h"
 #include "db/schema.h"
 
+/* A reader waits for a store being created as long as for a lock. */
+#define BUSY_MS PW_DB_BUSY_MS
+
 static void set_err(struct pw_db *db, const char *what)
 {
 	g_free(db->err);
@@ -191,7 +194,7 @@ void pw_db_rollback(struct pw_db *db)
 
 /* ---- the raw store ---- */
 
-static char *raw_path_of(const char *path)
+char *pw_db_raw_path_of(const char *path)
 {
 	if (!path || !*path || !strcmp(path, ":memory:"))
 		return g_strdup(":memory:");
@@ -215,11 +218,59 @@ static int raw_exec(struct pw_db *db, const char *sql)
 }
 
 /*
+ * Keeps a WAL database's -wal and -shm files when the last connection
+ * closes (emptied, not deleted), on every read-write connection.  A
+ * reader that cannot write the folder can read a WAL database only
+ * while they exist, since it cannot create them (SQLite's wal.html,
+ * "Read-Only Databases"); the WAL is truncated to nothing at that
+ * close, and to WAL_KEEP after the checkpoints that empty it.
+ */
+#define WAL_KEEP "67108864"
+
+void pw_db_keep_wal(sqlite3 *h)
+{
+	int on = 1;
+
+	sqlite3_file_control(h, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+}
+
+/*
+ * Says why a read-only connection h to path could not read, into a new
+ * string: the SQLite message, and for a WAL database whose -wal and
+ * -shm files are missing in a folder this user cannot write, that.
+ */
+char *pw_db_ro_reason(sqlite3 *h, const char *path)
+{
+	int rc = sqlite3_extended_errcode(h);
+	char *dir, *shm, *msg;
+	bool missing;
+
+	shm = g_strconcat(path, "-shm", NULL);
+	missing = !g_file_test(shm, G_FILE_TEST_EXISTS) &&
+		g_file_test(path, G_FILE_TEST_EXISTS);
+	g_free(shm);
+	if (!missing || (rc != SQLITE_READONLY_DIRECTORY &&
+			 rc != SQLITE_READONLY_CANTINIT &&
+			 (rc & 0xff) != SQLITE_CANTOPEN))
+		return g_strdup_printf("%s: %s", path, sqlite3_errmsg(h));
+	dir = g_path_get_dirname(path);
+	msg = g_strdup_printf("%s: cannot be read by this user: it is a WAL"
+		" database whose %s-wal and %s-shm files are missing, and this"
+		" user cannot create them in %s (%s); they are kept once the"
+		" store has been opened read-write by this version of"
+		" patchwarden (the service, or \"patchwarden db check\" run by"
+		" the store's owner)", path, path, path, dir,
+		sqlite3_errmsg(h));
+	g_free(dir);
+	return msg;
+}
+
+/*
  * Opens the raw store.  Read-write: created when missing, with large
  * pages (rows are whole messages) and a small cache (nothing is read
  * back while storing).  Read-only: false when there is none.
  */
-static bool raw_open(struct pw_db *db)
+bool pw_db_raw_open(struct pw_db *db)
 {
 	int flags = db->readonly ? SQLITE_OPEN_READONLY :
 		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -227,7 +278,7 @@ static bool raw_open(struct pw_db *db)
 	if (db->raw)
 		return true;
 	if (!db->raw_path)
-		db->raw_path = raw_path_of(db->path);
+		db->raw_path = pw_db_raw_path_of(db->path);
 	if (sqlite3_open_v2(db->raw_path, &db->raw, flags, NULL) != SQLITE_OK) {
 		g_free(db->err);
 		db->err = g_strdup_printf("%s: %s", db->raw_path,
@@ -238,12 +289,25 @@ static bool raw_open(struct pw_db *db)
 		return false;
 	}
 	sqlite3_extended_result_codes(db->raw, 1);
-	sqlite3_busy_timeout(db->raw, 10000);
-	if (db->readonly)
-		return raw_exec(db, "PRAGMA query_only=ON") == SQLITE_OK;
+	sqlite3_busy_timeout(db->raw, BUSY_MS);
+	if (db->readonly) {
+		/* Read now, so that a store this user cannot read says why
+		 * here rather than as a failed read later. */
+		if (raw_exec(db, "PRAGMA query_only=ON") ||
+		    raw_exec(db, "SELECT 1 FROM raw LIMIT 1")) {
+			g_free(db->err);
+			db->err = pw_db_ro_reason(db->raw, db->raw_path);
+			sqlite3_close(db->raw);
+			db->raw = NULL;
+			return false;
+		}
+		return true;
+	}
+	pw_db_keep_wal(db->raw);
 	if (raw_exec(db, "PRAGMA page_size=65536") ||
 	    raw_exec(db, "PRAGMA cache_size=-1024") ||
 	    raw_exec(db, "PRAGMA journal_mode=WAL") ||
+	    raw_exec(db, "PRAGMA journal_size_limit=" WAL_KEEP) ||
 	    raw_exec(db, "PRAGMA synchronous=NORMAL") ||
 	    raw_exec(db, "CREATE TABLE IF NOT EXISTS raw ("
 		     "  id INTEGER PRIMARY KEY,"
@@ -270,7 +334,7 @@ enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed)
 	 * tidied by a later open. */
 	sqlite3_busy_timeout(db->h, 0);
 	s = pw_db_exec(db, "BEGIN IMMEDIATE");
-	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_busy_timeout(db->h, BUSY_MS);
 	if (s)
 		return s;
 	/* Raw ids grow with message ids: the newest message that has
@@ -334,7 +398,7 @@ static enum pw_status raw_put(struct pw_db *db, const void *data, size_t len,
 {
 	int rc;
 
-	if (!db->raw && !raw_open(db))
+	if (!db->raw && !pw_db_raw_open(db))
 		return PW_ERR_DB;
 	if (db->depth > 0 && !db->raw_txn) {
 		if (raw_exec(db, "BEGIN IMMEDIATE"))
@@ -364,7 +428,7 @@ static GBytes *raw_get(struct pw_db *db, int64_t id)
 	GBytes *b = NULL;
 	int rc;
 
-	if (!db->raw && !raw_open(db)) {
+	if (!db->raw && !pw_db_raw_open(db)) {
 		read_failed(db, PW_ERR_DB);
 		return NULL;
 	}
@@ -396,17 +460,72 @@ int pw_db_schema_version(void)
 	return (int)n;
 }
 
-static int user_version(struct pw_db *db)
+/* The schema version of db, or -1 when it cannot be read (*rc says why). */
+static int read_version(struct pw_db *db, int *rc)
 {
 	sqlite3_stmt *st;
 	int v = -1;
 
-	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL))
+	*rc = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL);
+	if (*rc != SQLITE_OK)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	*rc = sqlite3_step(st);
+	if (*rc == SQLITE_ROW) {
 		v = sqlite3_column_int(st, 0);
+		*rc = SQLITE_OK;
+	}
 	sqlite3_finalize(st);
 	return v;
+}
+
+static int user_version(struct pw_db *db)
+{
+	int rc;
+
+	return read_version(db, &rc);
+}
+
+/*
+ * Checks that a store opened read-only has this program's schema,
+ * keeping the reason in db->err (naming the file) when it has not.  A
+ * store with version 0 has no schema yet: another process is creating
+ * it (the creator's migrations commit at once) or it was left empty.
+ * The reader waits for it as for a busy store.
+ */
+static enum pw_status check_version(struct pw_db *db)
+{
+	gint64 until = g_get_monotonic_time() + (gint64)BUSY_MS * 1000;
+	int rc, v;
+
+	g_free(db->err);
+	db->err = NULL;
+	pw_db_exec(db, "PRAGMA query_only=ON");
+	while ((v = read_version(db, &rc)) == 0 &&
+	       g_get_monotonic_time() < until)
+		g_usleep(50 * 1000);
+	if (v < 0) {
+		db->err = pw_db_ro_reason(db->h, db->path);
+		return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED ?
+			PW_ERR_TRANSIENT : PW_ERR_IO;
+	}
+	if (v == 0) {
+		db->err = g_strdup_printf("%s: no store yet: another process is"
+			" creating it, or it was left empty (a read-write command"
+			" such as \"patchwarden ingest\" creates it)", db->path);
+		return PW_ERR_TRANSIENT;
+	}
+	if (v < pw_db_schema_version()) {
+		db->err = g_strdup_printf("%s: schema version %d, this program"
+			" reads %d (open it once read-write to migrate)",
+			db->path, v, pw_db_schema_version());
+		return PW_ERR_DB;
+	}
+	if (v > pw_db_schema_version()) {
+		db->err = g_strdup_printf("%s: schema version %d, newer than"
+			" this program's %d", db->path, v, pw_db_schema_version());
+		return PW_ERR_DB;
+	}
+	return PW_OK;
 }
 
 static enum pw_status migrate(struct pw_db *db)
@@ -495,8 +614,9 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
-	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_busy_timeout(db->h, BUSY_MS);
 	if (!readonly) {
+		pw_db_keep_wal(db->h);
 		/* Only takes effect on a new file. */
 		if ((s = pw_db_exec(db, "PRAGMA page_size=16384")) ||
 		    /* 16 MiB: the indexes that bulk inserts hit at random
@@ -504,27 +624,24 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 		     * for longer as the database grows. */
 		    (s = pw_db_exec(db, "PRAGMA cache_size=-16384")) ||
 		    (s = pw_db_exec(db, "PRAGMA journal_mode=WAL")) ||
+		    (s = pw_db_exec(db, "PRAGMA journal_size_limit=" WAL_KEEP)) ||
 		    (s = pw_db_exec(db, "PRAGMA synchronous=NORMAL")) ||
-		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")) ||
-		    (s = migrate(db)))
+		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")))
 			goto fail_msg;
-		if (!raw_open(db)) {
+		/* The raw store before the schema: a reader that finds a
+		 * new store's schema finds its raw store made too. */
+		if (!pw_db_raw_open(db)) {
 			s = PW_ERR_DB;
 			goto fail_msg;
 		}
-	} else {
-		int v;
-
-		pw_db_exec(db, "PRAGMA query_only=ON");
-		v = user_version(db);
-		if (v != pw_db_schema_version()) {
-			g_free(db->err);
-			db->err = g_strdup_printf(
-				"schema version %d, this program reads %d "
-				"(open it once read-write to migrate)",
-				v, pw_db_schema_version());
-			s = PW_ERR_DB;
+		if ((s = migrate(db)))
 			goto fail_msg;
+	} else {
+		s = check_version(db);
+		if (s) {
+			if (err)
+				*err = g_strdup(pw_db_errmsg(db));
+			goto fail;
 		}
 	}
 	*out = db;
@@ -620,7 +737,8 @@ static struct pw_db_ckpt *ckpt_new(sqlite3 *writer, const char *path,
 		g_free(c);
 		return NULL;
 	}
-	sqlite3_busy_timeout(c->h, 10000);
+	sqlite3_busy_timeout(c->h, BUSY_MS);
+	pw_db_keep_wal(c->h);
 	/* Read the header once, so that the connection knows the WAL. */
 	sqlite3_exec(c->h, "PRAGMA schema_version", NULL, NULL, NULL);
 	c->writer = writer;

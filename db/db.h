@@ -59,7 +59,13 @@ void pw_db_checkpoint_stop(struct pw_db *db);
 /*
  * Opens (creating when needed, unless readonly) the database at path and
  * migrates it to the current schema.  On failure returns an error and a
- * new message in *err.
+ * new message in *err, naming the file.  Read-write connections keep
+ * the -wal and -shm files when they close, so that a reader who cannot
+ * write the folder can read.  Read-only, it migrates nothing and
+ * refuses another schema version (PW_ERR_DB); waits as for a lock for
+ * a store being created, then says so (PW_ERR_TRANSIENT, as when busy);
+ * and says why this user cannot read (PW_ERR_IO), such as the WAL
+ * files missing in a folder the user cannot write.
  */
 enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 			  char **err);
@@ -196,5 +202,63 @@ struct pw_db_stats {
 
 /* Counts what is stored. */
 enum pw_status pw_db_stats(struct pw_db *db, struct pw_db_stats *out);
+
+/* ---- looking after a store (db/care.c) ---- */
+
+/*
+ * Counts into *n the raw rows that no message names, or with remove
+ * deletes them and counts what went.  All of them, wherever they are
+ * (pw_db_raw_orphans_remove() looks at the newest only): a writer
+ * interrupted between the two commits leaves its batch's bytes, which
+ * later batches then follow.  Removing holds the main store's write
+ * lock (waiting for it as for any lock), so no batch in flight is
+ * touched; counting on a read-only store reads both, the raw store
+ * first, and sees a writer's batch between its two commits for that
+ * moment only.  Not inside a transaction.  The raw bytes are not read:
+ * only the message table and the raw rows in the gaps between raw ids.
+ */
+enum pw_status pw_db_raw_orphans(struct pw_db *db, bool remove, int64_t *n);
+
+/*
+ * Runs SQLite's integrity_check on the store and its raw store and
+ * appends one new string "FILE: problem" (g_free) to problems for each
+ * problem found, including a file too damaged to be checked.  Returns
+ * an error only when it could not check (busy, cannot open).
+ */
+enum pw_status pw_db_integrity_check(struct pw_db *db, GPtrArray *problems);
+
+/* The bytes a store's two files hold (their pages). */
+struct pw_db_sizes {
+	int64_t store, raw;
+};
+
+/*
+ * VACUUMs both files of a read-write store and empties their WALs into
+ * them; before and after receive their sizes.  SQLite's locks keep it
+ * from running beside a writer (it waits as for any lock, then fails
+ * with PW_ERR_TRANSIENT).
+ */
+enum pw_status pw_db_vacuum(struct pw_db *db, struct pw_db_sizes *before,
+			    struct pw_db_sizes *after);
+
+/* What a backup copied. */
+struct pw_db_backup_info {
+	int64_t messages;	/* messages in the copy */
+	int64_t bytes, raw_bytes;	/* sizes of its two files */
+	int64_t raw_dropped;	/* raw rows of no message in the copy, left out */
+};
+
+/*
+ * Copies the store at path (not opened through struct pw_db: any
+ * schema version, read-only) into the new files to and its raw
+ * companion (to + "-raw"), with SQLite's online backup API: each file
+ * in one read transaction, the main store first, so that the copy is
+ * consistent while other processes write.  Raw rows no message of the
+ * copy names are left out.  Refuses (PW_ERR_USAGE) when to or its raw
+ * companion exists; removes what it made when it fails.  On failure
+ * returns an error and a new message in *err.
+ */
+enum pw_status pw_db_backup(const char *path, const char *to,
+			    struct pw_db_backup_info *info, char **err);
 
 #endif
