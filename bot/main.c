@@ -19,7 +19,7 @@ static const struct command commands[] = {
 	{ "check", pw_cmd_check, "check patches, mails or source files before sending" },
 	{ "parse", pw_cmd_parse, "show what is read from each message, store nothing" },
 	{ "ingest", pw_cmd_ingest, "store messages from mbox, Maildir, .eml or stdin" },
-	{ "db", pw_cmd_db, "database maintenance: stats, recheck" },
+	{ "db", pw_cmd_db, "the store: stats, check, recheck, backup, vacuum" },
 	{ "query", pw_cmd_query, "query the stored history" },
 	{ "outbox", pw_cmd_outbox, "list, show, send and retry replies" },
 	{ "run", pw_cmd_run, "the bot's main job: the service, or ingest, check, reply" },
