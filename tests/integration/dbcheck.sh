@@ -19,7 +19,7 @@ q "$db" "CREATE TRIGGER boom BEFORE INSERT ON message
 WHEN (SELECT count(*) FROM message) >= 10
 BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END;"
 out=$($PW ingest --db "$db" "$C" "$S" 2>"$T/err"); rc=$?
-is "failed mid-run: exit status 1" "$rc" 1
+is "failed mid-run: exit status 75 (the store failed)" "$rc" 75
 contains "failed mid-run: the store's reason is told" "$(cat "$T/err")" "refused by a test trigger"
 is "failed mid-run: printed counts are the rows committed" \
 	"$(kv messages "$out"),$(kv patches "$out"),$(kv covers "$out"),$(kv comments "$out")" \
@@ -39,7 +39,7 @@ q "$db" "CREATE TABLE boom(x INTEGER REFERENCES message(id) DEFERRABLE INITIALLY
 CREATE TRIGGER boom AFTER INSERT ON message WHEN NEW.id > 20
 BEGIN INSERT INTO boom VALUES (-1); END;"
 out=$($PW ingest --db "$db" "$S" 2>"$T/err"); rc=$?
-is "failed commit: exit status 1" "$rc" 1
+is "failed commit: exit status 75 (the store failed)" "$rc" 75
 is "failed commit: nothing counted, nothing stored" "$(kv messages "$out"),$(q "$db" "SELECT count(*) FROM message")" "0,3"
 q "$db" "DROP TRIGGER boom; DROP TABLE boom"
 used=$(q "$db" "SELECT count(*) FROM message WHERE raw_id IS NOT NULL")

@@ -41,14 +41,16 @@ for s in 0 1 2 75; do
 	check "patchwarden.1: exit status $s" grep -q "^\.B $s\$" "$MAN1"
 done
 
-# Keys: get_str/get_int/get_bool/get_list(kf, "GROUP", "KEY", ...) and
-# the [imap] keys (imap_key(kf, group, "KEY", ...)).
-keys=$(grep -oE 'get_(str|int|bool|list)\(kf, "[a-z]+", "[a-z_]+"' "$TOP/bot/config.c" |
-	sed -E 's/.*"([a-z]+)", "([a-z_]+)"/\1.\2/' | sort -u)
-keys="$keys $(grep -oE 'imap_key\(kf, group, "[a-z_]+"' "$TOP/bot/config.c" |
-	sed -E 's/.*"([a-z_]+)"/imap.\1/' | sort -u)"
-keys="$keys $(grep -oE 'get_(str|list|bool)\(kf, group, "[a-z_]+"' "$TOP/bot/config.c" |
-	sed -E 's/.*"([a-z_]+)"/list.\1/' | sort -u)"
+# Keys: the tables of config.c that say what a configuration may hold
+# (static const char *const SECTION_keys[] = { "KEY", ... }), a key
+# outside them being refused.
+keys=$(awk '/^static const char \*const [a-z]+_keys\[\] = \{/ {
+		sec = $0; sub(/.*const /, "", sec); sub(/_keys.*/, "", sec); on = 1 }
+	on { line = $0
+		while (match(line, /"[a-z_]+"/)) {
+			print sec "." substr(line, RSTART + 1, RLENGTH - 2)
+			line = substr(line, RSTART + RLENGTH) } }
+	on && /\};/ { on = 0 }' "$TOP/bot/config.c" | sort -u)
 check "config.c's keys read" test "$(wc -w <<<"$keys")" -gt 20
 for k in $keys; do
 	key=${k#*.}
