@@ -45,7 +45,7 @@ int pw_cmd_run(int argc, char **argv)
 	struct pw_reply_send_stats ost = { 0 };
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
-	char *err = NULL;
+	char *err = NULL, *summary;
 	bool stored;
 	int rc = 2;
 
@@ -87,11 +87,9 @@ int pw_cmd_run(int argc, char **argv)
 			err ? err : "sending failed");
 		g_clear_pointer(&err, g_free);
 	}
-	printf("replies: sent=%d deferred=%d failed=%d", ost.sent, ost.deferred,
-	       ost.failed);
-	if (!cfg->smtp_url)
-		printf(" (dry run: written to %s)", cfg->dry_run_mbox);
-	putchar('\n');
+	summary = pw_reply_send_summary(cfg, &ost);
+	printf("replies: %s\n", summary);
+	g_free(summary);
 	if (counts.errors)
 		rc = 1;
 	/* The store failed, not the mail: it is to be delivered again. */
