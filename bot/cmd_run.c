@@ -91,7 +91,7 @@ int pw_cmd_run(int argc, char **argv)
 	struct pw_reply_send_stats ost = { 0 };
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
-	char *err = NULL;
+	char *err = NULL, *summary;
 	int rc = 2;
 
 	if (!pw_cli_parse("run", "[SOURCE...]", entries, &argc, &argv))
@@ -141,11 +141,9 @@ int pw_cmd_run(int argc, char **argv)
 			err ? err : "sending failed");
 		g_clear_pointer(&err, g_free);
 	}
-	printf("replies: sent=%d deferred=%d failed=%d", ost.sent, ost.deferred,
-	       ost.failed);
-	if (!cfg->smtp_url)
-		printf(" (dry run: written to %s)", cfg->dry_run_mbox);
-	putchar('\n');
+	summary = pw_reply_send_summary(cfg, &ost);
+	printf("replies: %s\n", summary);
+	g_free(summary);
 out:
 	pw_db_close(db);
 	pw_config_free(cfg);

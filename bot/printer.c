@@ -1,7 +1,8 @@
 /*
  * patchwarden: the printer (see bot/printer.h).  JSON goes through
  * json-glib's builder and generator; text and CSV collect the fields of
- * the open record and write it when it ends.
+ * the open record and write it when it ends.  Every format writes each
+ * record as it ends: a command printing many rows holds one at a time.
  */
 #include <string.h>
 #include <glib.h>
@@ -28,7 +29,12 @@ struct frame {
 	bool skip;		/* text, CSV: inside the record, not collected */
 	char *prefix;		/* text, CSV: key prefix of a map in the record */
 	struct field *list;	/* text, CSV: the list field this list fills */
-	bool stream;		/* JSON: the outermost list, streamed */
+	/* JSON */
+	bool stream;		/* the outermost list, streamed */
+	bool direct;		/* written as it goes, outside any record */
+	bool root;		/* the record the builder was made for */
+	unsigned level;		/* nesting depth, for the indentation */
+	unsigned items;		/* values written into it so far */
 };
 
 struct pw_printer {
@@ -40,8 +46,8 @@ struct pw_printer {
 	GArray *stack;		/* struct frame, innermost last */
 	char *key;		/* text, CSV: the key of the next value */
 	/* JSON */
-	JsonBuilder *b;		/* the value being built, or NULL */
-	unsigned streamed;	/* elements of a streamed list written */
+	JsonBuilder *b;		/* the record being built, or NULL */
+	JsonGenerator *gen;
 	/* text, CSV */
 	GPtrArray *fields;	/* the open record's, or NULL */
 	GHashTable *index;	/* its fields by key (the first of a key) */
@@ -83,6 +89,8 @@ struct pw_printer *pw_printer_new(enum pw_format f, FILE *out,
 	p->flags = flags;
 	p->layout = g_strdup(layout);
 	p->stack = g_array_new(FALSE, TRUE, sizeof(struct frame));
+	if (f == PW_FORMAT_JSON)
+		p->gen = json_generator_new();
 	return p;
 }
 
@@ -115,6 +123,8 @@ void pw_printer_free(struct pw_printer *p)
 	g_array_unref(p->stack);
 	if (p->b)
 		g_object_unref(p->b);
+	if (p->gen)
+		g_object_unref(p->gen);
 	if (p->index)
 		g_hash_table_destroy(p->index);
 	if (p->fields)
@@ -127,44 +137,96 @@ void pw_printer_free(struct pw_printer *p)
 	g_free(p);
 }
 
-/* ---- JSON ---- */
+/* ---- JSON ----
+ *
+ * Containers outside a record are written as they open and close, their
+ * brackets, commas and keys by the printer, in json-glib's own layout;
+ * a record, and everything inside it, is built as one JsonNode, written
+ * by JsonGenerator when the record ends, and freed.  Memory then holds
+ * one row, however many rows a command prints.
+ */
 
-/* Whether a value starting now is an element of the streamed list. */
-static bool json_streamed(struct pw_printer *p)
+/* Writes n spaces of indentation. */
+static void json_indent(struct pw_printer *p, unsigned n)
+{
+	while (n--)
+		fputc(' ', p->out);
+}
+
+static bool json_pretty(const struct pw_printer *p)
+{
+	return !(p->flags & PW_PRINTER_COMPACT);
+}
+
+/*
+ * Writes node as the generator lays it out, at nesting level: the
+ * generator starts at the left margin, so each of its lines after the
+ * first is moved right by the level's indentation (its line breaks are
+ * all between tokens: a string's own are escaped).
+ */
+static void json_write_node(struct pw_printer *p, JsonNode *node,
+			    unsigned level)
+{
+	char *s, *line, *nl;
+
+	json_generator_set_pretty(p->gen, json_pretty(p));
+	json_generator_set_root(p->gen, node);
+	s = json_generator_to_data(p->gen, NULL);
+	for (line = s; level && (nl = strchr(line, '\n')); line = nl + 1) {
+		fwrite(line, 1, (size_t)(nl - line) + 1, p->out);
+		json_indent(p, 2 * level);
+	}
+	fputs(line, p->out);
+	g_free(s);
+	json_generator_set_root(p->gen, NULL);
+}
+
+/*
+ * Before a value outside any record: the comma, line break and
+ * indentation that separate it from the one before, and its key inside
+ * a map.  Returns the value's nesting level.
+ */
+static unsigned json_item(struct pw_printer *p)
 {
 	struct frame *f = top(p);
+	unsigned level;
 
-	return f && f->stream;
-}
-
-/* Writes the finished value of the builder and drops the builder. */
-static void json_emit(struct pw_printer *p)
-{
-	JsonGenerator *g = json_generator_new();
-	JsonNode *root = json_builder_get_root(p->b);
-	bool stream = json_streamed(p);
-	char *s;
-
-	json_generator_set_pretty(g, !(p->flags & PW_PRINTER_COMPACT));
-	json_generator_set_root(g, root);
-	s = json_generator_to_data(g, NULL);
-	if (stream)
-		fputs(p->streamed++ ? ",\n" : "", p->out);
-	fputs(s, p->out);
-	if (!stream)
+	if (!f)
+		return 0;
+	if (f->stream) {
+		fputs(f->items++ ? ",\n" : "", p->out);
+		return 0;
+	}
+	level = f->level + 1;
+	if (f->items++)
+		fputc(',', p->out);
+	if (json_pretty(p)) {
 		fputc('\n', p->out);
-	g_free(s);
-	json_node_unref(root);
-	g_object_unref(g);
-	g_object_unref(p->b);
-	p->b = NULL;
+		json_indent(p, 2 * level);
+	}
+	if (f->kind != FR_LIST) {
+		JsonNode *k = json_node_init_string(json_node_alloc(),
+						    p->key ? p->key : "");
+
+		json_write_node(p, k, 0);
+		json_node_unref(k);
+		fputs(json_pretty(p) ? " : " : ":", p->out);
+	}
+	g_free(p->key);
+	p->key = NULL;
+	return level;
 }
 
-/* Before a value: the builder it goes into, and its key. */
+/* After a whole value at the top: its line ends. */
+static void json_done(struct pw_printer *p)
+{
+	if (!p->stack->len)
+		fputc('\n', p->out);
+}
+
+/* Before a value inside a record: the builder it goes into, keyed. */
 static JsonBuilder *json_value(struct pw_printer *p)
 {
-	if (!p->b)
-		p->b = json_builder_new();
 	if (p->key) {
 		json_builder_set_member_name(p->b, p->key);
 		g_free(p->key);
@@ -173,25 +235,43 @@ static JsonBuilder *json_value(struct pw_printer *p)
 	return p->b;
 }
 
-/* After a value: written when it is a whole one. */
-static void json_after(struct pw_printer *p)
+/* A scalar: into the record being built, or written where it stands. */
+static void json_scalar(struct pw_printer *p, JsonNode *node)
 {
-	if (p->b && (!p->stack->len || json_streamed(p)))
-		json_emit(p);
+	unsigned level;
+
+	if (p->b) {
+		json_builder_add_value(json_value(p), node);
+		return;
+	}
+	level = json_item(p);
+	json_write_node(p, node, level);
+	json_node_unref(node);
+	json_done(p);
 }
 
 static void json_begin(struct pw_printer *p, enum frame_kind kind)
 {
 	struct frame f = { .kind = kind };
 
-	if (kind == FR_LIST && !p->stack->len && !p->b &&
-	    (p->flags & PW_PRINTER_STREAM)) {
+	if (p->b) {
+		if (kind == FR_LIST)
+			json_builder_begin_array(json_value(p));
+		else
+			json_builder_begin_object(json_value(p));
+	} else if (kind == FR_RECORD) {
+		f.level = json_item(p);
+		f.root = true;
+		p->b = json_builder_new();
+		json_builder_begin_object(p->b);
+	} else if (kind == FR_LIST && !p->stack->len &&
+		   (p->flags & PW_PRINTER_STREAM)) {
 		f.stream = true;
 		fputs("[\n", p->out);
-	} else if (kind == FR_LIST) {
-		json_builder_begin_array(json_value(p));
 	} else {
-		json_builder_begin_object(json_value(p));
+		f.level = json_item(p);
+		f.direct = true;
+		fputc(kind == FR_LIST ? '[' : '{', p->out);
 	}
 	g_array_append_val(p->stack, f);
 }
@@ -202,14 +282,34 @@ static void json_end(struct pw_printer *p)
 
 	frame_pop(p, &f);
 	if (f.stream) {
-		fputs(p->streamed ? "\n]\n" : "]\n", p->out);
+		fputs(f.items ? "\n]\n" : "]\n", p->out);
+		return;
+	}
+	if (f.direct) {
+		/* json-glib's layout: "[]" and "{  }" when empty. */
+		if (f.items && json_pretty(p)) {
+			fputc('\n', p->out);
+			json_indent(p, 2 * f.level);
+		} else if (f.kind != FR_LIST && json_pretty(p)) {
+			json_indent(p, 2 * f.level);
+		}
+		fputc(f.kind == FR_LIST ? ']' : '}', p->out);
+		json_done(p);
 		return;
 	}
 	if (f.kind == FR_LIST)
 		json_builder_end_array(p->b);
 	else
 		json_builder_end_object(p->b);
-	json_after(p);
+	if (f.root) {
+		JsonNode *root = json_builder_get_root(p->b);
+
+		json_write_node(p, root, f.level);
+		json_node_unref(root);
+		g_object_unref(p->b);
+		p->b = NULL;
+		json_done(p);
+	}
 }
 
 /* ---- text and CSV: collecting a record ---- */
@@ -573,17 +673,16 @@ void pw_print_string(struct pw_printer *p, const char *s)
 		return;
 	}
 	if (!s) {
-		json_builder_add_null_value(json_value(p));
+		json_scalar(p, json_node_init_null(json_node_alloc()));
 	} else if (g_utf8_validate(s, -1, NULL)) {
-		json_builder_add_string_value(json_value(p), s);
+		json_scalar(p, json_node_init_string(json_node_alloc(), s));
 	} else {
 		/* Paths and lines come from mail: JSON is UTF-8 only. */
 		char *u = g_utf8_make_valid(s, -1);
 
-		json_builder_add_string_value(json_value(p), u);
+		json_scalar(p, json_node_init_string(json_node_alloc(), u));
 		g_free(u);
 	}
-	json_after(p);
 }
 
 void pw_print_int(struct pw_printer *p, int64_t v)
@@ -593,8 +692,7 @@ void pw_print_int(struct pw_printer *p, int64_t v)
 			v != 0);
 		return;
 	}
-	json_builder_add_int_value(json_value(p), v);
-	json_after(p);
+	json_scalar(p, json_node_init_int(json_node_alloc(), v));
 }
 
 void pw_print_bool(struct pw_printer *p, bool v)
@@ -603,8 +701,7 @@ void pw_print_bool(struct pw_printer *p, bool v)
 		collect(p, V_BOOL, g_strdup(v ? "true" : "false"), v);
 		return;
 	}
-	json_builder_add_boolean_value(json_value(p), v);
-	json_after(p);
+	json_scalar(p, json_node_init_boolean(json_node_alloc(), v));
 }
 
 void pw_print_null(struct pw_printer *p)
@@ -613,8 +710,7 @@ void pw_print_null(struct pw_printer *p)
 		collect(p, V_NULL, g_strdup(""), false);
 		return;
 	}
-	json_builder_add_null_value(json_value(p));
-	json_after(p);
+	json_scalar(p, json_node_init_null(json_node_alloc()));
 }
 
 void pw_print_str_at(struct pw_printer *p, const char *key, const char *s)

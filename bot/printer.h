@@ -9,7 +9,10 @@
  * command gives (below), or as "key=value key=value" without one; CSV
  * renders each record as one line, its columns named by the first
  * record's keys.  Both skip whatever lies outside a record.  JSON
- * renders everything, a record being a plain object.
+ * renders everything, a record being a plain object.  Every format
+ * writes a record when it ends and then forgets it, JSON included (its
+ * brackets outside records are written as they open and close): memory
+ * holds one row, however many a command prints.
  *
  * Text layouts are templates over the record's keys, in the manner of
  * git for-each-ref --format:
@@ -79,13 +82,14 @@ struct pw_printer *pw_printer_new(enum pw_format f, FILE *out,
 void pw_printer_set_separator(struct pw_printer *p, const char *sep);
 
 /*
- * Frees p; NULL is a no-op.  What is still open is dropped unprinted:
- * a command that fails halfway ends nothing and prints no half JSON.
+ * Frees p; NULL is a no-op.  A record still open is dropped unprinted;
+ * the records before it are out already (a command that fails halfway
+ * says so on stderr and by its exit status).
  */
 void pw_printer_free(struct pw_printer *p);
 
 /* Opens a map, a list or a record (a map that is one row); closes the
- * innermost one.  JSON is written when the outermost one closes. */
+ * innermost one.  A record is written when it closes. */
 void pw_print_begin_map(struct pw_printer *p);
 void pw_print_begin_list(struct pw_printer *p);
 void pw_print_begin_record(struct pw_printer *p);

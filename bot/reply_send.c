@@ -161,7 +161,12 @@ static enum pw_status send_one(struct pw_db *db, struct pw_smtp *smtp, FILE *mbo
 		s = pw_db_outbox_mark_sent(db, id, now(), mbox ? "mbox" : "smtp",
 					   res.code, res.error[0] ? res.error : NULL);
 		st->sent++;
-		pw_info("reply %" G_GINT64_FORMAT " sent to %s", id, r->rcpt_to);
+		if (mbox)
+			pw_info("reply %" G_GINT64_FORMAT " to %s written to the"
+				" dry-run mbox", id, r->rcpt_to);
+		else
+			pw_info("reply %" G_GINT64_FORMAT " sent to %s", id,
+				r->rcpt_to);
 		break;
 	case PW_ERR_PERMANENT:
 		s = pw_db_outbox_mark_failed(db, id, res.code, res.error);
@@ -243,6 +248,7 @@ enum pw_status pw_reply_send_due(struct pw_db *db, const struct pw_config *cfg,
 		goto out;
 	if (!cfg->smtp_url) {
 		mbox = fopen(cfg->dry_run_mbox, "a");
+		st->mbox = mbox ? 1 : -1;
 		if (!mbox) {
 			*err = g_strdup_printf("%s: %s", cfg->dry_run_mbox,
 					       g_strerror(errno));
@@ -286,4 +292,25 @@ out:
 		close(lock);
 	g_array_unref(ids);
 	return s;
+}
+
+char *pw_reply_send_summary(const struct pw_config *cfg,
+			    const struct pw_reply_send_stats *st)
+{
+	GString *s = g_string_new(NULL);
+
+	g_string_append_printf(s, "sent=%d deferred=%d failed=%d", st->sent,
+			       st->deferred, st->failed);
+	if (cfg->smtp_url)
+		;
+	else if (st->mbox > 0)
+		g_string_append_printf(s, " (dry run: written to %s)",
+				       cfg->dry_run_mbox);
+	else if (st->mbox < 0)
+		g_string_append_printf(s, " (dry run: %s cannot be written)",
+				       cfg->dry_run_mbox);
+	else
+		g_string_append_printf(s, " (dry run: replies go to %s)",
+				       cfg->dry_run_mbox);
+	return g_string_free(s, FALSE);
 }

@@ -28,6 +28,10 @@ struct pw_reply_send_stats {
 	int sent;
 	int deferred;		/* transient failure: retried later */
 	int failed;		/* permanent failure */
+	/* Dry run: 1 when the mbox was opened (the replies counted as
+	 * sent are in it), -1 when it could not be, 0 when nothing was
+	 * due or the replies go out by SMTP. */
+	int mbox;
 };
 
 /*
@@ -41,5 +45,14 @@ struct pw_reply_send_stats {
 enum pw_status pw_reply_send_due(struct pw_db *db, const struct pw_config *cfg,
 				 const struct pw_reply_send_opts *o,
 				 struct pw_reply_send_stats *st, char **err);
+
+/*
+ * The summary of a send, for people: "sent=N deferred=N failed=N", and
+ * in a dry run where the replies went: "(dry run: written to FILE)"
+ * only when FILE was written, else that it could not be, or where
+ * replies will go.  g_free.
+ */
+char *pw_reply_send_summary(const struct pw_config *cfg,
+			    const struct pw_reply_send_stats *st);
 
 #endif

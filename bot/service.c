@@ -223,10 +223,12 @@ static bool replies(struct service *sv)
 			err ? err : "sending failed");
 		g_free(err);
 	}
-	if (ost.sent || ost.deferred || ost.failed)
-		pw_info("outbox: sent=%d deferred=%d failed=%d%s", ost.sent,
-			ost.deferred, ost.failed, sv->cfg->smtp_url ? "" :
-			" (dry run: written to the dry-run mbox)");
+	if (ost.sent || ost.deferred || ost.failed) {
+		char *summary = pw_reply_send_summary(sv->cfg, &ost);
+
+		pw_info("outbox: %s", summary);
+		g_free(summary);
+	}
 	return true;
 }
 

@@ -41,6 +41,8 @@ struct rcpt_trace {
 	int accepted;
 	bool mail_pending;	/* MAIL FROM sent, its answer not yet read */
 	char *mail_refused;	/* a 5xx answer to MAIL FROM, as the server said it */
+	GString *reply;		/* the answer being read, its lines joined */
+	char *last;		/* the server's last whole answer */
 };
 
 static size_t read_cb(char *buf, size_t size, size_t nmemb, void *userp)
@@ -78,6 +80,29 @@ static int debug_cb(CURL *c, curl_infotype type, char *data, size_t size,
 	struct rcpt_trace *t = userp;
 	char *line;
 
+	/* Every answer, for the error of a failed transaction: libcurl
+	 * reports a refusal after DATA only as a "weird server reply". */
+	if (type == CURLINFO_HEADER_IN && size >= 4 && g_ascii_isdigit(data[0])) {
+		/* "554-first" "554 last": "554 first last". */
+		line = line_dup(data, size);
+		if (t->reply->len >= 400) {
+			/* Enough to say why; a server may send lines
+			 * without end. */
+		} else if (t->reply->len) {
+			g_string_append_c(t->reply, ' ');
+			g_string_append(t->reply, strlen(line) > 4 ? line + 4 : "");
+		} else {
+			if (line[3])
+				line[3] = ' ';
+			g_string_append(t->reply, line);
+		}
+		g_free(line);
+		if (data[3] != '-') {
+			g_free(t->last);
+			t->last = g_strndup(t->reply->str, 400);
+			g_string_truncate(t->reply, 0);
+		}
+	}
 	if (type == CURLINFO_HEADER_OUT && size > 10 &&
 	    !g_ascii_strncasecmp(data, "MAIL FROM:", 10)) {
 		t->mail_pending = true;
@@ -204,7 +229,8 @@ enum pw_status pw_smtp_send(struct pw_smtp *s, const char *from,
 			    size_t len, struct pw_smtp_result *res)
 {
 	struct upload up = { data, len, 0 };
-	struct rcpt_trace trace = { .refused = g_string_new(NULL) };
+	struct rcpt_trace trace = { .refused = g_string_new(NULL),
+				    .reply = g_string_new(NULL) };
 	struct curl_slist *list = NULL;
 	char *mail_from = g_strdup_printf("<%s>", from);
 	enum pw_status st;
@@ -272,9 +298,15 @@ enum pw_status pw_smtp_send(struct pw_smtp *s, const char *from,
 				 trace.accepted, trace.refused->str);
 		goto out;
 	}
-	snprintf(res->error, sizeof(res->error), "%s%s%s",
-		 s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc),
-		 trace.refused->len ? "; " : "", trace.refused->str);
+	if (code >= 400 && trace.last && (trace.accepted || !trace.refused->len))
+		/* The server's own words, as it said them. */
+		snprintf(res->error, sizeof(res->error), "the server answered:"
+			 " %s%s%s", trace.last, trace.refused->len ? "; " : "",
+			 trace.refused->str);
+	else
+		snprintf(res->error, sizeof(res->error), "%s%s%s",
+			 s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc),
+			 trace.refused->len ? "; " : "", trace.refused->str);
 	/* A sender the server refuses is refused for every reply alike,
 	 * except for 552, a message too large for its SIZE. */
 	if (trace.mail_refused && strncmp(trace.mail_refused, "552", 3)) {
@@ -310,6 +342,8 @@ out:
 	g_free(mail_from);
 	g_free(trace.current);
 	g_free(trace.mail_refused);
+	g_free(trace.last);
+	g_string_free(trace.reply, TRUE);
 	g_string_free(trace.refused, TRUE);
 	return st;
 }

@@ -4,7 +4,10 @@
  *
  * Files are read through a fixed 64 KiB window, so memory stays bounded
  * by the largest message whatever the file size; a message beyond
- * PW_MAX_MESSAGE is skipped and reported.  The kind of a file is told
+ * PW_MAX_MESSAGE is skipped and reported.  In a regular file the next
+ * message is looked for after it; a pipe or a device (standard input,
+ * /dev/zero) may never end, so reading stops there.  The error of a
+ * message says why only: raw->where says which.  The kind of a file is told
  * from its first line that is not white space: "From " makes it an
  * mbox.  mbox framing follows git mailsplit and mboxrd: the first
  * "From " line, and then every one that git's is_from_line() takes for
@@ -448,8 +451,8 @@ static enum pw_status next_dir(struct pw_source *s, struct pw_raw *raw,
 			raw->where = s->where;
 			raw->index = ++s->index;
 			if (err)
-				*err = g_strdup_printf("%s: directory nested more than %d deep, skipped",
-						       file, MAX_DIR_DEPTH);
+				*err = g_strdup_printf("directory nested more than %d deep, skipped",
+						       MAX_DIR_DEPTH);
 			return PW_ERR_INPUT;
 		}
 		st = source_open(file, s->depth + 1, 0, &s->child, err);
@@ -458,6 +461,11 @@ static enum pw_status next_dir(struct pw_source *s, struct pw_raw *raw,
 			s->where = g_strdup(file);
 			raw->where = s->where;
 			raw->index = ++s->index;
+			/* Opening names the file; here where does. */
+			if (err && *err && g_str_has_prefix(*err, file) &&
+			    g_str_has_prefix(*err + strlen(file), ": "))
+				memmove(*err, *err + strlen(file) + 2,
+					strlen(*err + strlen(file) + 2) + 1);
 			return PW_ERR_INPUT;
 		}
 	}
@@ -484,16 +492,15 @@ static enum pw_status next_maildir(struct pw_source *s, struct pw_raw *raw,
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
 		if (err)
-			*err = g_strdup_printf("%s: %s", s->where,
-					       g_strerror(errno));
+			*err = g_strdup(g_strerror(errno));
 		st = PW_ERR_INPUT;
 		goto out;
 	}
 	if ((uint64_t)sb.st_size > PW_MAX_MESSAGE) {
 		raw->truncated = true;
 		if (err)
-			*err = g_strdup_printf("%s: message larger than %u MiB, skipped",
-					       s->where, PW_MAX_MESSAGE >> 20);
+			*err = g_strdup_printf("message larger than %u MiB, skipped",
+					       PW_MAX_MESSAGE >> 20);
 		st = PW_ERR_INPUT;
 		goto out;
 	}
@@ -515,10 +522,10 @@ static enum pw_status next_maildir(struct pw_source *s, struct pw_raw *raw,
 	}
 	if (n < 0 || raw->truncated) {
 		if (err)
-			*err = n < 0 ? g_strdup_printf("%s: read error: %s",
-						       s->where, g_strerror(errno))
-				     : g_strdup_printf("%s: message larger than %u MiB, skipped",
-						       s->where, PW_MAX_MESSAGE >> 20);
+			*err = n < 0 ? g_strdup_printf("read error: %s",
+						       g_strerror(errno))
+				     : g_strdup_printf("message larger than %u MiB, skipped",
+						       PW_MAX_MESSAGE >> 20);
 		st = PW_ERR_INPUT;
 		goto out;
 	}
@@ -617,6 +624,8 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 				p++;
 				len--;
 			}
+			if (s->msg->len + len > PW_MAX_MESSAGE)
+				big = true;
 			if (!big)
 				g_string_append_len(s->msg, p, len);
 			continue;
@@ -657,6 +666,13 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 		}
 		if (s->msg->len + len > PW_MAX_MESSAGE) {
 			big = true;
+			/* Only a regular file is sure to end: in anything
+			 * else (a pipe, /dev/zero) the next message may
+			 * never come. */
+			if (!(s->framed && s->seekable)) {
+				s->done = true;
+				break;
+			}
 			continue;
 		}
 		if (!big)
@@ -678,8 +694,10 @@ wrong_length:
 	}
 	if (st != PW_OK)
 		goto out;
-	if (!s->have_sep)
+	if (!s->have_sep || s->done) {
 		s->done = true;
+		s->have_sep = false;
+	}
 	/* The blank line before the next From_ line belongs to the mbox. */
 	if (s->framed && s->have_sep) {
 		if (s->msg->len >= 2 && !memcmp(s->msg->str + s->msg->len - 2,
@@ -691,9 +709,13 @@ wrong_length:
 	}
 	if (big) {
 		raw->truncated = true;
-		if (err)
-			*err = g_strdup_printf("%s: message larger than %u MiB, skipped",
-					       s->where, PW_MAX_MESSAGE >> 20);
+		if (err && s->done && !s->seekable)
+			*err = g_strdup_printf("message larger than %u MiB:"
+					       " the rest of the input is not"
+					       " read", PW_MAX_MESSAGE >> 20);
+		else if (err)
+			*err = g_strdup_printf("message larger than %u MiB, skipped",
+					       PW_MAX_MESSAGE >> 20);
 		st = PW_ERR_INPUT;
 		goto out;
 	}

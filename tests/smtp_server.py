@@ -11,7 +11,11 @@ goes to DIR/log.jsonl: mail_from, rcpt_tos, message_id, tls, auth, file.
 The control file (JSON, read again on every command, so a test can change
 the script while the server runs) injects failures:
 
-    {"mail": 451, "rcpt": {"addr@x": 550}, "data": 451, "delay": 2.5}
+    {"mail": 451, "rcpt": {"addr@x": 550}, "data": 451, "delay": 2.5,
+     "data_text": ["5.7.1 first line", "5.7.1 second line"]}
+
+"data_text" replaces the text of the scripted answer to DATA: a string,
+or a list of strings sent as a multi-line reply ("554-first", "554 last").
 
 "delay" holds the answer to DATA for that many seconds; a client that hangs
 up meanwhile gets nothing stored, as a real MTA that never acknowledged the
@@ -83,8 +87,16 @@ class Handler:
                 return "421 4.4.2 the client went away"
         code = ctl.get("data")
         if code:
-            return "%d %s scripted answer to DATA" % (
-                code, "4.3.0" if code < 500 else "5.6.0")
+            text = ctl.get("data_text")
+            if not text:
+                return "%d %s scripted answer to DATA" % (
+                    code, "4.3.0" if code < 500 else "5.6.0")
+            lines = [text] if isinstance(text, str) else text
+            # aiosmtpd sends the status as given: the CRLFs inside make
+            # the continuation lines of a multi-line reply.
+            return "\r\n".join("%d%s%s" % (code, " " if i == len(lines) - 1
+                                             else "-", line)
+                                 for i, line in enumerate(lines))
         raw = envelope.original_content or envelope.content
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")

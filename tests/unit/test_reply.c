@@ -264,6 +264,150 @@ static char *flatten(const char *text)
 	return flat;
 }
 
+/* The Subject header lines of a wire message, as written. */
+static char *raw_subject(const char *p, size_t len)
+{
+	GString *out = g_string_new(NULL);
+	const char *at = g_strstr_len(p, (gssize)len, "\r\nSubject: ");
+	const char *end;
+
+	assert_non_null(at);
+	at += 2;
+	do {
+		end = g_strstr_len(at, (gssize)(p + len - at), "\r\n");
+		assert_non_null(end);
+		g_string_append_len(out, at, end - at + 2);
+		at = end + 2;
+	} while (*at == ' ' || *at == '\t');
+	return g_string_free(out, FALSE);
+}
+
+/* An unstructured header value (folded, CRLF) decoded word by word. */
+static char *words_decoded(const char *value)
+{
+	char *unfolded = g_mime_utils_header_unfold(value);
+	char **tok = g_strsplit_set(g_strstrip(unfolded), " \t", -1);
+	GString *out = g_string_new(NULL);
+	bool prev_word = false;
+	int i;
+
+	for (i = 0; tok[i]; i++) {
+		bool word = g_str_has_prefix(tok[i], "=?") &&
+			    g_str_has_suffix(tok[i], "?=");
+
+		if (!*tok[i])
+			continue;
+		if (out->len && !(word && prev_word))
+			g_string_append_c(out, ' ');
+		if (word) {
+			char *d = g_mime_utils_header_decode_text(NULL, tok[i]);
+
+			assert_true(g_utf8_validate(d, -1, NULL));
+			g_string_append(out, d);
+			g_free(d);
+		} else {
+			g_string_append(out, tok[i]);
+		}
+		prev_word = word;
+	}
+	g_strfreev(tok);
+	g_free(unfolded);
+	return g_string_free(out, FALSE);
+}
+
+/*
+ * A reply to an overlong subject (10,000 characters; encoded words of
+ * multibyte UTF-8): cut on a character, "..." after it, each encoded
+ * word whole UTF-8 on its own, and the header encoded and folded by
+ * GMime exactly as it writes that subject itself.
+ */
+static void check_long_subject(const char *subject)
+{
+	struct pw_finding f = {
+		.rule = "PERM_WORLD_WRITABLE", .severity = PW_SEV_ERROR,
+		.file = "a.c", .line = 1, .message = "0666",
+		.added_line = "\tchmod(\"f\", 0666);",
+	};
+	struct pw_reply_item it = { &f, NULL };
+	struct pw_mail parent = {
+		.msgid = "long@example.org", .from_name = "A",
+		.from_addr = "a@example.org", .subject = (char *)subject,
+	};
+	struct pw_reply_self me = {
+		.addr = "bot@example.org", .msgid = "patchwarden.patch.l@example.org",
+		.date = 1470124800,
+	};
+	struct pw_reply *r = NULL;
+	GMimeMessage *m, *ref;
+	GMimeFormatOptions *fo;
+	char *err = NULL, *got, *want, *ref_text, *w, *cut;
+	const char *wire;
+	gsize len;
+
+	assert_int_equal(pw_reply_patch(&me, &parent, NULL, NULL, &it, 1, 20,
+					&r, &err), PW_OK);
+	m = parse(r->wire);
+	wire = g_bytes_get_data(r->wire, &len);
+	want = raw_subject(wire, len);
+	/* Read as RFC 2047 says, each encoded word on its own (GMime's
+	 * reader joins adjacent words' base64 and stops at the padding of
+	 * the first), each of them whole characters. */
+	got = words_decoded(want + strlen("Subject: "));
+	assert_true(g_utf8_validate(got, -1, NULL));
+	assert_null(strstr(got, "\xef\xbf\xbd"));
+	assert_true(g_utf8_strlen(got, -1) <= 254);
+	assert_true(g_str_has_prefix(got, "Re: "));
+	assert_true(g_str_has_suffix(got, "..."));
+	cut = g_strndup(got + 4, strlen(got) - 7);
+	assert_true(g_str_has_prefix(subject, cut));
+	assert_string_equal(got, r->subject);
+	ref = g_mime_message_new(TRUE);
+	g_mime_message_set_subject(ref, got, "utf-8");
+	fo = g_mime_format_options_clone(NULL);
+	g_mime_format_options_set_newline_format(fo, GMIME_NEWLINE_FORMAT_DOS);
+	ref_text = g_mime_object_to_string(GMIME_OBJECT(ref), fo);
+	g_free(got);
+	w = g_strconcat("\r\n", ref_text, NULL);
+	got = raw_subject(w, strlen(w));
+	g_free(w);
+	assert_string_equal(want, got);
+	g_free(ref_text);
+	g_mime_format_options_free(fo);
+	g_object_unref(ref);
+	g_free(got);
+	g_free(want);
+	g_free(cut);
+	g_object_unref(m);
+	pw_reply_free(r);
+}
+
+static void test_long_subject(void **state)
+{
+	GString *plain = g_string_new("[PATCH] ");
+	GString *enc = g_string_new("[PATCH] ");
+	char *raw, *decoded;
+	int i;
+
+	for (i = 0; i < 10000; i++)
+		g_string_append_c(plain, 'x');
+	check_long_subject(plain->str);
+	g_string_truncate(plain, 8);
+	for (i = 0; i < 2000; i++)
+		g_string_append(plain, "ab ");
+	check_long_subject(plain->str);
+	/* As mail carries it: encoded words of UTF-8, decoded by GMime. */
+	for (i = 0; i < 700; i++)
+		g_string_append(enc, "\xc3\xa9\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xf0\x9f\x94\x92");
+	raw = g_mime_utils_header_encode_text(NULL, enc->str, "utf-8");
+	decoded = words_decoded(raw);
+	assert_string_equal(decoded, enc->str);
+	check_long_subject(decoded);
+	g_free(decoded);
+	g_free(raw);
+	g_string_free(enc, TRUE);
+	g_string_free(plain, TRUE);
+}
+
 static void test_compose_flood(void **state)
 {
 	char *lists[] = { "linux-kernel", "linux-media", NULL };
@@ -305,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_mode_lsl),
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_subject),
+		cmocka_unit_test(test_long_subject),
 		cmocka_unit_test(test_msgid),
 		cmocka_unit_test(test_addr_ok),
 		cmocka_unit_test(test_compose_patch),

@@ -1,7 +1,8 @@
 /*
  * Unit tests for bot/source.c: mbox framing (mboxo and mboxrd), single
  * messages, Maildirs, the size cap, and lines longer than the read
- * window.  Inputs are written to a private temporary directory.
+ * window; input that never ends (a device, a pipe) stopped at the cap.
+ * Inputs are written to a private temporary directory.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -381,6 +384,101 @@ static void long_lines_and_cap(void **state)
 	g_free(path);
 }
 
+/* The error of the one message of endless input: why, once, not where. */
+static void assert_stopped(struct pw_source *s, const char *where)
+{
+	struct pw_raw raw;
+	char *err = NULL;
+
+	assert_int_equal(pw_source_next(s, &raw, &err), PW_ERR_INPUT);
+	assert_true(raw.truncated);
+	assert_null(raw.data);
+	assert_string_equal(raw.where, where);
+	assert_string_equal(err, "message larger than 64 MiB: the rest of"
+			    " the input is not read");
+	g_free(err);
+	err = NULL;
+	assert_int_equal(pw_source_next(s, &raw, &err), PW_OK);
+	assert_null(raw.data);
+	assert_null(err);
+}
+
+static void endless_device(void **state)
+{
+	struct pw_source *s = NULL;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(pw_source_open("/dev/zero", &s, &err), PW_OK);
+	assert_stopped(s, "/dev/zero: message 1");
+	pw_source_free(s);
+}
+
+/* Writes an mbox's From_ line and then zeros into fd until it closes. */
+static gpointer endless_writer(gpointer data)
+{
+	int fd = GPOINTER_TO_INT(data);
+	static const char head[] = "From x Mon Jan  1 00:00:00 2024\n"
+				   "Subject: endless\n\n";
+	char zeros[65536] = { 0 };
+
+	if (write(fd, head, sizeof(head) - 1) > 0)
+		while (write(fd, zeros, sizeof(zeros)) > 0)
+			;
+	close(fd);
+	return NULL;
+}
+
+static void endless_pipe_mbox(void **state)
+{
+	struct pw_source *s = NULL;
+	char *err = NULL;
+	int fds[2], saved = dup(STDIN_FILENO);
+	GThread *t;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(fds), 0);
+	t = g_thread_new("writer", endless_writer, GINT_TO_POINTER(fds[1]));
+	assert_int_equal(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+	close(fds[0]);
+	assert_int_equal(pw_source_open("-", &s, &err), PW_OK);
+	assert_int_equal(pw_source_kind(s), PW_SOURCE_STDIN);
+	assert_stopped(s, "-: message 1 (offset 0)");
+	pw_source_free(s);
+	/* The reader is gone: the writer's next write fails. */
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	g_thread_join(t);
+}
+
+/* A Content-Length that holds does not lift the cap. */
+static void content_length_capped(void **state)
+{
+	size_t big = PW_MAX_MESSAGE + 1000;
+	GString *g = g_string_sized_new(big + 1000);
+	enum pw_source_kind kind;
+	int errors;
+	GPtrArray *m;
+	char *path;
+
+	(void)state;
+	g_string_append_printf(g, "From x Mon Jan  1 00:00:00 2024\n"
+			       "Content-Length: %zu\n\n", big);
+	g_string_set_size(g, g->len + big);
+	memset(g->str + g->len - big, 'a', big);
+	g_string_append(g, "\nFrom x Mon Jan  1 00:00:00 2024\nSubject: after\n\nok\n");
+	path = write_file("cl-big.mbox", g->str, g->len);
+	m = read_all(path, &kind, &errors);
+	assert_int_equal(errors, 1);
+	assert_int_equal(m->len, 1);
+	assert_string_equal(g_ptr_array_index(m, 0), "Subject: after\n\nok\n");
+	g_ptr_array_free(m, TRUE);
+	g_string_free(g, TRUE);
+	unlink(path);
+	g_free(path);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -429,6 +527,9 @@ int main(void)
 		cmocka_unit_test(content_length_framing),
 		cmocka_unit_test(not_found),
 		cmocka_unit_test(long_lines_and_cap),
+		cmocka_unit_test(endless_device),
+		cmocka_unit_test(endless_pipe_mbox),
+		cmocka_unit_test(content_length_capped),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

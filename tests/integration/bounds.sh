@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# patchwarden's bounds: input that never ends (/dev/zero as a file and
+# piped) stops at the message size limit with a clear error, in bounded
+# memory; check and query --format json write each row as it ends, so
+# their peak memory is that of text output (bot/printer.c), measured
+# with /usr/bin/time; check's usage errors exit 2.
+. "$(dirname "$0")/../lib.sh"
+
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+CONF=$TOP/tests/data/run.conf
+STOPPED="message larger than 64 MiB: the rest of the input is not read"
+# rss FILE: the peak resident set in KiB that /usr/bin/time -f %M wrote
+# as the last line of FILE.
+rss() { tail -n 1 "$1"; }
+
+# ---- endless input ----
+timeout 60 /usr/bin/time -f %M $PW ingest --config "$CONF" --db "$T/z1.db" /dev/zero >/dev/null 2>"$T/err"
+rc=$?
+check "ingest /dev/zero ends (status $rc)" test "$rc" -ne 124
+contains "ingest /dev/zero: says it stopped" "$(cat "$T/err")" "/dev/zero: message 1: $STOPPED"
+check "ingest /dev/zero: under 200 MB ($(rss "$T/err") KiB)" test "$(rss "$T/err")" -lt 200000
+is "ingest /dev/zero: one ingest error stored" "$(q "$T/z1.db" 'SELECT count(*) FROM ingest_error')" 1
+
+timeout 60 /usr/bin/time -f %M $PW check /dev/zero >/dev/null 2>"$T/err"
+rc=$?
+is "check /dev/zero: ends, an input error" "$rc" 2
+contains "check /dev/zero: says it stopped" "$(cat "$T/err")" "/dev/zero: message 1: $STOPPED"
+check "check /dev/zero: under 200 MB ($(rss "$T/err") KiB)" test "$(rss "$T/err")" -lt 200000
+
+for cmd in ingest run; do
+	mkdir -p "$T/$cmd"
+	timeout 60 bash -c "head -c 200000000 /dev/zero | /usr/bin/time -f %M $PW $cmd --config '$CONF' --db '$T/$cmd/pw.db' -" >/dev/null 2>"$T/err"
+	rc=$?
+	check "cat /dev/zero | $cmd -: ends (status $rc)" test "$rc" -ne 124
+	contains "cat /dev/zero | $cmd -: says it stopped" "$(cat "$T/err")" "-: message 1: $STOPPED"
+	check "cat /dev/zero | $cmd -: under 200 MB ($(rss "$T/err") KiB)" test "$(rss "$T/err")" -lt 200000
+done
+# Without end: the pipe's writer is stopped by the reader going away.
+timeout 60 bash -c "cat /dev/zero | $PW ingest --config '$CONF' --db '$T/z2.db' -" >/dev/null 2>"$T/err"
+rc=$?
+check "cat /dev/zero (endless) | ingest -: ends (status $rc)" test "$rc" -ne 124
+contains "cat /dev/zero (endless) | ingest -: says it stopped" "$(cat "$T/err")" "$STOPPED"
+
+# ---- check --format json streams ----
+# 30,000 added lines, each a world-writable chmod: one finding each.
+N=30000
+/usr/bin/python3 - "$T/many.patch" "$N" <<'EOF'
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as f:
+    f.write("diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -0,0 +1,%d @@\n" % n)
+    f.write('+\tchmod("f", 0777);\n' * n)
+EOF
+nocap=()
+$PW check --help 2>&1 | grep -q -- --max-findings && nocap=(--max-findings 0)
+for f in text json sarif; do
+	/usr/bin/time -f %M -o "$T/rss.$f" $PW check "${nocap[@]}" --format $f "$T/many.patch" >"$T/out.$f" 2>/dev/null
+done
+is "check: $N findings in text" "$(grep -c PERM_WORLD_WRITABLE "$T/out.text")" "$N"
+check "check --format json: $N findings, valid JSON" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["findings"]) == int(sys.argv[2]) and d["summary"]["warning"] == int(sys.argv[2])
+' "$T/out.json" "$N"
+check "check --format sarif: $N results, valid JSON" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["runs"][0]["results"]) == int(sys.argv[2])
+' "$T/out.sarif" "$N"
+# Built whole, the JSON took five times the memory of text; written as
+# it goes, about the same (the findings themselves).
+text_kb=$(rss "$T/rss.text")
+for f in json sarif; do
+	kb=$(rss "$T/rss.$f")
+	check "check --format $f: peak memory as text's ($kb KiB vs $text_kb)" \
+		test "$kb" -lt $((text_kb * 13 / 10 + 4000))
+done
+
+# ---- query --format json streams ----
+# 40 patches of 1,000 findings each.
+/usr/bin/python3 - "$T/many.mbox" <<'EOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(40):
+        f.write("From x Mon Jan  1 00:00:00 2024\nFrom: A <a@example.org>\n"
+                "Subject: [PATCH] many %d\nMessage-ID: <many%d@example.org>\n"
+                "Date: Mon, 1 Jan 2024 00:00:00 +0000\n\nmany\n---\n" % (i, i))
+        f.write("diff --git a/f%d.c b/f%d.c\n--- a/f%d.c\n+++ b/f%d.c\n@@ -0,0 +1,1000 @@\n" % (i, i, i, i))
+        f.write('+\tchmod("f", 0777);\n' * 1000)
+        f.write("\n")
+EOF
+$PW ingest -q --config "$CONF" --db "$T/q.db" "$T/many.mbox" >/dev/null 2>&1
+rows=$(q "$T/q.db" "SELECT count(*) FROM finding")
+check "query: the store holds many findings ($rows)" test "$rows" -ge 40000
+for f in text csv json; do
+	/usr/bin/time -f %M -o "$T/qrss.$f" $PW query findings --limit 0 --format $f \
+		--config "$CONF" --db "$T/q.db" >"$T/q.$f" 2>/dev/null
+done
+check "query findings --format json: every row, valid JSON" /usr/bin/python3 -c '
+import json, sys
+assert len(json.load(open(sys.argv[1]))) == int(sys.argv[2])
+' "$T/q.json" "$rows"
+text_kb=$(rss "$T/qrss.text")
+kb=$(rss "$T/qrss.json")
+check "query --format json: peak memory as text's ($kb KiB vs $text_kb)" \
+	test "$kb" -lt $((text_kb * 13 / 10 + 4000))
+
+# ---- check's usage ----
+$PW check "$T/no-such.patch" >/dev/null 2>"$T/err"
+is "check of a missing file: status 2" "$?" 2
+contains "check of a missing file: named" "$(cat "$T/err")" "$T/no-such.patch"
+# --threads, where check has it: 1..256, else a usage error.
+if $PW check --help 2>&1 | grep -q -- --threads; then
+	for n in 0 257 -1 x; do
+		$PW check --threads "$n" "$T/many.patch" >/dev/null 2>&1
+		is "check --threads $n: usage error" "$?" 2
+	done
+	for n in 1 256; do
+		$PW check --threads "$n" --format json "$T/many.patch" >/dev/null 2>&1
+		is "check --threads $n: accepted (findings: 1)" "$?" 1
+	done
+fi
