@@ -506,7 +506,7 @@ static const char *skip_bare_patch(const char *s)
 {
 	const char *p = s;
 
-	if (!starts_ci(p, strlen(p), "patch") || g_ascii_isalnum(p[5]))
+	if (g_ascii_strncasecmp(p, "patch", 5) || g_ascii_isalnum(p[5]))
 		return s;
 	p += 5;
 	for (;;) {
@@ -526,7 +526,7 @@ static const char *skip_bare_patch(const char *s)
 				q++;
 				while (g_ascii_isdigit(*q))
 					q++;
-			} else if (starts(q, strlen(q), " of ") &&
+			} else if (!strncmp(q, " of ", 4) &&
 				   g_ascii_isdigit(q[4])) {
 				q += 4;
 				while (g_ascii_isdigit(*q))
@@ -577,7 +577,9 @@ char *pw_flood_subject_normalise(const char *subject)
 		const char *t;
 
 		s = pw_subject_skip(s, NULL, NULL, NULL);
-		if (starts_ci(s, strlen(s), "resend:")) {
+		/* No strlen() here: a subject of 64 KiB of "Resend:" or
+		 * "PATCH 1 1 1 ..." would be measured once per word. */
+		if (!g_ascii_strncasecmp(s, "resend:", 7)) {
 			s += strlen("resend:");
 			continue;
 		}
@@ -603,7 +605,8 @@ char *pw_flood_subject_normalise(const char *subject)
 
 	/* Trailing "(v2)", "(resend)", "(RFC)" notes. */
 	while (out->len > 0 && out->str[out->len - 1] == ')') {
-		char *open = strrchr(out->str, '(');
+		/* From the end: each note searched for is cut off. */
+		char *open = memrchr(out->str, '(', out->len);
 		size_t start;
 
 		if (!open)

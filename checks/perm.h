@@ -29,6 +29,17 @@ struct pw_scan {
 	size_t *opens, *closes;
 	size_t nopens;
 	bool brackets_built;
+	/* The cap on findings (checks/review.c): at most cap of them in
+	 * out (0: no cap) and the number dropped; once out has been cut
+	 * down to the cap, the last one kept, so that a finding placed
+	 * after it is dropped as it is made. */
+	size_t cap, dropped;
+	const struct pw_finding *last_kept;
+	/* The parameters of the #define whose logical line starts at
+	 * macro_at (perm_judge.c), kept for the next mode in that line. */
+	bool macro_known;
+	size_t macro_at;
+	char **macro_params;
 };
 
 /* Where a mode is used; decides severities and which rules apply. */
@@ -71,7 +82,7 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 /*
  * Appends a finding at offset off of the text (line and column from
  * there) with rule r's table severity unless sev >= 0.  Takes ownership
- * of message.
+ * of message.  Returns the finding, or NULL when the cap dropped it.
  */
 struct pw_finding *pw_perm_emit(struct pw_scan *sc, int r, int sev, size_t off,
 				char *message);
@@ -94,7 +105,16 @@ void pw_perm_git(struct pw_scan *sc, const struct pw_file *f);
  */
 int pw_perm_split_args(struct pw_scan *sc, size_t lp, struct pw_span *args,
 		       int max, size_t *rp);
-/* Frees what pw_perm_split_args() built for the current text. */
+/*
+ * Hands f, placed (its patch_no, line and column set), to sc->out under
+ * sc->cap; every finding goes through here.  Returns f, or NULL when f
+ * lies beyond the cap: then it is freed and only counted in
+ * sc->dropped.  out never holds more than twice the cap.
+ */
+struct pw_finding *pw_perm_keep(struct pw_scan *sc, struct pw_finding *f);
+
+/* Frees what pw_perm_split_args() and the judge kept for the current
+ * text. */
 void pw_perm_scan_reset(struct pw_scan *sc);
 /* Shell scripts and Makefiles, the same commands in both (perm_sh.c). */
 void pw_perm_scan_sh(struct pw_scan *sc);

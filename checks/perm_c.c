@@ -230,6 +230,9 @@ void pw_perm_scan_reset(struct pw_scan *sc)
 	sc->opens = sc->closes = NULL;
 	sc->nopens = 0;
 	sc->brackets_built = false;
+	g_strfreev(sc->macro_params);
+	sc->macro_params = NULL;
+	sc->macro_known = false;
 }
 
 int pw_perm_split_args(struct pw_scan *sc, size_t lp, struct pw_span *args,

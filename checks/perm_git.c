@@ -50,6 +50,6 @@ void pw_perm_git(struct pw_scan *sc, const struct pw_file *f)
 				      (f->flags & PW_FILE_NEW) ? "new file" : "new",
 				      f->new_mode, d);
 	fd->patch_no = f->mode_patch_no;
-	g_ptr_array_add(sc->out, fd);
+	pw_perm_keep(sc, fd);
 	g_free(d);
 }

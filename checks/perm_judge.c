@@ -150,11 +150,21 @@ static bool span_is(const char *san, struct pw_span sp, const char *name,
 {
 	char *t = squeeze(san + sp.s, sp.e - sp.s);
 	char *want = g_strconcat(name, suffix, NULL);
-	char *hash;
+	char *w = t;
+	const char *q;
 	bool r;
 
-	while ((hash = strstr(t, "##")) != NULL)
-		memmove(hash, hash + 2, strlen(hash + 2) + 1);
+	/* Every "##" out, in one pass: of a run of '#', one stays when
+	 * the run is odd, as if the first "##" were taken out again and
+	 * again. */
+	for (q = t; *q;) {
+		if (q[0] == '#' && q[1] == '#') {
+			q += 2;
+			continue;
+		}
+		*w++ = *q++;
+	}
+	*w = '\0';
 	r = !strcmp(t, want);
 
 	g_free(t);
@@ -178,31 +188,17 @@ static bool blank(char c)
 }
 
 /*
- * The parameters of the function-like #define whose body holds offset
- * at of the sanitized text s (its logical line, continued with
- * backslashes, which only the raw text raw still shows), as a new
- * NULL-terminated vector (g_strfreev), or NULL when at is in none.
+ * The parameters of the function-like #define whose logical line (lines
+ * continued with backslashes) starts at offset b of the sanitized text
+ * s, as a new NULL-terminated vector (g_strfreev), or NULL when that
+ * line is no such #define.
  */
-static char **macro_params(const char *raw, const char *s, size_t len,
-			   size_t at)
+static char **macro_params_at(const char *s, size_t len, size_t b)
 {
-	size_t b = at, e, k;
+	size_t e;
 	char *list, **v;
 	int i;
 
-	while (b > 0 && s[b - 1] != '\n')
-		b--;
-	/* A line ending in a backslash continues into the next one. */
-	while (b > 0) {
-		k = b - 1;
-		while (k > 0 && blank(raw[k - 1]))
-			k--;
-		if (k == 0 || raw[k - 1] != '\\')
-			break;
-		b = k - 1;
-		while (b > 0 && s[b - 1] != '\n')
-			b--;
-	}
 	while (b < len && blank(s[b]))
 		b++;
 	if (b >= len || s[b] != '#')
@@ -229,6 +225,27 @@ static char **macro_params(const char *raw, const char *s, size_t len,
 	return v;
 }
 
+/*
+ * The parameters of the function-like #define whose body holds offset
+ * at of the text, or NULL when at is in none; sc keeps them (freed by
+ * pw_perm_scan_reset()).  Modes are judged in the order of the text, so
+ * each logical line is found and read once, however many modes it
+ * holds: a macro of 10,000 attributes costs 10,000 lines, not 10,000
+ * squared.
+ */
+static char *const *macro_params(struct pw_scan *sc, size_t at)
+{
+	size_t b = pw_text_logical_start(sc->t, at);
+
+	if (!sc->macro_known || sc->macro_at != b) {
+		g_strfreev(sc->macro_params);
+		sc->macro_params = macro_params_at(sc->san, sc->t->len, b);
+		sc->macro_at = b;
+		sc->macro_known = true;
+	}
+	return sc->macro_params;
+}
+
 /* A name that is a macro parameter or pasted (a##b): not its own name. */
 static bool not_own_name(const char *t, char *const *params)
 {
@@ -244,8 +261,7 @@ static bool not_own_name(const char *t, char *const *params)
 static bool in_macro(struct pw_scan *sc, const struct pw_occ *oc,
 		     const char *name, bool show, bool store)
 {
-	char **params = macro_params(sc->t->buf, sc->san, sc->t->len,
-					     oc->call.s);
+	char *const *params = macro_params(sc, oc->call.s);
 	char *t;
 	bool r = not_own_name(name, params);
 
@@ -259,7 +275,6 @@ static bool in_macro(struct pw_scan *sc, const struct pw_occ *oc,
 		r = not_own_name(t, params);
 		g_free(t);
 	}
-	g_strfreev(params);
 	return r;
 }
 

@@ -19,6 +19,10 @@ static void scan_init(struct pw_scan *sc, const struct pw_check_opts *o,
 	for (i = 0; i < PW_R_COUNT; i++)
 		sc->on[i] = pw_rule_on(o, i);
 	sc->out = out;
+	if (!o)
+		sc->cap = PW_MAX_FINDINGS;
+	else if (o->max_findings > 0)
+		sc->cap = (size_t)o->max_findings;
 }
 
 enum lang { L_NONE, L_C, L_SH, L_MAKE, L_PY };
@@ -110,14 +114,63 @@ static gint by_place(gconstpointer a, gconstpointer b)
 	return (x->column > y->column) - (x->column < y->column);
 }
 
-static void move_sorted(GPtrArray *from, GPtrArray *to)
+/*
+ * Sorts out and keeps its first sc->cap findings, counting and freeing
+ * the others.  The sort is stable and out holds what the last cut kept
+ * (sorted, made first) before what was made since, so ties keep the
+ * order they were made in: what is kept is what one sort of every
+ * finding, cut once, would keep.
+ */
+static void cut(struct pw_scan *sc)
 {
+	GPtrArray *out = sc->out;
 	guint i;
 
-	g_ptr_array_sort(from, by_place);
+	g_ptr_array_sort(out, by_place);
+	if (!sc->cap || out->len <= sc->cap)
+		return;
+	for (i = (guint)sc->cap; i < out->len; i++)
+		pw_finding_free(out->pdata[i]);
+	sc->dropped += out->len - sc->cap;
+	g_ptr_array_set_size(out, (guint)sc->cap);
+	sc->last_kept = out->pdata[sc->cap - 1];
+}
+
+struct pw_finding *pw_perm_keep(struct pw_scan *sc, struct pw_finding *f)
+{
+	/* Once out is full, a finding placed after the last one kept
+	 * (ties too: it was made later) is dropped before its fix is
+	 * built; the others wait for the next cut. */
+	if (sc->last_kept && by_place(&f, &sc->last_kept) >= 0) {
+		pw_finding_free(f);
+		sc->dropped++;
+		return NULL;
+	}
+	g_ptr_array_add(sc->out, f);
+	if (sc->cap && sc->out->len >= 2 * sc->cap)
+		cut(sc);
+	return f;
+}
+
+/* Moves the findings of sc, sorted and cut to the cap, to the caller's
+ * array to, then the FINDINGS_CAPPED finding when some were dropped. */
+static void move_sorted(struct pw_scan *sc, const char *file, GPtrArray *to)
+{
+	GPtrArray *from = sc->out;
+	guint i;
+
+	cut(sc);
 	for (i = 0; i < from->len; i++)
 		g_ptr_array_add(to, from->pdata[i]);
 	g_ptr_array_set_size(from, 0);
+	if (sc->dropped && sc->on[PW_R_FINDINGS_CAPPED]) {
+		const struct pw_rule *r = pw_rule_at(PW_R_FINDINGS_CAPPED);
+		char *m = g_strdup_printf("%zu more finding%s not shown", sc->dropped,
+					  sc->dropped == 1 ? "" : "s");
+
+		g_ptr_array_add(to, pw_finding_new(r->id, r->severity, file, 0, 0, m));
+		g_free(m);
+	}
 }
 
 /* The first line of a new file, for its "#!" line. */
@@ -183,10 +236,10 @@ void pw_check_patch(const struct pw_patch *p, const struct pw_check_opts *o,
 					    pw_rule_at(PW_R_PATCH_MALFORMED)->severity,
 					    path, 0, 0, p->problems[i].message);
 			fd->patch_no = p->problems[i].patch_no;
-			g_ptr_array_add(tmp, fd);
+			pw_perm_keep(&sc, fd);
 		}
 	}
-	move_sorted(tmp, out);
+	move_sorted(&sc, "(diff)", out);
 	g_ptr_array_free(tmp, TRUE);
 }
 
@@ -206,6 +259,6 @@ void pw_check_source(const char *path, const char *text, size_t len,
 		scan_text(&sc, &t, l, false);
 		pw_text_release(&t);
 	}
-	move_sorted(tmp, out);
+	move_sorted(&sc, path, out);
 	g_ptr_array_free(tmp, TRUE);
 }

@@ -96,6 +96,5 @@ struct pw_finding *pw_perm_emit(struct pw_scan *sc, int r, int sev, size_t off,
 	g_free(f->message);
 	f->message = message;
 	f->patch_no = loc.patch_no;
-	g_ptr_array_add(sc->out, f);
-	return f;
+	return pw_perm_keep(sc, f);
 }

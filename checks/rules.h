@@ -50,11 +50,23 @@ const struct pw_rule *pw_rule_find(const char *id);
 /* The table entry for an index (enum pw_rule_index), never NULL. */
 const struct pw_rule *pw_rule_at(int r);
 
+/* Findings kept per patch when no options are given (o == NULL). */
+#define PW_MAX_FINDINGS 1000
+
 struct pw_check_opts {
 	enum pw_style style;
 	const char *const *disabled;	/* NULL-terminated rule IDs, or NULL */
 	const char *const *enabled;	/* rules switched on that are off by
 					 * default, NULL-terminated, or NULL */
+	/*
+	 * Findings kept per patch (per file for pw_check_source()): the
+	 * first ones in patch order.  The rest are only counted, in one
+	 * FINDINGS_CAPPED finding after them, so that a hostile patch costs
+	 * bounded memory and store.  0 (or less) keeps every finding; the
+	 * callers' default is PW_MAX_FINDINGS ("check --max-findings",
+	 * "[core] max_findings").
+	 */
+	int max_findings;
 };
 
 /*
@@ -66,7 +78,10 @@ bool pw_rule_on(const struct pw_check_opts *o, int r);
 /*
  * Runs every enabled rule on the added lines of p and appends new
  * struct pw_finding pointers to out (the caller's GPtrArray, whose free
- * function should be pw_finding_free).  Findings come in patch order.
+ * function should be pw_finding_free).  Findings come in patch order,
+ * at most o->max_findings of them (PW_MAX_FINDINGS when o is NULL), then
+ * the FINDINGS_CAPPED finding that counts the others, if any.  Work and
+ * memory grow linearly with the patch.
  */
 void pw_check_patch(const struct pw_patch *p, const struct pw_check_opts *o,
 		    GPtrArray *out);
@@ -74,7 +89,7 @@ void pw_check_patch(const struct pw_patch *p, const struct pw_check_opts *o,
 /*
  * Runs the rules on a whole source file, as if every line were added
  * (checkpatch.pl -f).  path decides the language (C, shell, Makefile,
- * Python).
+ * Python).  The cap on findings applies to the file as to a patch.
  */
 void pw_check_source(const char *path, const char *text, size_t len,
 		     const struct pw_check_opts *o, GPtrArray *out);

@@ -126,6 +126,52 @@ void pw_text_locate(struct pw_text *t, size_t off, struct pw_loc *loc)
 	loc->added = true;
 }
 
+/* Where line i of t starts and how long it is, without its newline. */
+static size_t line_at(const struct pw_text *t, size_t i, size_t *len)
+{
+	if (t->lines) {
+		*len = t->lines[i].len;
+		return t->lines[i].off;
+	}
+	*len = (i + 1 < t->nstarts ? t->starts[i + 1] - 1 : t->len) - t->starts[i];
+	return t->starts[i];
+}
+
+/* Whether line i of t ends in a backslash, blanks after it allowed. */
+static bool continued(struct pw_text *t, size_t i)
+{
+	size_t len, start = line_at(t, i, &len), e = start + len;
+
+	while (e > start && (t->buf[e - 1] == ' ' || t->buf[e - 1] == '\t' ||
+			     t->buf[e - 1] == '\r')) {
+		e--;
+		t->work++;
+	}
+	return e > start && t->buf[e - 1] == '\\';
+}
+
+size_t pw_text_logical_start(struct pw_text *t, size_t off)
+{
+	struct pw_loc loc;
+	size_t i, len;
+
+	pw_text_locate(t, off, &loc);
+	/* Step back over continued lines, down to the line asked about
+	 * last time at most: its answer is this one's too. */
+	for (i = loc.idx; i > 0; i--) {
+		t->work++;
+		if (t->memo_line == i + 1) {
+			i = t->memo_first;
+			break;
+		}
+		if (!continued(t, i - 1))
+			break;
+	}
+	t->memo_line = loc.idx + 1;
+	t->memo_first = i;
+	return line_at(t, i, &len);
+}
+
 bool pw_text_added(struct pw_text *t, size_t from, size_t to)
 {
 	struct pw_loc a, b;

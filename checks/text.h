@@ -30,6 +30,11 @@ struct pw_text {
 	size_t nlines;
 	size_t *starts;		/* a source file's line starts, built by */
 	size_t nstarts;		/* the first pw_text_locate() */
+	/* pw_text_logical_start()'s last answer: the index + 1 of the line
+	 * asked about (0: none yet) and that of its logical line's first. */
+	size_t memo_line, memo_first;
+	size_t work;		/* lines and bytes pw_text_logical_start()
+				 * stepped over: the tests prove it linear */
 };
 
 /* Where an offset lies. */
@@ -60,6 +65,16 @@ void pw_text_release(struct pw_text *t);
 
 /* Fills *loc for the line that holds off (0 <= off <= len). */
 void pw_text_locate(struct pw_text *t, size_t off, struct pw_loc *loc);
+
+/*
+ * The offset where the logical line holding off starts: the start of
+ * off's own line, or of the first of the lines before it that each end
+ * in a backslash (blanks may follow it), as the C preprocessor joins
+ * them.  It remembers its last answer, so that asking in increasing
+ * order of off steps over each line once in all, however long the
+ * logical lines are.
+ */
+size_t pw_text_logical_start(struct pw_text *t, size_t off);
 
 /* True when some line between offsets from and to (inclusive) is added. */
 bool pw_text_added(struct pw_text *t, size_t from, size_t to);

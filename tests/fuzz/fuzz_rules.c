@@ -3,9 +3,10 @@
  * parsed as a diff, then pw_check_patch() runs every rule of the table,
  * the ones off by default too, once under each house style.
  *
- * Each finding must name a rule of the table at no more than its highest
- * severity, carry a message, and, when it has a fix, a byte span that is
- * not reversed.  Reading every string of every finding lets ASan see one
+ * Under a cap of N findings (none, 1, 2: one per style) at most N + 1
+ * come back.  Each finding must name a rule of the table at no more than
+ * its highest severity, carry a message, and, when it has a fix, a byte
+ * span that is not reversed.  Reading every string of every finding lets ASan see one
  * that was freed or never ended.
  *
  * Built and run by "make fuzz" (libFuzzer) and replayed standalone by
@@ -75,11 +76,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 
 	for (i = 0; i < G_N_ELEMENTS(styles); i++) {
-		struct pw_check_opts o = { styles[i], NULL, all_rules() };
+		/* No cap, then caps of 1 and 2: the cut runs on every input. */
+		struct pw_check_opts o = { styles[i], NULL, all_rules(), (int)i };
 		GPtrArray *found = g_ptr_array_new_with_free_func(
 			(GDestroyNotify)pw_finding_free);
 
 		pw_check_patch(p, &o, found);
+		/* A cap keeps that many findings and one that counts the rest. */
+		if (o.max_findings > 0 && found->len > (guint)o.max_findings + 1)
+			__builtin_trap();
 		sum += walk(found);
 		g_ptr_array_free(found, TRUE);
 	}

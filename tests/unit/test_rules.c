@@ -174,7 +174,7 @@ static GPtrArray *check(const char *path, const char *src, enum pw_style style,
 			const char *const *disabled, const char *const *enabled)
 {
 	GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
-	struct pw_check_opts o = { style, disabled, enabled };
+	struct pw_check_opts o = { style, disabled, enabled, 0 };
 
 	pw_check_source(path, src, strlen(src), &o, out);
 	return out;
@@ -384,7 +384,7 @@ static void patch_only_added_lines(void **state)
 		" int z;\n";
 	struct pw_patch *p = pw_diff_parse(diff, strlen(diff));
 	GPtrArray *a = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
-	struct pw_check_opts o = { PW_STYLE_OCTAL, NULL, NULL };
+	struct pw_check_opts o = { PW_STYLE_OCTAL, NULL, NULL, 0 };
 
 	(void)state;
 	pw_check_patch(p, &o, a);
@@ -421,7 +421,7 @@ static void switches(void **state)
 {
 	const char *const off[] = { "flood", "PERM_SYMBOLIC", NULL };
 	const char *const on[] = { "PERM_UNCOMMON", NULL };
-	struct pw_check_opts o = { PW_STYLE_OCTAL, off, on };
+	struct pw_check_opts o = { PW_STYLE_OCTAL, off, on, 0 };
 
 	(void)state;
 	assert_true(pw_rule_on(NULL, PW_R_FLOOD));
