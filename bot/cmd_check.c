@@ -746,6 +746,7 @@ int pw_cmd_check(int argc, char **argv)
 	gchar *format = NULL, *style = NULL, *fail_on = NULL, *fix_output = NULL;
 	gchar **disable = NULL, **enable = NULL, **files = NULL;
 	gboolean list = FALSE, whole = FALSE, fix = FALSE;
+	gint max_findings = PW_MAX_FINDINGS;
 	GOptionEntry entries[] = {
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &format,
 		  "output format: text (default; checkpatch --terse style), json or sarif", "FMT" },
@@ -762,6 +763,8 @@ int pw_cmd_check(int argc, char **argv)
 		  "check whole source files, as checkpatch.pl -f does", NULL },
 		{ "fix", 0, 0, G_OPTION_ARG_NONE, &fix,
 		  "write a corrected copy of the input (patch, mail, mbox or file); findings then go to stderr", NULL },
+		{ "max-findings", 0, 0, G_OPTION_ARG_INT, &max_findings,
+		  "findings kept per patch, the rest counted in one FINDINGS_CAPPED finding (default 1000, 0: no cap)", "N" },
 		{ "fix-output", 0, 0, G_OPTION_ARG_FILENAME, &fix_output,
 		  "write the corrected copy to FILE instead of stdout", "FILE" },
 		{ G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
@@ -816,6 +819,11 @@ int pw_cmd_check(int argc, char **argv)
 		goto out;
 	r.opts.disabled = (const char *const *)dis->pdata;
 	r.opts.enabled = (const char *const *)ena->pdata;
+	if (max_findings < 0) {
+		fprintf(stderr, "patchwarden: check: --max-findings must be 0 (no cap) or more\n");
+		goto out;
+	}
+	r.opts.max_findings = max_findings;
 	if (!files || !files[0]) {
 		fprintf(stderr, "patchwarden: check: name the files to check, or - for standard input\n%s",
 			"usage: patchwarden check [options] FILE...|-\n");

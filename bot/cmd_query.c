@@ -16,6 +16,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
@@ -165,8 +166,10 @@ int pw_cmd_query(int argc, char **argv)
 				" text or json\n");
 			goto out;
 		}
-		if (!pw_cli_open(config, db_path, true, &cfg, &db))
+		if (!pw_cli_open(config, db_path, true, &cfg, &db)) {
+			rc = EX_TEMPFAIL;
 			goto out;
+		}
 		rc = message(db, argv[2], fmt);
 		goto out;
 	}
@@ -191,8 +194,10 @@ int pw_cmd_query(int argc, char **argv)
 				" to %s\n", filter_keys[i], argv[1]);
 			goto out;
 		}
-	if (!pw_cli_open(config, db_path, true, &cfg, &db))
+	if (!pw_cli_open(config, db_path, true, &cfg, &db)) {
+		rc = EX_TEMPFAIL;	/* not the question's fault */
 		goto out;
+	}
 	for (i = 0; i < G_N_ELEMENTS(vals); i++)
 		if (vals[i] && !pw_report_set(r, db, filter_keys[i], vals[i], &err)) {
 			fprintf(stderr, "patchwarden query: --%s\n", err);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
@@ -42,8 +43,10 @@ int pw_cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	/* The store must be there and current: opened once to say so. */
-	if (!pw_cli_open(config, db_path, true, &cfg, &db))
+	if (!pw_cli_open(config, db_path, true, &cfg, &db)) {
+		rc = EX_TEMPFAIL;
 		goto out;
+	}
 	pw_db_close(db);
 	db = NULL;
 	/* The server's threads inherit this mask: signals come here. */

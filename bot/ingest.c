@@ -99,6 +99,7 @@ static void process(struct job *j, const struct pw_config *cfg,
 	if (j->mail->kind != PW_MAIL_PATCH || !j->mail->diff)
 		return;
 	pw_config_check_opts(pw_config_list(cfg, list_of(o, j->mail)), &co);
+	co.max_findings = cfg->max_findings;
 	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
 	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
 	pw_check_patch(p, &co, j->findings);

@@ -107,6 +107,7 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 		return;
 	}
 	pw_config_check_opts(pw_config_list(cfg, list), &o);
+	o.max_findings = cfg->max_findings;
 	p = pw_web_printer(&sink, PW_FORMAT_JSON, NULL, 0);
 	pw_print_begin_map(p);
 	pw_print_key(p, "findings");
@@ -169,7 +170,8 @@ void pw_web_submit(struct pw_db *db, const struct pw_config *cfg,
 		   struct pw_web_answer *a)
 {
 	const char *list = g_hash_table_lookup(args, "list");
-	struct pw_ingest_opts o = { .list = list, .quiet = true, .threads = 1 };
+	struct pw_ingest_opts o = { .list = list, .quiet = true, .threads = 1,
+				     .no_floods = !cfg->flood_detect };
 	struct pw_ingest_counts c = { 0 };
 	char *path = NULL, *err = NULL;
 	enum pw_status st;

@@ -120,3 +120,27 @@ if $PW check --help 2>&1 | grep -q -- --threads; then
 		is "check --threads $n: accepted (findings: 1)" "$?" 1
 	done
 fi
+
+# ---- settings that bound what ingest stores ----
+# [core] max_findings: the first N findings of a patch are stored, the
+# rest counted in one FINDINGS_CAPPED finding.
+m=$T/capped.eml
+{ printf 'Message-ID: <capped@example.org>\nDate: Thu, 03 Dec 2026 10:00:00 +0000\n'
+  cat "$TOP/tests/cases/FINDINGS_CAPPED/capped.patch"; } >"$m"
+printf '[core]\nmax_findings = 2\n' >"$T/cap.conf"
+$PW ingest -q --config "$T/cap.conf" --db "$T/cap.db" "$m" >/dev/null 2>&1
+is "[core] max_findings = 2: ingest exits 0" "$?" 0
+is "[core] max_findings = 2: two findings and the summary stored" \
+	"$(q "$T/cap.db" "SELECT group_concat(rule, ',') FROM (SELECT rule FROM finding ORDER BY id)")" \
+	"PERM_WORLD_WRITABLE,PERM_WORLD_WRITABLE,FINDINGS_CAPPED"
+$PW ingest -q --db "$T/nocap.db" "$m" >/dev/null 2>&1
+is "default cap (1000): all four findings stored" \
+	"$(q "$T/nocap.db" "SELECT count(*), sum(rule = 'FINDINGS_CAPPED') FROM finding")" "4|0"
+
+# [flood] detect = false: no fingerprint keys are kept (the setting
+# that replaced the PW_FLOOD_DISABLE environment variable).
+printf '[flood]\ndetect = false\n' >"$T/noflood.conf"
+$PW ingest -q --config "$T/noflood.conf" --db "$T/nf.db" "$m" >/dev/null 2>&1
+is "[flood] detect = false: no fingerprint keys" "$(q "$T/nf.db" 'SELECT count(*) FROM flood_key')" 0
+check "[flood] detect = true (default): fingerprint keys kept" \
+	test "$(q "$T/cap.db" 'SELECT count(*) FROM flood_key')" -gt 0

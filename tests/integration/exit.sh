@@ -168,7 +168,8 @@ is "2 outbox: --now is for retry" "$(st outbox --db "$T/u.db" list --now)" 2
 # outbox send stopped by a refused login or sender: tests/integration/reply.sh.
 
 # ---- 75: the configuration or the store ----
-for c in "ingest $T/good.mbox" "run $T/good.mbox" poll "subscribe list" "outbox list"; do
+for c in "ingest $T/good.mbox" "run $T/good.mbox" poll "subscribe list" "outbox list" \
+	 "query findings" "db stats" "serve --listen 127.0.0.1:1"; do
 	# shellcheck disable=SC2086
 	is "75 $c: a configuration that cannot be read" \
 		"$(st $c --config "$T/no-such.conf" --db "$T/c.db")" 75
@@ -179,7 +180,8 @@ for c in "ingest $T/good.mbox" "run -" poll "outbox send"; do
 	# shellcheck disable=SC2086
 	is "75 $c: a configuration refused" "$(st $c --config "$T/leaky.conf" --db "$T/c.db" <"$T/good.mbox")" 75
 done
-for c in "ingest $T/good.mbox" "run -" poll "subscribe list" "outbox list"; do
+for c in "ingest $T/good.mbox" "run -" poll "subscribe list" "outbox list" \
+	 "query findings" "db stats" "db check" "serve --listen 127.0.0.1:1"; do
 	# shellcheck disable=SC2086
 	is "75 $c: a store that cannot be opened" \
 		"$(st $c --db "$T/no-such-dir/pw.db" <"$T/good.mbox")" 75
