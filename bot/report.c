@@ -539,10 +539,38 @@ out:
 	return pw_db_commit(db);
 }
 
+/* The rows of a report printed as the store hands them over. */
+struct row_sink {
+	struct pw_printer *p;
+	enum pw_report_kind kind;
+	int64_t limit;			/* rows to print; 0: all */
+	int64_t printed;
+	bool begun;			/* the list is opened at the first row */
+	bool more;			/* a row past the page was read */
+};
+
+static bool row_each(gconstpointer row, void *data)
+{
+	struct row_sink *k = data;
+
+	if (k->limit && k->printed == k->limit) {
+		k->more = true;
+		return false;
+	}
+	if (!k->begun) {
+		pw_print_begin_list(k->p);
+		k->begun = true;
+	}
+	row_print(k->p, k->kind, row);
+	k->printed++;
+	return true;
+}
+
 enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 			       struct pw_printer *p, bool *more, char **err)
 {
 	struct pw_query_filter f = r->f;
+	struct row_sink sink = { .p = p, .kind = r->kind, .limit = r->f.limit };
 	enum pw_status s;
 	bool dummy = false;
 	GPtrArray *a;
@@ -557,6 +585,13 @@ enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 		f.limit++;
 	if (r->kind == PW_REPORT_FLOODS)
 		return floods_print(db, r, &f, p, more, err);
+	/* Rows straight from the store to the printer: memory stays flat
+	 * however many rows a query reads (stats rows are few and are
+	 * completed after their read). */
+	if (r->kind != PW_REPORT_STATS) {
+		f.each = row_each;
+		f.each_data = &sink;
+	}
 	switch (r->kind) {
 	case PW_REPORT_SERIES:
 		s = pw_db_query_series(db, &f, &a);
@@ -573,6 +608,19 @@ enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 	default:
 		s = pw_db_query_stats(db, &f, &a);
 		break;
+	}
+	if (f.each) {
+		/* A read that fails before its first row prints nothing; one
+		 * that fails midway closes what it opened. */
+		if (!sink.begun && !s)
+			pw_print_begin_list(p);
+		if (sink.begun || !s)
+			pw_print_end(p);
+		if (s)
+			return s;
+		g_ptr_array_unref(a);
+		*more = sink.more;
+		return PW_OK;
 	}
 	if (s)
 		return s;

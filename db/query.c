@@ -22,6 +22,7 @@ struct qb {
 	GString *sql;
 	GArray *binds;			/* struct bind, in "?" order */
 	bool where;
+	const struct pw_query_filter *stream;	/* rows to f->each, or NULL */
 };
 
 static void qb_init(struct qb *q, const char *select)
@@ -29,6 +30,7 @@ static void qb_init(struct qb *q, const char *select)
 	q->sql = g_string_new(select);
 	q->binds = g_array_new(FALSE, FALSE, sizeof(struct bind));
 	q->where = false;
+	q->stream = NULL;
 }
 
 static void qb_release(struct qb *q)
@@ -128,7 +130,8 @@ typedef gpointer (*row_fn)(sqlite3_stmt *st);
 /*
  * Runs q in a read transaction of its own (or the caller's), each row
  * made into an element by fn, into *out (a new array freeing elements
- * with free_fn).  q is released.
+ * with free_fn), or, when q->stream is set, handed to its each() and
+ * freed.  q is released.
  */
 static enum pw_status run(struct pw_db *db, struct qb *q, row_fn fn,
 			  GDestroyNotify free_fn, GPtrArray **out)
@@ -147,8 +150,21 @@ static enum pw_status run(struct pw_db *db, struct qb *q, row_fn fn,
 		pw_db_rollback(db);
 		goto fail;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		g_ptr_array_add(a, fn(st));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		gpointer row = fn(st);
+		bool go_on;
+
+		if (!q->stream) {
+			g_ptr_array_add(a, row);
+			continue;
+		}
+		go_on = q->stream->each(row, q->stream->each_data);
+		free_fn(row);
+		if (!go_on) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
 	if (rc != SQLITE_DONE) {
 		s = pw_db_status(db, rc);
 		if (!s)
@@ -261,6 +277,7 @@ enum pw_status pw_db_query_findings(struct pw_db *db,
 	cond_num(&q, "p.message = ?", f->message_id, f->message_id != 0);
 	qb_end(&q, f->newest_first ? " ORDER BY m.date DESC, m.id DESC, f.id" :
 	       " ORDER BY m.date, m.id, f.id", f);
+	q.stream = f->each ? f : NULL;
 	return run(db, &q, finding_row, finding_free, out);
 }
 
@@ -334,6 +351,7 @@ enum pw_status pw_db_query_series(struct pw_db *db,
 		cond(&q, SERIES_FLOOD " IS NOT NULL");
 	qb_end(&q, f->newest_first ? " ORDER BY s.last_date DESC, s.id DESC" :
 	       " ORDER BY s.first_date, s.id", f);
+	q.stream = f->each ? f : NULL;
 	return run(db, &q, series_row, series_free, out);
 }
 
@@ -401,6 +419,7 @@ enum pw_status pw_db_query_patches(struct pw_db *db,
 	else
 		qb_end(&q, f->newest_first ? " ORDER BY m.date DESC, m.id DESC" :
 		       " ORDER BY m.date, m.id", f);
+	q.stream = f->each ? f : NULL;
 	return run(db, &q, patch_row, patch_free, out);
 }
 
@@ -454,6 +473,7 @@ enum pw_status pw_db_query_senders(struct pw_db *db,
 	cond_text(&q, PATCH_FINDING " AND fi.rule = ?)", f->rule);
 	g_string_append(q.sql, " GROUP BY who");
 	qb_end(&q, " ORDER BY 3 DESC, 4 DESC, who", f);
+	q.stream = f->each ? f : NULL;
 	return run(db, &q, sender_row, sender_free, out);
 }
 

@@ -49,6 +49,14 @@ struct pw_query_filter {
 	bool all_lists;			/* stats: every list together (list "") */
 	int64_t limit;			/* rows at most; 0: no limit */
 	int64_t offset;			/* rows skipped first */
+	/*
+	 * Findings, series, patches, senders: when set, each row is
+	 * handed to each(row, each_data) as it is read and freed after,
+	 * and *out comes back empty, so that memory stays flat whatever
+	 * the number of rows.  each returns false to stop the read.
+	 */
+	bool (*each)(gconstpointer row, void *each_data);
+	void *each_data;
 };
 
 /* One stored finding with the patch message it is about.  Owns its strings. */

@@ -104,6 +104,16 @@ text_kb=$(rss "$T/qrss.text")
 kb=$(rss "$T/qrss.json")
 check "query --format json: peak memory as text's ($kb KiB vs $text_kb)" \
 	test "$kb" -lt $((text_kb * 13 / 10 + 4000))
+# Rows go from the store to the printer one by one (db/query.h each):
+# all 40,000 rows take about the memory of a page of ten.
+/usr/bin/time -f %M -o "$T/qrss.page" $PW query findings --limit 10 --format json \
+	--config "$CONF" --db "$T/q.db" >/dev/null 2>&1
+page_kb=$(rss "$T/qrss.page")
+for f in text json; do
+	kb=$(rss "$T/qrss.$f")
+	check "query --format $f: all rows in the memory of a page ($kb KiB vs $page_kb)" \
+		test "$kb" -lt $((page_kb + 5000))
+done
 
 # ---- check's usage ----
 $PW check "$T/no-such.patch" >/dev/null 2>"$T/err"
