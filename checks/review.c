@@ -138,6 +138,10 @@ static void cut(struct pw_scan *sc)
 
 struct pw_finding *pw_perm_keep(struct pw_scan *sc, struct pw_finding *f)
 {
+	/* The cut comes before f is added, never after: the caller
+	 * goes on to build the fix of the f returned. */
+	if (sc->cap && sc->out->len + 1 >= 2 * sc->cap)
+		cut(sc);
 	/* Once out is full, a finding placed after the last one kept
 	 * (ties too: it was made later) is dropped before its fix is
 	 * built; the others wait for the next cut. */
@@ -147,8 +151,6 @@ struct pw_finding *pw_perm_keep(struct pw_scan *sc, struct pw_finding *f)
 		return NULL;
 	}
 	g_ptr_array_add(sc->out, f);
-	if (sc->cap && sc->out->len >= 2 * sc->cap)
-		cut(sc);
 	return f;
 }
 

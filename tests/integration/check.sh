@@ -304,7 +304,14 @@ with open(t + "/big.c", "w") as f:            # a fix found before the line it i
     for i in range(2000):
         f.write(f"static DEVICE_ATTR(a{i},\n 0644,\n a{i}_show, a{i}_store);\n")
 PY
+# With no cap (--max-findings 0), every finding; by default, the first
+# 1,000 and one that counts the rest.
 out=$("$PW" check "$T/files.patch"); rc=$?
+is "3,000 cut-short files, capped: exit 1" "$rc" 1
+is "3,000 cut-short files, capped: 1,000 and a summary" \
+	"$(printf '%s\n' "$out" | grep -c PATCH_MALFORMED),$(printf '%s\n' "$out" | tail -n 1)" \
+	"1000,(diff):0: INFO:FINDINGS_CAPPED: 2000 more findings not shown"
+out=$("$PW" check --max-findings 0 "$T/files.patch"); rc=$?
 is "3,000 cut-short files: exit 1" "$rc" 1
 is "3,000 cut-short files: a problem each" "$(printf '%s\n' "$out" | grep -c PATCH_MALFORMED)" 3000
 is "3,000 cut-short files: each under its own name" \
@@ -317,7 +324,7 @@ out=$("$PW" check "$T/nested.patch")
 contains "a call inside another's arguments is judged" "$out" "n.c:1:"
 contains "a mode in brackets of its own is judged" "$out" "n.c:2:"
 is "nested calls: two findings" "$(printf '%s\n' "$out" | wc -l)" 2
-out=$("$PW" check --file "$T/big.c")
+out=$("$PW" check --max-findings 0 --file "$T/big.c")
 is "2,000 attributes over three lines: a finding each" \
 	"$(printf '%s\n' "$out" | grep -c DEVICE_ATTR_FORM)" 2000
 contains "2,000 attributes: the last on its line" "$(printf '%s\n' "$out" | tail -n 1)" \
