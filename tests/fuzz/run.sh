@@ -30,11 +30,14 @@ else
 fi
 
 # The sources and libraries a harness links: the mail harness needs
-# GMime and bot/mail.c; the others only checks/, GLib and Nettle.
+# GMime and bot/mail.c; the HTTP harness the whole program but main.c,
+# and every library; the others only checks/, GLib and Nettle.
 sources() {
+	if [ "$1" = fuzz_http ]; then ls checks/*.c db/*.c bot/*.c | grep -v '^bot/main\.c$'; return; fi
 	if [ "$1" = fuzz_mail ]; then echo bot/mail.c checks/*.c; else echo checks/*.c; fi
 }
 pkgs() {
+	if [ "$1" = fuzz_http ]; then echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd; return; fi
 	if [ "$1" = fuzz_mail ]; then echo gmime-3.0 nettle; else echo glib-2.0 nettle; fi
 }
 

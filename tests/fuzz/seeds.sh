@@ -6,7 +6,8 @@
 # which carries patches of every shape; the subject harness from every
 # Subject line of both, one line a file, written under WORKDIR.  Crash
 # reproducers (tests/fuzz/regressions/HARNESS) are not seeds: callers add
-# them where they want them.
+# them where they want them.  The HTTP harness starts from the requests
+# kept in tests/fuzz/seeds/http, one a file (see tests/fuzz/fuzz_http.c).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -eq 2 ] || { echo "usage: tests/fuzz/seeds.sh HARNESS WORKDIR" >&2; exit 2; }
@@ -30,6 +31,8 @@ fuzz_subject)
 		sed 's/^Subject: //' | tr -d '\r' | LC_ALL=C sort -u)
 	[ "$i" -gt 0 ] || { echo "seeds.sh: no Subject lines found" >&2; exit 1; }
 	echo "$d" ;;
+fuzz_http)
+	echo "$top/tests/fuzz/seeds/http" ;;
 *)
 	echo "seeds.sh: no seeds known for $h" >&2
 	exit 2 ;;

@@ -14,8 +14,10 @@ check "the library the harnesses link with is built ($lib)" test -f "$lib"
 # The library built by "make asan" needs the sanitizer runtimes at link.
 san=
 nm "$lib" 2>/dev/null | grep -q '__asan_' && san="-fsanitize=address,undefined"
-# The mail harness needs GMime; the others link only checks/, GLib, Nettle.
+# The mail harness needs GMime, the HTTP harness every library of the
+# program; the others link only checks/, GLib, Nettle.
 pkgs() {
+	if [ "$1" = fuzz_http ]; then echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd; return; fi
 	if [ "$1" = fuzz_mail ]; then echo gmime-3.0 nettle; else echo glib-2.0 nettle; fi
 }
 
