@@ -8,16 +8,18 @@
 # Prints both rates and their ratio, the clients' requests and errors
 # (answers other than 200), and whether each store holds every message
 # of the input once (the input repeats a few Message-IDs of the corpus:
-# those are counted as duplicates, stored once).  Exits 1 when a count is wrong or a request failed.
+# those are counted as duplicates, stored once).  Exits 1 when a count
+# is wrong or a request failed.
 #
-#   tests/bench/load.sh [MESSAGES]      (a multiple of 2,000)
+#   [CLIENTS=16] tests/bench/load.sh [MESSAGES]   (a multiple of 2,000;
+#   CLIENTS=0: the same runs without clients, for comparison)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 PW=${PW:-$top/patchwarden}
 cache=${PW_BENCH_CACHE:-/var/tmp/patchwarden-bench}/load
 n=${1:-100000}
 copies=$((n / 2000))
-clients=16
+clients=${CLIENTS:-16}
 corpus=$top/tests/corpus/lore-linux-mips/first-2000.mbox.xz
 mkdir -p "$cache"
 mbox=$cache/load-$n.mbox
@@ -45,13 +47,15 @@ stored() { "$PW" db stats --db "$1" | head -n 1 | tr ' ' '\n' | sed -n 's/^messa
 
 # ingest_timed DB OUT: ingests the mbox into DB, its counts to OUT;
 # prints the seconds taken.
+# Its CPU seconds (user + system) go to OUT.cpu.
 ingest_timed() {
 	local start
 	start=$(date +%s.%N)
-	"$PW" ingest -q --db "$1" "$mbox" >"$2" 2>"$cache/ingest.err" || {
+	/usr/bin/time -f '%U %S' -o "$2.cpu" "$PW" ingest -q --db "$1" "$mbox" >"$2" 2>"$cache/ingest.err" || {
 		echo "load: ingest failed:" >&2; tail -n 5 "$cache/ingest.err" >&2; exit 1; }
 	echo "$(date +%s.%N) - $start" | bc
 }
+cpu() { awk '{printf "%.1f", $1 + $2}' "$1.cpu"; }
 # expected OUT: what a store must hold after the ingest that wrote OUT
 # (every message read, less those it reported as duplicates), or "bad"
 # when it did not read every message of the input.
@@ -114,25 +118,28 @@ sleep 2
 busy_s=$(ingest_timed "$cache/busy.db" "$cache/busy.out")
 busy_want=$(expected "$cache/busy.out")
 for p in "${loops[@]}"; do kill "$p" 2>/dev/null || true; done
-wait "${loops[@]}" 2>/dev/null || true
+[ ${#loops[@]} -eq 0 ] || wait "${loops[@]}" 2>/dev/null || true
 loops=()
 # The message of the first store, and the input.
 busy_n=$(( $(stored "$cache/busy.db") - 1 ))
 # A message of the input, asked after the ingest: there now.
 after=$(curl -s -o /dev/null -w '%{http_code}' "$url/message/$(enc "$msgid")")
+serve_cpu=$(ps -o cputimes= -p "$serve" | tr -d ' ')
 kill "$serve"; wait "$serve" || true; serve=
 
-cat "$cache"/client-*.log >"$cache/requests"
+cat "$cache"/client-*.log >"$cache/requests" 2>/dev/null || true
 reqs=$(wc -l <"$cache/requests")
 errors=$(awk '$1 != 200' "$cache/requests" | wc -l)
 p50=$(awk '{print $2}' "$cache/requests" | sort -n | awk '{a[NR]=$1} END {print a[int(NR*0.5)+1] * 1000}')
 p99=$(awk '{print $2}' "$cache/requests" | sort -n | awk '{a[NR]=$1} END {i=int(NR*0.99)+1; if (i>NR) i=NR; print a[i] * 1000}')
 rate() { echo "scale=0; $input / $1" | bc; }
-printf '  %-44s %8.2f s %8s msg/s  stored %s, want %s\n' "ingest, quiet" "$quiet_s" "$(rate "$quiet_s")" "$quiet_n" "$quiet_want"
-printf '  %-44s %8.2f s %8s msg/s  stored %s, want %s\n' "ingest, $clients dashboard clients reading" "$busy_s" "$(rate "$busy_s")" "$busy_n" "$busy_want"
+printf '  %-44s %8.2f s %8s msg/s  (CPU %s s)  stored %s, want %s\n' "ingest, quiet" \
+	"$quiet_s" "$(rate "$quiet_s")" "$(cpu "$cache/quiet.out")" "$quiet_n" "$quiet_want"
+printf '  %-44s %8.2f s %8s msg/s  (CPU %s s)  stored %s, want %s\n' "ingest, $clients dashboard clients reading" \
+	"$busy_s" "$(rate "$busy_s")" "$(cpu "$cache/busy.out")" "$busy_n" "$busy_want"
 printf '  ratio: under load ingest runs at %.2f of its quiet rate\n' "$(echo "scale=4; $quiet_s / $busy_s" | bc)"
-printf '  dashboard: %s requests, %s errors (not 200), p50 %.0f ms, p99 %.0f ms; a message after the ingest: %s\n' \
-	"$reqs" "$errors" "$p50" "$p99" "$after"
+printf '  dashboard: %s requests, %s errors (not 200), p50 %.0f ms, p99 %.0f ms, serve CPU %s s; a message after the ingest: %s\n' \
+	"$reqs" "$errors" "$p50" "$p99" "$serve_cpu" "$after"
 if [ "$errors" -gt 0 ]; then
 	echo "  errors by status and path:"
 	awk '$1 != 200 {print "    " $1, $3}' "$cache/requests" | sort | uniq -c | sort -rn | head -n 10
