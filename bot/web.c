@@ -446,11 +446,12 @@ static enum MHD_Result answer(struct pw_web *w, struct MHD_Connection *c,
  */
 static bool announced_too_big(struct pw_web *w, struct MHD_Connection *c)
 {
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *h = MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	guint64 n;
 
-	return h && g_ascii_string_to_unsigned(h, 10, 0, G_MAXUINT64, &n, NULL) &&
+	return h &&
+	       g_ascii_string_to_unsigned(h, 10, 0, G_MAXUINT64, &n, NULL) &&
 	       n > (guint64)w->cfg->web_max_body;
 }
 
@@ -652,7 +653,8 @@ static struct pw_web *web_new(const char *db_path, const struct pw_config *cfg)
 	w->db_path = g_strdup(db_path);
 	w->has_token = cfg->web_token != NULL;
 	if (w->has_token)
-		token_digest(cfg->web_token, strlen(cfg->web_token), w->token_sum);
+		token_digest(cfg->web_token, strlen(cfg->web_token),
+			     w->token_sum);
 	return w;
 }
 
