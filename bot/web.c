@@ -103,7 +103,7 @@ static gboolean cached_ready(gpointer key, gpointer value, gpointer data)
 /* One request being read. */
 struct req {
 	GByteArray *body;
-	bool too_big;
+	bool too_big;		/* larger than [web] max_body: refused */
 };
 
 /* ---- the token ---- */
@@ -123,10 +123,8 @@ static void token_digest(const char *s, size_t len, guint8 out[32])
  * compared, every byte, so that neither the length nor the first
  * difference shows in the time taken.
  */
-static bool token_ok(struct pw_web *w, struct MHD_Connection *c)
+static bool token_ok(struct pw_web *w, const char *h)
 {
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    MHD_HTTP_HEADER_AUTHORIZATION);
 	guint8 sum[32];
 	unsigned diff = 0;
 	size_t i;
@@ -168,17 +166,24 @@ static enum MHD_Result send_answer(struct MHD_Connection *c,
 	return ok;
 }
 
-/* Collects the query parameters; a name given twice is refused. */
+GHashTable *pw_web_args_new(void)
+{
+	return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+void pw_web_args_add(GHashTable *args, const char *name, const char *value)
+{
+	if (g_hash_table_contains(args, name))
+		g_hash_table_insert(args, g_strdup(""), NULL);	/* marks it */
+	else
+		g_hash_table_insert(args, g_strdup(name), g_strdup(value));
+}
+
+/* Collects the query parameters (see pw_web_args_add()). */
 static enum MHD_Result arg(void *cls, enum MHD_ValueKind kind,
 			   const char *key, const char *value)
 {
-	GHashTable *args = cls;
-
-	if (g_hash_table_contains(args, key)) {
-		g_hash_table_insert(args, g_strdup(""), NULL);	/* marks it */
-		return MHD_YES;
-	}
-	g_hash_table_insert(args, g_strdup(key), g_strdup(value));
+	pw_web_args_add(cls, key, value);
 	return MHD_YES;
 }
 
@@ -351,18 +356,23 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 	g_free(key);
 }
 
-static void handle(struct pw_web *w, struct MHD_Connection *c,
-		   const char *url, const char *method, struct req *q,
+static void too_big(struct pw_web *w, struct pw_web_answer *a)
+{
+	pw_web_answer_error(a, true, MHD_HTTP_CONTENT_TOO_LARGE,
+			    "the body is larger than %d KiB",
+			    w->cfg->web_max_body / 1024);
+}
+
+void pw_web_answer(struct pw_web *w, const struct pw_web_request *r,
 		   struct pw_web_answer *a)
 {
-	GHashTable *args = g_hash_table_new_full(g_str_hash, g_str_equal,
-						 g_free, g_free);
+	const char *url = r->path, *method = r->method;
+	GHashTable *args = r->args;
 	bool api = g_str_has_prefix(url, "/api/");
 	bool post = !strcmp(method, MHD_HTTP_METHOD_POST);
 	bool submit = !strcmp(url, "/api/submit");
 
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, arg, args);
-	if ((w->token_always || submit) && !token_ok(w, c)) {
+	if ((w->token_always || submit) && !token_ok(w, r->authorization)) {
 		if (submit && !w->has_token)
 			pw_web_answer_error(a, true, MHD_HTTP_FORBIDDEN,
 					    "submission needs [web] token in"
@@ -378,19 +388,15 @@ static void handle(struct pw_web *w, struct MHD_Connection *c,
 		if (strcmp(url, "/api/check") && !submit)
 			pw_web_answer_error(a, api, MHD_HTTP_NOT_FOUND, "POST goes"
 					    " to /api/check or /api/submit");
-		else if (q->too_big)
-			pw_web_answer_error(a, true, MHD_HTTP_CONTENT_TOO_LARGE,
-					    "the body is larger than %d KiB",
-					    w->cfg->web_max_body / 1024);
+		else if (r->too_big)
+			too_big(w, a);
 		else if (!submit)
-			pw_web_check(w->cfg, args, (const char *)q->body->data,
-				     q->body->len, a);
+			pw_web_check(w->cfg, args, r->body, r->len, a);
 		else {
 			g_mutex_lock(&w->write_lock);
 			if (writer(w, a))
-				pw_web_submit(w->writer, w->cfg, args,
-					      (const char *)q->body->data,
-					      q->body->len, a);
+				pw_web_submit(w->writer, w->cfg, args, r->body,
+					      r->len, a);
 			g_mutex_unlock(&w->write_lock);
 		}
 	} else if (strcmp(method, MHD_HTTP_METHOD_GET) &&
@@ -406,7 +412,47 @@ static void handle(struct pw_web *w, struct MHD_Connection *c,
 		get_cached(w, db, url, args, a);
 		g_async_queue_push(w->pool, db);
 	}
-	g_hash_table_destroy(args);
+}
+
+/* Answers the request of c, whose body q holds. */
+static enum MHD_Result answer(struct pw_web *w, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      struct req *q)
+{
+	struct pw_web_answer a = { .body = g_string_new(NULL) };
+	struct pw_web_request r = {
+		.method = method,
+		.path = url,
+		.args = pw_web_args_new(),
+		.authorization = MHD_lookup_connection_value(
+			c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+		.body = (const char *)q->body->data,
+		.len = q->body->len,
+		.too_big = q->too_big,
+	};
+	enum MHD_Result ok;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, arg, r.args);
+	pw_web_answer(w, &r, &a);
+	ok = send_answer(c, &a);
+	g_hash_table_destroy(r.args);
+	g_string_free(a.body, TRUE);
+	return ok;
+}
+
+/*
+ * Whether the request announces a body larger than [web] max_body
+ * (Content-Length); one sent in chunks is measured as it comes.
+ */
+static bool announced_too_big(struct pw_web *w, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	guint64 n;
+
+	return h &&
+	       g_ascii_string_to_unsigned(h, 10, 0, G_MAXUINT64, &n, NULL) &&
+	       n > (guint64)w->cfg->web_max_body;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
@@ -416,30 +462,37 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 {
 	struct pw_web *w = cls;
 	struct req *q = *con_cls;
-	struct pw_web_answer a = { 0 };
-	enum MHD_Result ok;
 
 	if (!q) {
 		/* The headers: the body, if any, comes in the next calls. */
 		q = g_new0(struct req, 1);
 		q->body = g_byte_array_new();
 		*con_cls = q;
+		if (!strcmp(method, MHD_HTTP_METHOD_POST) &&
+		    announced_too_big(w, c)) {
+			/* Refused before its body is read: answered now,
+			 * MHD reads none of the body and closes the
+			 * connection after the answer. */
+			q->too_big = true;
+			return answer(w, c, url, method, q);
+		}
 		return MHD_YES;
 	}
 	if (*size) {
-		if (q->body->len + *size > (size_t)w->cfg->web_max_body)
-			q->too_big = true;	/* read on, keep nothing */
-		else
-			g_byte_array_append(q->body, (const guint8 *)data,
-					    (guint)*size);
+		if (q->body->len + *size > (size_t)w->cfg->web_max_body) {
+			/* Past the limit in chunks, or past the length
+			 * it announced: no more is read and the
+			 * connection is closed, unanswered, as
+			 * libmicrohttpd takes no answer while a body is
+			 * being read. */
+			q->too_big = true;
+			return MHD_NO;
+		}
+		g_byte_array_append(q->body, (const guint8 *)data, (guint)*size);
 		*size = 0;
 		return MHD_YES;
 	}
-	a.body = g_string_new(NULL);
-	handle(w, c, url, method, q, &a);
-	ok = send_answer(c, &a);
-	g_string_free(a.body, TRUE);
-	return ok;
+	return answer(w, c, url, method, q);
 }
 
 static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -559,38 +612,12 @@ void pw_web_stop(struct pw_web *w)
 	g_free(w);
 }
 
-enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
-			    const char *listen, unsigned threads,
-			    struct pw_web **out, char **where, char **err)
+/* The store connections and the cache of w, for threads requests. */
+static bool setup(struct pw_web *w, const char *db_path, unsigned threads,
+		  char **err)
 {
-	struct pw_web *w = g_new0(struct pw_web, 1);
-	const union MHD_DaemonInfo *info;
-	unsigned i, flags;
-	char host[NI_MAXHOST];
+	unsigned i;
 
-	*out = NULL;
-	*where = NULL;
-	*err = NULL;
-	g_mutex_init(&w->write_lock);
-	g_mutex_init(&w->cache_lock);
-	g_cond_init(&w->cache_made);
-	w->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					 cached_free);
-	w->cfg = cfg;
-	w->db_path = g_strdup(db_path);
-	if (!listen)
-		listen = cfg->web_listen ? cfg->web_listen : "127.0.0.1:8080";
-	if (!parse_listen(w, listen, err))
-		goto fail;
-	w->has_token = cfg->web_token != NULL;
-	if (w->has_token)
-		token_digest(cfg->web_token, strlen(cfg->web_token), w->token_sum);
-	w->token_always = !is_loopback(&w->addr);
-	if (w->token_always && !w->has_token) {
-		*err = g_strdup_printf("listen '%s' is not loopback: set [web]"
-				       " token in the configuration", listen);
-		goto fail;
-	}
 	w->npool = threads ? threads : 4;
 	w->pool = g_async_queue_new();
 	w->dbs = g_ptr_array_new();
@@ -598,17 +625,78 @@ enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
 		struct pw_db *db = NULL;
 
 		if (pw_db_open(db_path, true, &db, err))
-			goto fail;
+			return false;
 		pw_db_query_reader_setup(db);
 		g_ptr_array_add(w->dbs, db);
 		g_async_queue_push(w->pool, db);
 	}
 	if (pw_db_open(db_path, true, &w->refresh_db, err))
-		goto fail;
+		return false;
 	pw_db_query_reader_setup(w->refresh_db);
 	g_ptr_array_add(w->dbs, w->refresh_db);
 	w->refresher = g_thread_pool_new_full(refresh, NULL, refresh_free, 1,
 					      TRUE, NULL);
+	return true;
+}
+
+/* A server not yet set up, for the store at db_path under cfg. */
+static struct pw_web *web_new(const char *db_path, const struct pw_config *cfg)
+{
+	struct pw_web *w = g_new0(struct pw_web, 1);
+
+	g_mutex_init(&w->write_lock);
+	g_mutex_init(&w->cache_lock);
+	g_cond_init(&w->cache_made);
+	w->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					 cached_free);
+	w->cfg = cfg;
+	w->db_path = g_strdup(db_path);
+	w->has_token = cfg->web_token != NULL;
+	if (w->has_token)
+		token_digest(cfg->web_token, strlen(cfg->web_token),
+			     w->token_sum);
+	return w;
+}
+
+enum pw_status pw_web_open(const char *db_path, const struct pw_config *cfg,
+			   unsigned threads, struct pw_web **out, char **err)
+{
+	struct pw_web *w = web_new(db_path, cfg);
+
+	*out = NULL;
+	*err = NULL;
+	if (!setup(w, db_path, threads, err)) {
+		pw_web_stop(w);
+		return PW_ERR_USAGE;
+	}
+	*out = w;
+	return PW_OK;
+}
+
+enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
+			    const char *listen, unsigned threads,
+			    struct pw_web **out, char **where, char **err)
+{
+	struct pw_web *w = web_new(db_path, cfg);
+	const union MHD_DaemonInfo *info;
+	unsigned flags;
+	char host[NI_MAXHOST];
+
+	*out = NULL;
+	*where = NULL;
+	*err = NULL;
+	if (!listen)
+		listen = cfg->web_listen ? cfg->web_listen : "127.0.0.1:8080";
+	if (!parse_listen(w, listen, err))
+		goto fail;
+	w->token_always = !is_loopback(&w->addr);
+	if (w->token_always && !w->has_token) {
+		*err = g_strdup_printf("listen '%s' is not loopback: set [web]"
+				       " token in the configuration", listen);
+		goto fail;
+	}
+	if (!setup(w, db_path, threads, err))
+		goto fail;
 	flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	if (w->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;

@@ -31,16 +31,22 @@ fi
 
 # The sources and libraries a harness links: the mail harness needs
 # GMime and bot/mail.c, the configuration harness bot/config.c and what
-# it calls; the others only checks/, GLib and Nettle.
+# it calls, the HTTP harness the whole program but main.c and every
+# library; the others only checks/, GLib and Nettle.
 sources() {
 	case $1 in
 	fuzz_mail) echo bot/mail.c checks/*.c ;;
 	fuzz_config) echo bot/config.c bot/mail.c bot/reply.c checks/*.c ;;
+	fuzz_http) ls checks/*.c db/*.c bot/*.c | grep -v '^bot/main\.c$' ;;
 	*) echo checks/*.c ;;
 	esac
 }
 pkgs() {
-	case $1 in fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;; *) echo glib-2.0 nettle ;; esac
+	case $1 in
+	fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;;
+	fuzz_http) echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd libsystemd ;;
+	*) echo glib-2.0 nettle ;;
+	esac
 }
 
 # libFuzzer is there when clang can link a fuzzer with it.

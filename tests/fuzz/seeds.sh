@@ -9,7 +9,8 @@
 # example configuration and the test configurations of tests/data and
 # tests/cases, written under WORKDIR.  Crash
 # reproducers (tests/fuzz/regressions/HARNESS) are not seeds: callers add
-# them where they want them.
+# them where they want them.  The HTTP harness starts from the requests
+# kept in tests/fuzz/seeds/http, one a file (see tests/fuzz/fuzz_http.c).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -eq 2 ] || { echo "usage: tests/fuzz/seeds.sh HARNESS WORKDIR" >&2; exit 2; }
@@ -44,6 +45,8 @@ fuzz_config)
 	done < <(printf '%s\n' "$top/deploy/patchwarden.conf.example" \
 		"$top"/tests/data/*.conf; find "$top/tests/cases" -name '*.conf' | LC_ALL=C sort)
 	echo "$d" ;;
+fuzz_http)
+	echo "$top/tests/fuzz/seeds/http" ;;
 *)
 	echo "seeds.sh: no seeds known for $h" >&2
 	exit 2 ;;

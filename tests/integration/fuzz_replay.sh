@@ -14,10 +14,14 @@ check "the library the harnesses link with is built ($lib)" test -f "$lib"
 # The library built by "make asan" needs the sanitizer runtimes at link.
 san=
 nm "$lib" 2>/dev/null | grep -q '__asan_' && san="-fsanitize=address,undefined"
-# The mail and configuration harnesses need GMime; the others link only
-# checks/, GLib, Nettle.
+# The mail and configuration harnesses need GMime, the HTTP harness every
+# library of the program; the others link only checks/, GLib, Nettle.
 pkgs() {
-	case $1 in fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;; *) echo glib-2.0 nettle ;; esac
+	case $1 in
+	fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;;
+	fuzz_http) echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd libsystemd ;;
+	*) echo glib-2.0 nettle ;;
+	esac
 }
 
 # replay HARNESS DESC PATH...: the harness runs every file under PATH.

@@ -246,6 +246,21 @@ is "/api/submit: stored, with its findings" "$(echo "$out" | jq -r '"\(.messages
 is "/api/submit: seen through the dashboard at once" "$(get "$URL/api/patches?list=linux-submitted" | jq length)" 1
 head -c 5000 /dev/zero | tr '\0' x >"$T/big"
 bad "oversized body" 413 "larger than 4 KiB" --data-binary @"$T/big" "$URL/api/check"
+# A body announced over the limit is refused before it is sent: the
+# answer comes at once and the connection is closed.
+status=$(timeout 10 python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /api/check HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n")
+r = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    r += d
+print(r.split(b" ")[1].decode(), b"connection: close" in r.lower())
+' "${URL##*:}" 2>&1)
+is "an announced oversized body: 413 before it is read, then closed" "$status" "413 True"
 is "GET on loopback needs no token" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/series")" 200
 
 # Off loopback: refused without a token; with one, every request needs it.
