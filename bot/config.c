@@ -172,9 +172,15 @@ static int bad_line(const struct src *s)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
 
+		const char *t = e;
+
 		n++;
 		while (p < e && g_ascii_isspace(*p))
 			p++;
+		while (t > p && g_ascii_isspace(t[-1]))
+			t--;
+		if (p < e && *p == '[' && t[-1] != ']')
+			return n;
 		if (p < e && *p == '[')
 			group = true;
 		else if (p < e && *p != '#' &&
@@ -442,10 +448,20 @@ static bool parse(struct loader *ld, struct src *s)
 	s->kf = g_key_file_new();
 	if (g_key_file_load_from_data(s->kf, s->text, s->len, G_KEY_FILE_NONE, &e))
 		return true;
+	/* GKeyFile's own message quotes the line, which may hold a
+	 * secret: it is never shown. */
 	p = g_new0(struct problem, 1);
 	p->path = s->path;
 	p->line = bad_line(s);
-	p->msg = g_strdup_printf("not a key file: %s", e->message);
+	if (e->domain == G_KEY_FILE_ERROR &&
+	    e->code == G_KEY_FILE_ERROR_UNKNOWN_ENCODING)
+		p->msg = g_strdup("not a key file: an encoding other than UTF-8");
+	else if (p->line)
+		p->msg = g_strdup("not a key file: neither \"key = value\", a"
+				  " whole [section] header nor a # comment");
+	else
+		p->msg = g_strdup("not a key file: a section name or key that"
+				  " GKeyFile refuses");
 	g_ptr_array_add(ld->problems, p);
 	g_error_free(e);
 	g_key_file_free(s->kf);

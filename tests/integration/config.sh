@@ -92,6 +92,18 @@ printf '[core]\nthis line is not a key\n' >syntax.conf
 cc syntax.conf
 is "not a key file: exit 1" "$rc" 1
 contains "not a key file: the line" "$out" "syntax.conf:2: not a key file"
+# GKeyFile's message quotes the line: a secret written with ":" for "="
+# must not reach the terminal or the journal.
+printf '[smtp]\npassword: hunter2secret\n' >leak.conf
+chmod 600 leak.conf
+cc leak.conf
+contains "a malformed line: its number" "$out" "leak.conf:2: not a key file"
+check "a malformed line: its text (a secret) is not shown" test "${out#*hunter2secret}" = "$out"
+$PW ingest --config leak.conf --db "$T/leak.db" /dev/null >/dev/null 2>err
+check "a malformed line: ingest does not show it either" test -z "$(grep hunter2secret err)"
+printf '[smtp\nfrom = a@b.org\n' >open.conf
+cc open.conf
+contains "an unclosed section header: its line" "$out" "open.conf:1: not a key file"
 $PW config check --config "$T/missing.conf" >/dev/null 2>err
 is "a file that cannot be read: exit 2" "$?" 2
 contains "a file that cannot be read: says why" "$(cat err)" "missing.conf: No such file or directory"
