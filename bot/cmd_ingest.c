@@ -89,6 +89,10 @@ int pw_cmd_ingest(int argc, char **argv)
 	 */
 	if (counts.errors && !pw_cli_inputs_piped(argv + 1, argc - 1))
 		rc = 1;
+	/* Stdin that cannot be read, or breaks off, is the delivery
+	 * failing: nothing of it was stored, so it is to come again. */
+	if (counts.sources_failed && pw_cli_inputs_piped(argv + 1, argc - 1))
+		rc = EX_TEMPFAIL;
 	/* The store failed, not the mail: it is to be delivered again. */
 	if (!stored)
 		rc = EX_TEMPFAIL;

@@ -810,6 +810,7 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 		pw_error("%s", err ? err : pw_status_str(s));
 		g_free(err);
 		counts->errors++;
+		counts->sources_failed++;
 		if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT) {
 			progress(o, counts, true);
 			return false;

@@ -52,6 +52,8 @@ struct pw_ingest_counts {
 	int64_t patches, covers, comments, pulls, others;	/* newly stored */
 	int64_t duplicates;	/* already stored (seen again, maybe on another list) */
 	int64_t errors;		/* could not be read or stored */
+	int64_t sources_failed;	/* of those, whole sources that could not be
+				 * opened or read (nothing of them stored) */
 	int64_t removed;	/* marked removed by their archive */
 	int64_t findings;	/* findings stored for the new patches */
 	int64_t first_id;	/* the first message stored new, 0 before */

@@ -561,6 +561,7 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 {
 	enum pw_status st = PW_OK;
 	bool bol, big = false;
+	size_t skipped = 0;		/* bytes past the size cap */
 	const char *p;
 	size_t len;
 	int64_t start;
@@ -664,19 +665,24 @@ enum pw_status pw_source_next(struct pw_source *s, struct pw_raw *raw,
 			p++;
 			len--;
 		}
-		if (s->msg->len + len > PW_MAX_MESSAGE) {
+		if (big || s->msg->len + len > PW_MAX_MESSAGE) {
 			big = true;
-			/* Only a regular file is sure to end: in anything
-			 * else (a pipe, /dev/zero) the next message may
-			 * never come. */
-			if (!(s->framed && s->seekable)) {
+			skipped += len;
+			/*
+			 * An mbox is read on to its next message: to the
+			 * end in a regular file, which is sure to end; for
+			 * at most PW_MAX_MESSAGE more bytes in a pipe,
+			 * where the next message may never come (/dev/zero).
+			 * Input that is one message has nothing after it.
+			 */
+			if (!s->framed ||
+			    (!s->seekable && skipped > PW_MAX_MESSAGE)) {
 				s->done = true;
 				break;
 			}
 			continue;
 		}
-		if (!big)
-			g_string_append_len(s->msg, p, len);
+		g_string_append_len(s->msg, p, len);
 	}
 	if (st == PW_OK && cl.body > 0 && cl.inner >= 0) {
 		/* The file ends before the length the header gave. */

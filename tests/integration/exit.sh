@@ -187,6 +187,27 @@ for c in "ingest $T/good.mbox" "run -" poll "subscribe list" "outbox list" \
 		"$(st $c --db "$T/no-such-dir/pw.db" <"$T/good.mbox")" 75
 done
 
+# Stdin that cannot be read is the delivery failing, not the mail:
+# nothing of it is stored, so the MTA is to deliver it again.
+is "75 ingest -: stdin that cannot be read (a folder)" "$(st ingest --db "$T/dir.db" - <"$T")" 75
+is "75 run -: stdin that cannot be read (a folder)" "$(st run --db "$T/dir.db" - <"$T")" 75
+
+# A piped mbox whose first message is over the size cap: that one is an
+# ingest error, the messages after it are read and stored, status 0.
+/usr/bin/python3 - "$T/bigfirst.mbox" <<'PY2'
+import sys
+with open(sys.argv[1], "wb") as f:
+    f.write(b"From x Mon Jan  1 00:00:00 2024\nFrom: a@example.org\nSubject: big\n"
+            b"Message-ID: <big@example.org>\n\n" + (b"a" * 1023 + b"\n") * 66000)
+    for i in range(3):
+        f.write(b"\nFrom x Mon Jan  1 00:00:00 2024\nFrom: a@example.org\n"
+                b"Subject: small %d\nMessage-ID: <small%d@example.org>\n\nbody\n" % (i, i))
+PY2
+is "0 ingest -: an oversize message in a piped mbox" "$(st ingest --db "$T/bf.db" - <"$T/bigfirst.mbox")" 0
+is "0 ingest -: the messages after it are stored" \
+	"$(sqlite3 "$T/bf.db" "SELECT count(*) FROM message"),$(sqlite3 "$T/bf.db" "SELECT count(*) FROM ingest_error")" "3,1"
+rm -f "$T/bigfirst.mbox"
+
 # Busy: another process holds the write lock past the busy timeout.
 $PW ingest -q --db "$T/busy.db" /dev/null >/dev/null
 mkfifo "$T/lock.sql"
