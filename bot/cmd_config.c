@@ -129,7 +129,8 @@ static void print(const struct pw_config *c)
 		imap(pw_config_imap(c, NULL));
 
 	printf("\n[web]\n");
-	str("listen", c->web_listen ? c->web_listen : "127.0.0.1:8080");
+	str("listen", c->web_listen ? c->web_listen :
+	    "(not set: the service serves no dashboard; serve listens on 127.0.0.1:8080)");
 	secret("token", c->web_token);
 	num("max_body", c->web_max_body / 1024);
 
