@@ -15,13 +15,19 @@
  * files with SQLite's online backup API while the service runs; vacuum
  * rebuilds both files and prints their sizes before and after.
  *
- * Exit status: 0 done; 1 check found problems; 2 usage, or a damaged
+ * Exit status: 0 done; 1 check found problems, a file of the store not
+ * a database or too damaged to open among them; 2 usage, or a damaged
  * store that stats or recheck cannot read; 75 the store or the
- * configuration cannot be read, the store is busy or full.
+ * configuration cannot be read, there is no store at the path (nothing
+ * is created), the store is busy or full.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
@@ -82,6 +88,40 @@ static int stats(struct pw_db *db, bool json)
 	return 0;
 }
 
+/* Prints the problems integrity checks found in the store at path. */
+static void problems_print(const char *path, GPtrArray *problems)
+{
+	guint i;
+
+	for (i = 0; i < problems->len; i++)
+		printf("%s\n", (const char *)problems->pdata[i]);
+	printf("%s: integrity check: %u problems; orphaned raw rows not"
+	       " looked for\n", path, problems->len);
+}
+
+/*
+ * A store that the open refused: its files checked as they are, since
+ * a file that is not a database or is too damaged to open is a problem
+ * found (1), not a store that may open later (75, with the open's
+ * error, when they check clean).
+ */
+static int check_unopened(const char *path, enum pw_status s, const char *err)
+{
+	GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
+	int rc = EX_TEMPFAIL;
+
+	if (s == PW_ERR_DB)
+		pw_db_integrity_check_path(path, problems);
+	if (problems->len) {
+		problems_print(path, problems);
+		rc = 1;
+	} else {
+		pw_error("%s", err);
+	}
+	g_ptr_array_free(problems, TRUE);
+	return rc;
+}
+
 /*
  * Integrity first: raw rows are removed only from a store whose both
  * files check clean, since rows that a damaged message table no longer
@@ -92,17 +132,13 @@ static int check(struct pw_db *db)
 	GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
 	int64_t orphans = 0;
 	int rc = EX_TEMPFAIL;
-	guint i;
 
 	if (pw_db_integrity_check(db, problems)) {
 		pw_error("integrity check: %s", pw_db_errmsg(db));
 		goto out;
 	}
-	for (i = 0; i < problems->len; i++)
-		printf("%s\n", (const char *)problems->pdata[i]);
 	if (problems->len) {
-		printf("%s: integrity check: %u problems; orphaned raw rows not"
-		       " looked for\n", pw_db_path(db), problems->len);
+		problems_print(pw_db_path(db), problems);
 		rc = 1;
 		goto out;
 	}
@@ -196,6 +232,7 @@ int pw_cmd_db(int argc, char **argv)
 	};
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
+	enum pw_status s;
 	const char *cmd;
 	char *err = NULL;
 	gint64 t = 0;
@@ -230,6 +267,17 @@ int pw_cmd_db(int argc, char **argv)
 		pw_error("%s", err);
 		goto out;
 	}
+	/*
+	 * Each command looks after a store that exists: a mistyped path
+	 * is said, not made into a new empty store (a read-write open
+	 * creates one) that checks clean.  backup says the same.  Any
+	 * other reason the path cannot be looked at is the open's to tell.
+	 */
+	if (strcmp(cmd, "backup") && strcmp(cfg->db_path, ":memory:") &&
+	    g_access(cfg->db_path, F_OK) && errno == ENOENT) {
+		pw_error("%s: no such store", cfg->db_path);
+		goto out;
+	}
 	if (!strcmp(cmd, "backup")) {
 		/* Not opened here: a backup reads any schema version. */
 		rc = backup(cfg->db_path, argv[2], json);
@@ -240,8 +288,11 @@ int pw_cmd_db(int argc, char **argv)
 	 * rows that a read-write open would remove quietly.
 	 */
 	readonly = !strcmp(cmd, "stats");
-	if (pw_db_open(cfg->db_path, readonly, &db, &err)) {
-		pw_error("%s", err);
+	if ((s = pw_db_open(cfg->db_path, readonly, &db, &err))) {
+		if (!strcmp(cmd, "check"))
+			rc = check_unopened(cfg->db_path, s, err);
+		else
+			pw_error("%s", err);
 		goto out;
 	}
 	if (!strcmp(cmd, "stats"))

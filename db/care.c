@@ -228,6 +228,30 @@ enum pw_status pw_db_integrity_check(struct pw_db *db, GPtrArray *problems)
 	return rc == SQLITE_OK ? PW_OK : fail(db, db->raw, db->raw_path, rc);
 }
 
+/* The integrity check of the file at path through a read-only
+ * connection of its own; nothing when it cannot be opened. */
+static void integrity_of(const char *path, GPtrArray *problems)
+{
+	sqlite3 *h = NULL;
+
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		sqlite3_extended_result_codes(h, 1);
+		sqlite3_busy_timeout(h, PW_DB_BUSY_MS);
+		integrity(h, path, problems);
+	}
+	sqlite3_close(h);
+}
+
+void pw_db_integrity_check_path(const char *path, GPtrArray *problems)
+{
+	char *rp = pw_db_raw_path_of(path);
+
+	integrity_of(path, problems);
+	if (g_file_test(rp, G_FILE_TEST_IS_REGULAR))
+		integrity_of(rp, problems);
+	g_free(rp);
+}
+
 /* The bytes the database of h holds (its pages), or -1. */
 static int64_t db_bytes(sqlite3 *h)
 {
@@ -306,10 +330,15 @@ static void unlink_db(const char *path)
  * Copies the database at from into a new file to with the backup API,
  * in one step: one read transaction of the source, so that the copy is
  * one committed state of it, whatever other processes write meanwhile
- * (in WAL mode they go on writing).  *out receives the open copy.
+ * (in WAL mode they go on writing).  *out receives the open copy; *made
+ * becomes true once the file to is created.  The file is created here,
+ * empty and readable by its owner alone, before SQLite opens it: it
+ * holds every message, and SQLite gives its journal, -wal and -shm
+ * files the mode of the database file.  The caller has made sure it
+ * does not exist.
  */
 static enum pw_status copy(struct pw_db *db, const char *from, const char *to,
-			   sqlite3 **out)
+			   sqlite3 **out, bool *made)
 {
 	sqlite3 *src = NULL, *dst = NULL;
 	sqlite3_backup *b;
@@ -334,8 +363,21 @@ static enum pw_status copy(struct pw_db *db, const char *from, const char *to,
 		s = (rc & 0xff) == SQLITE_BUSY ? PW_ERR_TRANSIENT : PW_ERR_IO;
 		goto out;
 	}
-	rc = sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE |
-			     SQLITE_OPEN_CREATE, NULL);
+	{
+		GError *e = NULL;
+
+		if (!g_file_set_contents_full(to, "", 0,
+					      G_FILE_SET_CONTENTS_NONE, 0600,
+					      &e)) {
+			g_free(db->err);
+			db->err = g_strdup(e->message);
+			g_error_free(e);
+			s = PW_ERR_IO;
+			goto out;
+		}
+		*made = true;
+	}
+	rc = sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK) {
 		s = fail(db, dst, to, rc);
 		goto out;
@@ -373,7 +415,7 @@ enum pw_status pw_db_backup(const char *path, const char *to,
 	char *raw_from = pw_db_raw_path_of(path), *raw_to = pw_db_raw_path_of(to);
 	sqlite3 *h = NULL, *r = NULL, *errh;
 	enum pw_status s = PW_OK;
-	bool made = false;
+	bool made = false, made_raw = false;
 	int rc;
 
 	memset(info, 0, sizeof(*info));
@@ -392,19 +434,18 @@ enum pw_status pw_db_backup(const char *path, const char *to,
 		goto out;
 	}
 	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-		*err = g_strdup_printf("%s: no store there", path);
+		*err = g_strdup_printf("%s: no such store", path);
 		s = PW_ERR_IO;
 		goto out;
 	}
-	made = true;
 	/*
 	 * The main store first, then the raw one: bytes are committed
 	 * before their messages, so the later copy of the raw store has
 	 * the bytes of every message in the earlier copy of the main one.
 	 */
-	s = copy(&tmp, path, to, &h);
+	s = copy(&tmp, path, to, &h, &made);
 	if (!s && g_file_test(raw_from, G_FILE_TEST_IS_REGULAR))
-		s = copy(&tmp, raw_from, raw_to, &r);
+		s = copy(&tmp, raw_from, raw_to, &r, &made_raw);
 	if (s)
 		goto out;
 	if (r) {
@@ -443,10 +484,10 @@ out:
 		s = fail(&tmp, r, raw_to, sqlite3_errcode(r));
 	if (s && !*err)
 		*err = g_strdup(tmp.err ? tmp.err : pw_status_str(s));
-	if (s && made) {
+	if (s && made)
 		unlink_db(to);
+	if (s && made_raw)
 		unlink_db(raw_to);
-	}
 	g_free(tmp.err);
 	g_free(raw_from);
 	g_free(raw_to);

@@ -226,6 +226,14 @@ enum pw_status pw_db_raw_orphans(struct pw_db *db, bool remove, int64_t *n);
  * an error only when it could not check (busy, cannot open).
  */
 enum pw_status pw_db_integrity_check(struct pw_db *db, GPtrArray *problems);
+/*
+ * The same for the files at path and path + "-raw" (when it exists)
+ * when pw_db_open() refused them, through read-only connections of its
+ * own: a file that is not a database or is too damaged to open is a
+ * problem found.  Nothing is appended for a file that checks clean or
+ * cannot be checked (busy, unreadable).
+ */
+void pw_db_integrity_check_path(const char *path, GPtrArray *problems);
 
 /* The bytes a store's two files hold (their pages). */
 struct pw_db_sizes {

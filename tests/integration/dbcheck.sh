@@ -71,6 +71,54 @@ contains "db stats: none left (json)" "$out" '"raw_orphans":0'
 out=$($PW db recheck --db "$db")
 contains "db recheck: every patch read back" "$out" "rechecked=$(q "$db" "SELECT count(*) FROM patch")"
 
+# The raw ids in use, walked by db check under the main store's write
+# lock and by db stats: read from an index, not a scan of every message
+# and a sort (the query's text is db/care.c's).
+plan=$(q "$db" "EXPLAIN QUERY PLAN SELECT raw_id FROM message WHERE raw_id IS NOT NULL ORDER BY raw_id")
+echo "$plan" | sed "s|^|# |"
+contains "orphan walk: reads the index of raw ids alone" "$plan" "USING COVERING INDEX message_raw_id"
+case "$plan" in *"TEMP B-TREE"*) not_ok "orphan walk: no sort" ;; *) ok "orphan walk: no sort" ;; esac
+# A store migrated before the index gets it; running the migration
+# again changes nothing.
+cp "$db" "$T/mig.db"; cp "$db-raw" "$T/mig.db-raw"
+v=$(q "$db" "PRAGMA user_version")
+q "$T/mig.db" "DROP INDEX message_raw_id; PRAGMA user_version = $((v - 1))"
+$PW db check --db "$T/mig.db" >/dev/null 2>&1; rc=$?
+is "older store: db check migrates it, the index made" \
+	"$rc,$(q "$T/mig.db" "PRAGMA user_version"),$(q "$T/mig.db" "SELECT count(*) FROM sqlite_schema WHERE name = 'message_raw_id'")" "0,$v,1"
+q "$T/mig.db" "PRAGMA user_version = $((v - 1))"
+$PW db check --db "$T/mig.db" >/dev/null 2>&1; rc=$?
+is "the index's migration run again: nothing more" "$rc,$(q "$T/mig.db" "PRAGMA user_version")" "0,$v"
+
+# ---- a store that is not there ----
+
+# A mistyped path: said, exit 75 as for a store that cannot be opened,
+# and no empty store made in its place.
+for c in check vacuum recheck stats; do
+	$PW db $c --db "$T/typo.db" >/dev/null 2>"$T/err"; rc=$?
+	is "db $c of no store: exit status 75" "$rc" 75
+	contains "db $c of no store: said" "$(cat "$T/err")" "$T/typo.db: no such store"
+	is "db $c of no store: nothing made" "$(ls "$T"/typo.db* 2>/dev/null | wc -l)" 0
+done
+$PW db backup --db "$T/typo.db" "$T/y.db" >/dev/null 2>"$T/err"
+contains "db backup of no store: said alike" "$(cat "$T/err")" "$T/typo.db: no such store"
+
+# ---- files that are not a database ----
+
+# Too damaged to open: a problem db check found (1), not a store that
+# may open later (75).
+head -c 70000 /dev/urandom >"$T/junk.db"
+out=$($PW db check --db "$T/junk.db" 2>"$T/err"); rc=$?
+is "random bytes as the store: exit status 1" "$rc" 1
+contains "random bytes as the store: said, named by file" "$out" "$T/junk.db: file is not a database"
+contains "random bytes as the store: counted" "$out" "$T/junk.db: integrity check: 1 problems"
+mkdir "$T/junkraw"
+cp "$db" "$T/junkraw/"
+head -c 70000 /dev/urandom >"$T/junkraw/orph.db-raw"
+out=$($PW db check --db "$T/junkraw/orph.db" 2>"$T/err"); rc=$?
+is "random bytes as the raw store: exit status 1" "$rc" 1
+contains "random bytes as the raw store: said, named by file" "$out" "$T/junkraw/orph.db-raw: file is not a database"
+
 # ---- integrity ----
 
 # Garbage over a leaf page of the message table of a copy, then over
@@ -113,6 +161,11 @@ out=$($PW db backup --db "$db" "$T/copy.db" 2>"$T/err"); rc=$?
 is "db backup: exit status 0" "$rc" 0
 is "db backup: every message copied" "$(kv messages "$out")" "$(q "$db" "SELECT count(*) FROM message")"
 check "db backup: both files made" test -s "$T/copy.db" -a -s "$T/copy.db-raw"
+# The copy holds every message: its owner's alone, whatever the umask.
+(umask 000; $PW db backup --db "$db" "$T/open.db" >/dev/null 2>"$T/err"); rc=$?
+is "db backup: the copy's files are 0600 (umask 000)" \
+	"$rc,$(stat -c %a "$T/open.db"),$(stat -c %a "$T/open.db-raw")" "0,600,600"
+is "db backup: no file of a copy readable by others" "$(find "$T" -maxdepth 1 -name 'copy.db*' -perm /077 -o -maxdepth 1 -name 'open.db*' -perm /077 | wc -l)" 0
 $PW db backup --db "$db" "$T/copy.db" >/dev/null 2>"$T/err"; rc=$?
 is "db backup over an existing file: refused, 2" "$rc" 2
 contains "db backup over an existing file: says so" "$(cat "$T/err")" "copy.db exists"

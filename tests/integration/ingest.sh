@@ -212,6 +212,7 @@ check "the first message's raw bytes are what the mbox holds" test "${first#$wan
 cp "$T/raw.db" "$T/v3.db"
 q "$T/v3.db" "ATTACH '$T/raw.db-raw' AS r;
 UPDATE message SET raw = (SELECT raw FROM r.raw WHERE id = message.raw_id);
+DROP INDEX message_raw_id;
 ALTER TABLE message DROP COLUMN raw_id;
 CREATE INDEX message_from_date ON message(from_addr, date);
 PRAGMA user_version = 3;"
