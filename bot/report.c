@@ -502,6 +502,7 @@ static enum pw_status floods_print(struct pw_db *db, const struct pw_report *r,
 	GArray *ids = NULL;
 	enum pw_status s;
 	guint i, shown = 0;
+	bool begun = false;	/* the list is opened at the first flood */
 
 	s = pw_db_begin(db);
 	if (s)
@@ -509,7 +510,6 @@ static enum pw_status floods_print(struct pw_db *db, const struct pw_report *r,
 	s = flood_ids(db, r, f, &ids, err);
 	if (s)
 		goto out;
-	pw_print_begin_list(p);
 	for (i = 0; i < ids->len; i++) {
 		struct pw_flood_info info;
 
@@ -524,12 +524,21 @@ static enum pw_status floods_print(struct pw_db *db, const struct pw_report *r,
 		}
 		if (s)
 			goto out;
+		if (!begun) {
+			pw_print_begin_list(p);
+			begun = true;
+		}
 		flood_print(p, &info);
 		pw_db_flood_info_release(&info);
 		shown++;
 	}
-	pw_print_end(p);
 out:
+	/* A read that fails before the first flood prints nothing; one
+	 * that fails midway closes what it opened. */
+	if (!begun && !s)
+		pw_print_begin_list(p);
+	if (begun || !s)
+		pw_print_end(p);
 	if (ids)
 		g_array_unref(ids);
 	if (s) {

@@ -112,6 +112,8 @@ int pw_perm_split_args(struct pw_scan *sc, size_t lp, struct pw_span *args,
  * sc->dropped.  out never holds more than twice the cap.
  */
 struct pw_finding *pw_perm_keep(struct pw_scan *sc, struct pw_finding *f);
+/* Sorts sc->out and keeps its first sc->cap findings, counting the rest. */
+void pw_perm_cut(struct pw_scan *sc);
 
 /* Frees what pw_perm_split_args() and the judge kept for the current
  * text. */

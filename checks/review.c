@@ -102,58 +102,6 @@ static void scan_text(struct pw_scan *sc, struct pw_text *t, enum lang l,
 	sc->san = NULL;
 }
 
-static gint by_place(gconstpointer a, gconstpointer b)
-{
-	const struct pw_finding *x = *(const struct pw_finding *const *)a;
-	const struct pw_finding *y = *(const struct pw_finding *const *)b;
-
-	if (x->patch_no != y->patch_no)
-		return x->patch_no < y->patch_no ? -1 : 1;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	return (x->column > y->column) - (x->column < y->column);
-}
-
-/*
- * Sorts out and keeps its first sc->cap findings, counting and freeing
- * the others.  The sort is stable and out holds what the last cut kept
- * (sorted, made first) before what was made since, so ties keep the
- * order they were made in: what is kept is what one sort of every
- * finding, cut once, would keep.
- */
-static void cut(struct pw_scan *sc)
-{
-	GPtrArray *out = sc->out;
-	guint i;
-
-	g_ptr_array_sort(out, by_place);
-	if (!sc->cap || out->len <= sc->cap)
-		return;
-	for (i = (guint)sc->cap; i < out->len; i++)
-		pw_finding_free(out->pdata[i]);
-	sc->dropped += out->len - sc->cap;
-	g_ptr_array_set_size(out, (guint)sc->cap);
-	sc->last_kept = out->pdata[sc->cap - 1];
-}
-
-struct pw_finding *pw_perm_keep(struct pw_scan *sc, struct pw_finding *f)
-{
-	/* The cut comes before f is added, never after: the caller
-	 * goes on to build the fix of the f returned. */
-	if (sc->cap && sc->out->len + 1 >= 2 * sc->cap)
-		cut(sc);
-	/* Once out is full, a finding placed after the last one kept
-	 * (ties too: it was made later) is dropped before its fix is
-	 * built; the others wait for the next cut. */
-	if (sc->last_kept && by_place(&f, &sc->last_kept) >= 0) {
-		pw_finding_free(f);
-		sc->dropped++;
-		return NULL;
-	}
-	g_ptr_array_add(sc->out, f);
-	return f;
-}
-
 /* Moves the findings of sc, sorted and cut to the cap, to the caller's
  * array to, then the FINDINGS_CAPPED finding when some were dropped. */
 static void move_sorted(struct pw_scan *sc, const char *file, GPtrArray *to)
@@ -161,7 +109,7 @@ static void move_sorted(struct pw_scan *sc, const char *file, GPtrArray *to)
 	GPtrArray *from = sc->out;
 	guint i;
 
-	cut(sc);
+	pw_perm_cut(sc);
 	for (i = 0; i < from->len; i++)
 		g_ptr_array_add(to, from->pdata[i]);
 	g_ptr_array_set_size(from, 0);

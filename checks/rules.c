@@ -83,6 +83,58 @@ bool pw_rule_on(const struct pw_check_opts *o, int r)
 	return on;
 }
 
+static gint by_place(gconstpointer a, gconstpointer b)
+{
+	const struct pw_finding *x = *(const struct pw_finding *const *)a;
+	const struct pw_finding *y = *(const struct pw_finding *const *)b;
+
+	if (x->patch_no != y->patch_no)
+		return x->patch_no < y->patch_no ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return (x->column > y->column) - (x->column < y->column);
+}
+
+/*
+ * Sorts out and keeps its first sc->cap findings, counting and freeing
+ * the others.  The sort is stable and out holds what the last cut kept
+ * (sorted, made first) before what was made since, so ties keep the
+ * order they were made in: what is kept is what one sort of every
+ * finding, cut once, would keep.
+ */
+void pw_perm_cut(struct pw_scan *sc)
+{
+	GPtrArray *out = sc->out;
+	guint i;
+
+	g_ptr_array_sort(out, by_place);
+	if (!sc->cap || out->len <= sc->cap)
+		return;
+	for (i = (guint)sc->cap; i < out->len; i++)
+		pw_finding_free(out->pdata[i]);
+	sc->dropped += out->len - sc->cap;
+	g_ptr_array_set_size(out, (guint)sc->cap);
+	sc->last_kept = out->pdata[sc->cap - 1];
+}
+
+struct pw_finding *pw_perm_keep(struct pw_scan *sc, struct pw_finding *f)
+{
+	/* The cut comes before f is added, never after: the caller
+	 * goes on to build the fix of the f returned. */
+	if (sc->cap && sc->out->len + 1 >= 2 * sc->cap)
+		pw_perm_cut(sc);
+	/* Once out is full, a finding placed after the last one kept
+	 * (ties too: it was made later) is dropped before its fix is
+	 * built; the others wait for the next cut. */
+	if (sc->last_kept && by_place(&f, &sc->last_kept) >= 0) {
+		pw_finding_free(f);
+		sc->dropped++;
+		return NULL;
+	}
+	g_ptr_array_add(sc->out, f);
+	return f;
+}
+
 struct pw_finding *pw_perm_emit(struct pw_scan *sc, int r, int sev, size_t off,
 				char *message)
 {

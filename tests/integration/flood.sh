@@ -315,7 +315,7 @@ for args in "" "bogus" "floods --rule FLOOD" "floods --severity error" "floods -
 	check "query $args: says what is wrong" grep -qE '^(usage|patchwarden query)' "$T/err"
 done
 $PW query --db "$T/none.db" floods >/dev/null 2>&1
-is "query on a missing database: exit 2" "$?" 2
+is "query on a missing database: exit 75 (the store cannot be opened)" "$?" 75
 check "query leaves no database behind" test ! -e "$T/none.db"
 
 # ---- a list that switches the flood rules off --------------------------------
