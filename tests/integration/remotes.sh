@@ -148,9 +148,16 @@ cursor() { q "$IDB" "SELECT value FROM cursor WHERE source LIKE 'sub:%:imap'"; }
 $PW poll --db "$IDB" --config "$T/imap.conf" >"$T/poll.out" 2>"$T/poll.err"
 rc=$?
 check "dropped FETCHes: the proxy dropped them ($(misbehaved imapdrop))" test "$(misbehaved imapdrop)" -ge 2
-is "dropped FETCHes: the poll says the source failed (status 1)" "$rc" 1
 part=$(stored "$IDB")
-check "dropped FETCHes: fewer than all stored ($part)" test "$part" -lt 300
+# Whether the poll's reconnections get through depends on where in a
+# transfer each drop lands (libcurl itself retries a request whose
+# reused connection died before any answer): the status must tell
+# which happened, 1 with some left, 0 with all stored.
+if [ "$rc" = 1 ]; then
+	check "dropped FETCHes: the poll says the source failed, fewer than all stored ($part)" test "$part" -lt 300
+else
+	is "dropped FETCHes: the poll got through its drops: status 0, all stored" "$rc,$part" "0,300"
+fi
 # The mailbox's UIDs run 1..300 in the order appended, and so do the
 # stored messages: the cursor must be at the last one stored, not past.
 cur=$(cursor); cur=${cur:-0:0}
