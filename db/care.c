@@ -228,17 +228,28 @@ enum pw_status pw_db_integrity_check(struct pw_db *db, GPtrArray *problems)
 	return rc == SQLITE_OK ? PW_OK : fail(db, db->raw, db->raw_path, rc);
 }
 
+/* A connection of its own to the file at path (flags as for
+ * sqlite3_open_v2), with extended result codes and the store's busy
+ * timeout.  *h is to be closed whatever the result. */
+static int open_own(const char *path, int flags, sqlite3 **h)
+{
+	int rc = sqlite3_open_v2(path, h, flags, NULL);
+
+	if (rc == SQLITE_OK) {
+		sqlite3_extended_result_codes(*h, 1);
+		sqlite3_busy_timeout(*h, PW_DB_BUSY_MS);
+	}
+	return rc;
+}
+
 /* The integrity check of the file at path through a read-only
  * connection of its own; nothing when it cannot be opened. */
 static void integrity_of(const char *path, GPtrArray *problems)
 {
 	sqlite3 *h = NULL;
 
-	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-		sqlite3_extended_result_codes(h, 1);
-		sqlite3_busy_timeout(h, PW_DB_BUSY_MS);
+	if (open_own(path, SQLITE_OPEN_READONLY, &h) == SQLITE_OK)
 		integrity(h, path, problems);
-	}
 	sqlite3_close(h);
 }
 
@@ -344,16 +355,15 @@ static enum pw_status copy(struct pw_db *db, const char *from, const char *to,
 	sqlite3_backup *b;
 	gint64 until = g_get_monotonic_time() + (gint64)PW_DB_BUSY_MS * 1000;
 	enum pw_status s = PW_OK;
+	GError *e = NULL;
 	int rc;
 
 	*out = NULL;
-	rc = sqlite3_open_v2(from, &src, SQLITE_OPEN_READONLY, NULL);
+	rc = open_own(from, SQLITE_OPEN_READONLY, &src);
 	if (rc != SQLITE_OK) {
 		s = fail(db, src, from, rc);
 		goto out;
 	}
-	sqlite3_extended_result_codes(src, 1);
-	sqlite3_busy_timeout(src, PW_DB_BUSY_MS);
 	/* A read first, so that a store this user cannot read says why. */
 	rc = sqlite3_exec(src, "SELECT count(*) FROM sqlite_schema", NULL,
 			  NULL, NULL);
@@ -363,27 +373,22 @@ static enum pw_status copy(struct pw_db *db, const char *from, const char *to,
 		s = (rc & 0xff) == SQLITE_BUSY ? PW_ERR_TRANSIENT : PW_ERR_IO;
 		goto out;
 	}
-	{
-		GError *e = NULL;
-
-		if (!g_file_set_contents_full(to, "", 0,
-					      G_FILE_SET_CONTENTS_NONE, 0600,
-					      &e)) {
-			g_free(db->err);
-			db->err = g_strdup(e->message);
-			g_error_free(e);
-			s = PW_ERR_IO;
-			goto out;
-		}
-		*made = true;
+	/* Made empty and 0600 first: SQLite gives its -wal and -shm the
+	 * mode of the file, and the copy holds every message. */
+	if (!g_file_set_contents_full(to, "", 0, G_FILE_SET_CONTENTS_NONE,
+				      0600, &e)) {
+		g_free(db->err);
+		db->err = g_strdup(e->message);
+		g_error_free(e);
+		s = PW_ERR_IO;
+		goto out;
 	}
-	rc = sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE, NULL);
+	*made = true;
+	rc = open_own(to, SQLITE_OPEN_READWRITE, &dst);
 	if (rc != SQLITE_OK) {
 		s = fail(db, dst, to, rc);
 		goto out;
 	}
-	sqlite3_extended_result_codes(dst, 1);
-	sqlite3_busy_timeout(dst, PW_DB_BUSY_MS);
 	b = sqlite3_backup_init(dst, "main", src, "main");
 	if (!b) {
 		s = fail(db, dst, to, sqlite3_errcode(dst));
