@@ -1026,9 +1026,13 @@ const struct pw_list_conf *pw_config_list(const struct pw_config *c,
 	return &c->defaults;
 }
 
-void pw_config_check_opts(const struct pw_list_conf *l, struct pw_check_opts *o)
+void pw_config_check_opts(const struct pw_config *c, const char *list,
+			  struct pw_check_opts *o)
 {
+	const struct pw_list_conf *l = pw_config_list(c, list);
+
 	memset(o, 0, sizeof(*o));
+	o->max_findings = c->max_findings;
 	o->style = l->style;
 	o->disabled = (const char *const *)l->disabled;
 	o->enabled = (const char *const *)l->enabled;

@@ -143,8 +143,9 @@ const struct pw_list_conf *pw_config_list(const struct pw_config *c,
 const struct pw_imap_conf *pw_config_imap(const struct pw_config *c,
 					  const char *sub_name);
 
-/* Fills rule options for a list. */
-void pw_config_check_opts(const struct pw_list_conf *l,
+/* Fills the rule options for mail of the list called list (NULL: none):
+ * its house style and rules, and c's [core] max_findings. */
+void pw_config_check_opts(const struct pw_config *c, const char *list,
 			  struct pw_check_opts *o);
 
 #endif

@@ -98,8 +98,7 @@ static void process(struct job *j, const struct pw_config *cfg,
 		return;
 	if (j->mail->kind != PW_MAIL_PATCH || !j->mail->diff)
 		return;
-	pw_config_check_opts(pw_config_list(cfg, list_of(o, j->mail)), &co);
-	co.max_findings = cfg->max_findings;
+	pw_config_check_opts(cfg, list_of(o, j->mail), &co);
 	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
 	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
 	pw_check_patch(p, &co, j->findings);
@@ -298,7 +297,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	s = naked_cover(db, m, series_id, c);
 	if (s)
 		return s;
-	pw_config_check_opts(pw_config_list(cfg, list_of(o, m)), &co);
+	pw_config_check_opts(cfg, list_of(o, m), &co);
 	if (!o->no_floods) {
 		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;
 

@@ -106,8 +106,7 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 				    " patch, a mail or an mbox");
 		return;
 	}
-	pw_config_check_opts(pw_config_list(cfg, list), &o);
-	o.max_findings = cfg->max_findings;
+	pw_config_check_opts(cfg, list, &o);
 	p = pw_web_printer(&sink, PW_FORMAT_JSON, NULL, 0);
 	pw_print_begin_map(p);
 	pw_print_key(p, "findings");
