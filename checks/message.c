@@ -86,6 +86,7 @@ void pw_mail_free(struct pw_mail *m)
 	g_strfreev(m->references);
 	g_free(m->list_id);
 	g_free(m->auto_submitted);
+	g_free(m->automated);
 	g_strfreev(m->recipients);
 	pw_subject_tags_release(&m->tags);
 	g_free(m->commit_msg);

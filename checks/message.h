@@ -57,6 +57,10 @@ struct pw_mail {
 	char **references;	/* NULL-terminated, oldest first, without <> */
 	char *list_id;		/* List-Id contents without <>, NULL when absent */
 	char *auto_submitted;	/* the header value, NULL when absent */
+	char *automated;	/* why a machine sent it ("Precedence: bulk",
+				 * "automated sender stable@vger.kernel.org"),
+				 * NULL when a person did: never answered,
+				 * never counted against a person; owned */
 	char **recipients;	/* NULL-terminated lower-cased To and Cc addresses */
 	int nrecipients;
 	struct pw_subject_tags tags;
