@@ -5,7 +5,8 @@
 # GROUP.expected.  Each group goes through "patchwarden run" into a
 # fresh store, as if it had just arrived, with a configuration that
 # answers old mail and whose hourly limits never hold a reply back;
-# then every message gets one line: its kind, its findings by rule and
+# then every message gets one line: its kind (and its date when none is
+# stored or it lies in the future), its findings by rule and
 # severity, and whether it was answered (sent, suppressed and why, or
 # none and why).  Flood lines follow.  One TAP line per group, which
 # fails on any difference; UPDATE=1 rewrites the .expected files for
@@ -27,7 +28,7 @@ dir=$TOP/tests/cases/precision
 # reply are read from the store (read-only), since one "query message"
 # per message would take a minute for the corpus.
 cat >"$T/report.py" <<'PYEOF'
-import json, mailbox, sqlite3, subprocess, sys
+import json, mailbox, sqlite3, subprocess, sys, time
 pw, db, path, replies_out = sys.argv[1:5]
 
 def query(*args):
@@ -51,7 +52,14 @@ for r in outbox:
     replies.setdefault(r["in_reply_to"], []).append(r)
 floods = query("query", "floods", "--limit", "0")
 con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
-kinds = dict(con.execute("SELECT msgid, kind FROM message"))
+kinds = {}
+dates = {}
+for mid, kind, date in con.execute("SELECT msgid, kind, date FROM message"):
+    kinds[mid] = kind
+    # A date is shown only when it is wrong: none stored, or later than
+    # the run (a sender's clock off by decades).
+    dates[mid] = " date=unknown" if date is None else \
+        " date=future" if date > time.time() + 86400 else ""
 with open(replies_out, "a") as out:
     for r in outbox:
         raw = con.execute("SELECT raw FROM outbox WHERE id = ?", (r["id"],)).fetchone()[0]
@@ -96,7 +104,7 @@ for msg in mailbox.mbox(path):
         reply = "none (only info findings)"
     else:
         reply = "none (findings at warning or above, yet no reply)"
-    print("%s kind=%s findings=%s reply=%s" % (mid, kind, text, reply))
+    print("%s kind=%s%s findings=%s reply=%s" % (mid, kind, dates[mid], text, reply))
 for f in floods:
     print("flood %s rule=%s severity=%s size=%s claims=%s threaded=%s reported=%s"
           % (f["first_message"], f["rule"], f["severity"], f["size"],
