@@ -40,6 +40,12 @@ struct pw_scan {
 	bool macro_known;
 	size_t macro_at;
 	char **macro_params;
+	/* How often each identifier of san is a whole macro or call
+	 * argument (", name," or ", name)"), built by the first
+	 * DEVICE_ATTR_FORM question on the text (perm_judge.c): a
+	 * callback given to several attributes cannot be renamed to
+	 * fit each. */
+	GHashTable *arg_uses;
 };
 
 /* Where a mode is used; decides severities and which rules apply. */

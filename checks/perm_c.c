@@ -233,6 +233,9 @@ void pw_perm_scan_reset(struct pw_scan *sc)
 	g_strfreev(sc->macro_params);
 	sc->macro_params = NULL;
 	sc->macro_known = false;
+	if (sc->arg_uses)
+		g_hash_table_destroy(sc->arg_uses);
+	sc->arg_uses = NULL;
 }
 
 int pw_perm_split_args(struct pw_scan *sc, size_t lp, struct pw_span *args,

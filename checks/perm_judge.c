@@ -278,6 +278,65 @@ static bool in_macro(struct pw_scan *sc, const struct pw_occ *oc,
 	return r;
 }
 
+static bool ident_byte(char c)
+{
+	return g_ascii_isalnum(c) || c == '_';
+}
+
+/*
+ * Counts, once per text, every identifier that stands alone as a call
+ * or macro argument after the first (", name," or ", name)"), in one
+ * pass over the sanitized text.
+ */
+static void build_arg_uses(struct pw_scan *sc)
+{
+	const char *s = sc->san;
+	size_t len = sc->t->len, i = 0, b, e, k;
+
+	sc->arg_uses = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	while (i < len) {
+		const char *c = memchr(s + i, ',', len - i);
+
+		if (!c)
+			break;
+		b = (size_t)(c - s) + 1;
+		while (b < len && g_ascii_isspace(s[b]))
+			b++;
+		for (e = b; e < len && ident_byte(s[e]); e++)
+			;
+		i = b > (size_t)(c - s) + 1 ? b : (size_t)(c - s) + 1;
+		if (e == b || g_ascii_isdigit(s[b]))
+			continue;
+		for (k = e; k < len && g_ascii_isspace(s[k]); k++)
+			;
+		if (k < len && (s[k] == ',' || s[k] == ')')) {
+			char *key = g_strndup(s + b, e - b);
+			gpointer n = g_hash_table_lookup(sc->arg_uses, key);
+
+			g_hash_table_replace(sc->arg_uses, key,
+					     GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+		}
+		i = e;
+	}
+}
+
+/*
+ * Whether the callback in span sp is given to more than one attribute
+ * (or call) of the text: then no one attribute's name can be its name,
+ * and DEVICE_ATTR_RW(name) would need a copy of it per attribute.
+ */
+static bool shared_callback(struct pw_scan *sc, struct pw_span sp)
+{
+	char *t = squeeze(sc->san + sp.s, sp.e - sp.s);
+	bool r;
+
+	if (!sc->arg_uses)
+		build_arg_uses(sc);
+	r = GPOINTER_TO_UINT(g_hash_table_lookup(sc->arg_uses, t)) > 1;
+	g_free(t);
+	return r;
+}
+
 /* SYSFS_MODE_CALLBACKS and DEVICE_ATTR_FORM. */
 static void callbacks(struct probs *ps, struct pw_scan *sc,
 		      const struct pw_occ *oc, unsigned v)
@@ -331,24 +390,37 @@ static void callbacks(struct probs *ps, struct pw_scan *sc,
 	for (i = 0; i < G_N_ELEMENTS(forms); i++) {
 		const struct form *f = &forms[i];
 		const char *macro = oc->form == 1 ? f->dev : f->attr;
-		bool named;
+		bool show_ok, store_ok;
 
 		if (f->mode != v || !macro)
 			continue;
-		named = (!f->show || span_is(san, oc->show, name, "_show")) &&
-			(!f->store || span_is(san, oc->store, name, "_store"));
-		if (named) {
+		show_ok = !f->show || span_is(san, oc->show, name, "_show");
+		store_ok = !f->store || span_is(san, oc->store, name, "_store");
+		/*
+		 * As checkpatch.pl, suggest renaming only a callback that
+		 * can take this attribute's name: not one shared with
+		 * other attributes (mac_address_show for mac_address_0
+		 * to _7), which the short form cannot express.
+		 */
+		if ((!show_ok && shared_callback(sc, oc->show)) ||
+		    (!store_ok && shared_callback(sc, oc->store)))
+			break;
+		if (show_ok && store_ok) {
 			add(ps, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
 			    g_strdup_printf("%s(%s) says the same in fewer words", macro, name));
 			set_fix(ps, PW_R_DEVICE_ATTR_FORM,
 				g_strdup_printf("%s(%s)", macro, name), oc->call);
 		} else {
+			/* Only the callbacks whose names differ. */
 			add(ps, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
-			    g_strdup_printf("%s(%s) would say the same if the callbacks were named %s%s%s%s%s",
+			    g_strdup_printf("%s(%s) would say the same if %s named %s%s%s%s%s",
 					    macro, name,
-					    f->show ? name : "", f->show ? "_show" : "",
-					    f->show && f->store ? " and " : "",
-					    f->store ? name : "", f->store ? "_store" : ""));
+					    !show_ok && !store_ok ? "the callbacks were" :
+					    !show_ok ? "the show callback were" :
+					    "the store callback were",
+					    !show_ok ? name : "", !show_ok ? "_show" : "",
+					    !show_ok && !store_ok ? " and " : "",
+					    !store_ok ? name : "", !store_ok ? "_store" : ""));
 		}
 		break;
 	}
