@@ -615,6 +615,62 @@ static size_t first_added(struct pw_scan *sc, const struct pw_occ *oc)
 	return oc->mode.s;
 }
 
+/* Sets f's fix: repl for span sp, when sp lies on one added line. */
+static void fix_span(struct pw_scan *sc, struct pw_finding *f,
+		     struct pw_span sp, const char *repl)
+{
+	struct pw_loc a, b;
+	GString *line;
+
+	pw_text_locate(sc->t, sp.s, &a);
+	pw_text_locate(sc->t, sp.e, &b);
+	if (a.idx != b.idx || !a.added)
+		return;
+	line = g_string_new_len(sc->t->buf + a.start, (gssize)a.len);
+	f->fix_from = sp.s - a.start;
+	f->fix_to = sp.e - a.start;
+	f->replacement = g_strdup(repl);
+	g_string_erase(line, (gssize)f->fix_from, (gssize)(f->fix_to - f->fix_from));
+	g_string_insert(line, (gssize)f->fix_from, f->replacement);
+	f->fix = g_string_free(line, FALSE);
+}
+
+/*
+ * PERM_SYMBOLIC for a mode the program decides ("S_IRUGO | (w ?
+ * S_IWUSR : 0)"): the whole expression, the values it can take (or
+ * what it depends on), and its octal spelling.  No other rule judges
+ * such a mode: its value is not one number.
+ */
+static void judge_cond(struct pw_scan *sc, const struct pw_occ *oc,
+		       const char *written)
+{
+	const struct pw_mode_cond *c = oc->cond;
+	GString *msg;
+	struct pw_finding *f;
+	int i;
+
+	if (!oc->c || sc->style != PW_STYLE_OCTAL || !sc->on[PW_R_PERM_SYMBOLIC] ||
+	    !(c->flags & (PW_MODE_SYMBOLIC | PW_MODE_PERM)))
+		return;
+	msg = g_string_new(written);
+	g_string_append(msg, c->vars ? ": adds " : ": ");
+	for (i = 0; i < c->nvals; i++) {
+		char *d = pw_mode_describe(c->vals[i]);
+
+		g_string_append_printf(msg, "%s%s", i == 0 ? "" :
+				       i == c->nvals - 1 ? " or " : ", ", d);
+		g_free(d);
+	}
+	g_string_append_printf(msg, c->vars ? " to %s" : ", depending on %s",
+			       c->depends);
+	g_string_append_printf(msg, ": this list writes modes in octal; write %s",
+			       c->octal);
+	f = pw_perm_emit(sc, PW_R_PERM_SYMBOLIC, -1, oc->mode.s,
+			 g_string_free(msg, FALSE));
+	if (f)
+		fix_span(sc, f, oc->mode, c->octal);
+}
+
 void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 		   const struct pw_mode *m)
 {
@@ -635,6 +691,11 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 		return;
 	ps.n = 0;
 	written = squeeze(sc->san + oc->mode.s, oc->mode.e - oc->mode.s);
+	if (oc->cond) {
+		if (mode_added)
+			judge_cond(sc, oc, written);
+		goto out;
+	}
 
 	if (sc->style == PW_STYLE_PERM_MACROS && (m->flags & PW_MODE_PERM_UNDEF)) {
 		unsigned v;
@@ -723,25 +784,8 @@ done:
 	at = mode_added ? oc->mode.s : first_added(sc, oc);
 	f = pw_perm_emit(sc, ps.p[w].rule, (int)ps.p[w].sev, at,
 			 g_string_free(msg, FALSE));
-	if (f && fixer >= 0) {
-		struct pw_loc a, b;
-		struct pw_span sp = ps.p[fixer].span;
-
-		pw_text_locate(sc->t, sp.s, &a);
-		pw_text_locate(sc->t, sp.e, &b);
-		if (a.idx == b.idx && a.added) {
-			GString *line = g_string_new_len(sc->t->buf + a.start,
-							 (gssize)a.len);
-
-			f->fix_from = sp.s - a.start;
-			f->fix_to = sp.e - a.start;
-			f->replacement = g_strdup(ps.p[fixer].repl);
-			g_string_erase(line, (gssize)f->fix_from,
-				       (gssize)(f->fix_to - f->fix_from));
-			g_string_insert(line, (gssize)f->fix_from, f->replacement);
-			f->fix = g_string_free(line, FALSE);
-		}
-	}
+	if (f && fixer >= 0)
+		fix_span(sc, f, ps.p[fixer].span, ps.p[fixer].repl);
 out:
 	for (i = 0; i < ps.n; i++) {
 		g_free(ps.p[i].text);
