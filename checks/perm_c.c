@@ -754,6 +754,7 @@ static void value(struct cscan *cs, size_t p, size_t q)
 {
 	size_t s = p, e = q, j, k, t;
 	struct pw_occ oc;
+	bool adds = false;
 	int guard;
 
 	if (cond_value(cs, p, q))
@@ -845,10 +846,13 @@ static void value(struct cscan *cs, size_t p, size_t q)
 		/* Bits set on another mode: attr->mode | S_IWUSR. */
 		if (k > 0 && cs->s[k - 1] == '|')
 			return;
+		adds = true;
 		break;
 	case '=':
 		if (k > 0 && strchr("=!<>&^", cs->s[k - 1]))
 			return;
+		/* "mode |= S_IWUSR" adds bits: it is no mode of its own. */
+		adds = k > 0 && cs->s[k - 1] == '|';
 		break;
 	default:
 		if (!keyword_before(cs, k, "return") && !define_name_before(cs, k))
@@ -868,6 +872,7 @@ static void value(struct cscan *cs, size_t p, size_t q)
 	oc.kind = PW_CTX_VALUE;
 	oc.lang = PW_MODE_C;
 	oc.c = true;
+	oc.relative = adds;
 	oc.mode.s = j;
 	oc.mode.e = e;
 	judge_span(cs, &oc);
