@@ -265,7 +265,8 @@ static void close_hunk(struct parser *ps, const char *l, size_t n)
 			g_string_append(o, ", the next hunk: the header's counts are wrong (the hunk was edited by hand)");
 		else if (starts(l, n, "diff ") || starts(l, n, "--- ") || starts(l, n, "Index: "))
 			g_string_append(o, ", the next file: the header's counts are wrong (the hunk was edited by hand)");
-		else if (n == 3 && !memcmp(l, "-- ", 3))
+		else if ((n == 3 && !memcmp(l, "-- ", 3)) ||
+			 (n == 2 && !memcmp(l, "--", 2)))
 			g_string_append(o, ", a mail signature separator, where the hunk still needs lines: the patch was cut or edited by hand");
 		else if (pw_diff_hunk_line(l, n, 1, &in_old, &in_new))
 			g_string_append_printf(o, ", %s line the header has no room for: the header's counts are wrong (the hunk was edited by hand)",

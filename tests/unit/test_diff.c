@@ -229,6 +229,9 @@ static void short_hunk_reasons(void **state)
 		{ "@@ -0,0 +1,3 @@\n+a\n+b\n-- \n2.22.0\n",
 		  "announces 3 new lines, the hunk has 2, then comes \"-- \", a mail "
 		  "signature separator, where the hunk still needs lines" },
+		/* The same with the separator's space lost. */
+		{ "@@ -0,0 +1,3 @@\n+a\n+b\n--\n2.22.0\n",
+		  "then comes \"--\", a mail signature separator" },
 		/* An empty line where a new file has no old line for it. */
 		{ "@@ -0,0 +1,3 @@\n+a\n+b\n\n",
 		  "the hunk has 2, then comes an empty line, which git reads as context, "
