@@ -166,6 +166,8 @@ struct parser {
 	int old_left, new_left;	/* lines still expected in the hunk */
 	int old_no, new_no;
 	int hunk_patch_no;
+	const char *hunk_head;	/* the open hunk's "@@ ... @@", in p->text */
+	size_t hunk_head_len;
 };
 
 static void problem(struct parser *ps, int patch_no, const char *fmt, ...)
@@ -183,22 +185,103 @@ static void problem(struct parser *ps, int patch_no, const char *fmt, ...)
 	g_array_append_val(ps->problems, pr);
 }
 
-/* Ends the hunk in progress, reporting lines its header promised. */
-static void close_hunk(struct parser *ps, int patch_no)
+/* "the hunk header \"@@ -a,b +c,d @@\" announces ..., the hunk has ..." */
+static void counts(GString *o, const struct parser *ps, const struct pw_hunk *h)
 {
+	int old_left = ps->old_left, new_left = ps->new_left;
+	int old_has = h->old_count - old_left, new_has = h->new_count - new_left;
+
+	g_string_append_printf(o, "the hunk header \"%.*s\" announces ",
+			       (int)ps->hunk_head_len, ps->hunk_head);
+	if (old_left > 0 && new_left > 0)
+		g_string_append_printf(o, "%d old and %d new lines", h->old_count,
+				       h->new_count);
+	else if (new_left > 0)
+		g_string_append_printf(o, "%d new line%s", h->new_count,
+				       h->new_count == 1 ? "" : "s");
+	else
+		g_string_append_printf(o, "%d old line%s", h->old_count,
+				       h->old_count == 1 ? "" : "s");
+	if (!h->n)
+		return;
+	if (old_left > 0 && new_left > 0)
+		g_string_append_printf(o, ", the hunk has %d and %d", old_has, new_has);
+	else
+		g_string_append_printf(o, ", the hunk has %d", new_left > 0 ? new_has : old_has);
+}
+
+/* Up to 40 bytes of a line, quoted, control bytes as '?'. */
+static void quote_line(GString *o, const char *l, size_t n)
+{
+	size_t i, m = n > 40 ? 40 : n;
+
+	while (m > 0 && m < n && ((unsigned char)l[m] & 0xc0) == 0x80)
+		m--;	/* not inside a UTF-8 sequence */
+	g_string_append_c(o, '"');
+	for (i = 0; i < m; i++)
+		g_string_append_c(o, (unsigned char)l[i] < 0x20 && l[i] != '\t' ? '?' : l[i]);
+	g_string_append(o, m < n ? "...\"" : "\"");
+}
+
+/*
+ * Ends the hunk in progress, reporting lines its header promised: what
+ * the header announces, what the hunk holds, and where it stops (the
+ * line l of n bytes that does not fit, or the end of the diff when l is
+ * NULL), in the words a sender can act on.  A hunk git apply reads to
+ * its counts never gets here.
+ */
+static void close_hunk(struct parser *ps, const char *l, size_t n)
+{
+	const struct pw_hunk *h;
+	GString *o;
+
 	if (ps->st != ST_HUNK)
 		return;
-	(void)patch_no;
-	if (ps->old_left > 0 || ps->new_left > 0)
-		problem(ps, ps->hunk_patch_no,
-			"hunk at line %d ends early: %d old and %d new lines missing",
-			ps->hunk_patch_no, ps->old_left, ps->new_left);
 	ps->st = ST_NONE;
+	if (ps->old_left <= 0 && ps->new_left <= 0)
+		return;
+	h = &g_array_index(ps->hunks, struct pw_hunk, ps->hunks->len - 1);
+	o = g_string_new(NULL);
+	counts(o, ps, h);
+	if (!l) {
+		/* The end of the diff: of the mail, or of what git apply
+		 * reads as the diff (body.c), at a line that is no diff line. */
+		if (!h->n)
+			g_string_append(o, ", but no hunk line follows it");
+		else
+			g_string_append(o, ", then the diff stops");
+		if (h->n && ps->old_left == 1 && ps->new_left == 1)
+			g_string_append(o, ": a mail client probably dropped an empty last context line, or the patch was cut or edited by hand");
+		else
+			g_string_append(o, ": a mail client probably wrapped a long line or changed its spaces, or the patch was cut or edited by hand");
+	} else if (n == 0 || (n == 1 && l[0] == '\r')) {
+		g_string_append(o, ", then comes an empty line, which git reads as context, and the header has no room for it: the patch was edited by hand or cut");
+	} else {
+		bool in_old, in_new;
+
+		g_string_append(o, ", then comes ");
+		quote_line(o, l, n);
+		if (starts(l, n, "@@ "))
+			g_string_append(o, ", the next hunk: the header's counts are wrong (the hunk was edited by hand)");
+		else if (starts(l, n, "diff ") || starts(l, n, "--- ") || starts(l, n, "Index: "))
+			g_string_append(o, ", the next file: the header's counts are wrong (the hunk was edited by hand)");
+		else if ((n == 3 && !memcmp(l, "-- ", 3)) ||
+			 (n == 2 && !memcmp(l, "--", 2)))
+			g_string_append(o, ", a mail signature separator, where the hunk still needs lines: the patch was cut or edited by hand");
+		else if (pw_diff_hunk_line(l, n, 1, &in_old, &in_new))
+			g_string_append_printf(o, ", %s line the header has no room for: the header's counts are wrong (the hunk was edited by hand)",
+					       in_new ? "a context" : "a removed");
+		else
+			g_string_append(o, ", neither context nor a change (it starts with none of ' ', '+', '-'): a mail client probably wrapped a long line or changed its spaces, or the patch was edited by hand");
+	}
+	g_string_append(o, "; git am will refuse the patch");
+	problem(ps, ps->hunk_patch_no, "%s", o->str);
+	g_string_free(o, TRUE);
 }
 
 static void close_file(struct parser *ps, int patch_no)
 {
-	close_hunk(ps, patch_no);
+	close_hunk(ps, NULL, 0);
 	if (!ps->open)
 		return;
 	ps->cur.nlines = ps->lines->len;
@@ -437,6 +520,8 @@ static bool hunk_header(struct parser *ps, const char *s, size_t len, int patch_
 	ps->old_no = h.old_start;
 	ps->new_no = h.new_start;
 	ps->hunk_patch_no = patch_no;
+	ps->hunk_head = s;
+	ps->hunk_head_len = hh.len + 3;	/* the ranges and " @@" */
 	ps->st = ST_HUNK;
 	if (!h.old_count && !h.new_count)
 		ps->st = ST_NONE;
@@ -604,7 +689,7 @@ struct pw_patch *pw_diff_parse(const char *text, size_t len)
 		if (ps.st == ST_HUNK) {
 			if (hunk_line(&ps, s, l, patch_no))
 				goto next;
-			close_hunk(&ps, patch_no);
+			close_hunk(&ps, s, l);
 		} else if (ps.open && l && s[0] == '\\' && ps.lines->len) {
 			/* "\ No newline" right after the hunk's last line. */
 			hunk_line(&ps, s, l, patch_no);

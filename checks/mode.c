@@ -7,6 +7,7 @@
  * S_IEXEC.  The PERM_ names are those of Ingo Molnar's 2016 proposal
  * (https://lwn.net/Articles/696231/), which was never merged.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <glib.h>
 
@@ -407,4 +408,360 @@ char *pw_mode_spell_perm(unsigned mode)
 		if (ls[i] == '-')
 			ls[i] = '_';
 	return g_strdup_printf("PERM_%s", ls);
+}
+
+/* ---- expressions the program decides: "?:" and variables ---- */
+
+#define COND_MAX_VALS 8
+#define COND_MAX_DEPTH 8
+
+struct cond_ctx {
+	const char *s;
+	pw_mode_lookup_fn lookup;
+	void *ud;
+	bool vars, conds;
+	unsigned flags;
+	int nterms;
+	GString *depends;
+};
+
+struct vset {
+	unsigned v[COND_MAX_VALS];
+	int n;
+};
+
+static void vset_add(struct vset *o, unsigned v, bool *ok)
+{
+	int i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->v[i] == v)
+			return;
+	if (o->n >= COND_MAX_VALS) {
+		*ok = false;
+		return;
+	}
+	o->v[o->n++] = v;
+}
+
+static void trim_span(const char *s, size_t *a, size_t *b)
+{
+	while (*a < *b && (g_ascii_isspace(s[*a]) || s[*a] == '\\'))
+		(*a)++;
+	while (*b > *a && (g_ascii_isspace(s[*b - 1]) || s[*b - 1] == '\\'))
+		(*b)--;
+}
+
+/* The text of s[a..b) with white space runs as one space. */
+static void append_squeezed(GString *o, const char *s, size_t a, size_t b)
+{
+	bool sp = false;
+
+	for (; a < b; a++) {
+		if (g_ascii_isspace(s[a]) || s[a] == '\\') {
+			sp = true;
+			continue;
+		}
+		if (sp && o->len && o->str[o->len - 1] != '(' && s[a] != ')')
+			g_string_append_c(o, ' ');
+		sp = false;
+		g_string_append_c(o, s[a]);
+	}
+}
+
+/* The bracket matching the one at a, within [a, b), or b. */
+static size_t match(const char *s, size_t a, size_t b)
+{
+	int depth = 0;
+	size_t i;
+
+	for (i = a; i < b; i++) {
+		if (s[i] == '(' || s[i] == '[')
+			depth++;
+		else if ((s[i] == ')' || s[i] == ']') && --depth == 0)
+			return i;
+	}
+	return b;
+}
+
+/* A depth-0 byte c in [a, b) (for ':', the one matching the first '?'
+ * nesting aside), or b. */
+static size_t find0(const char *s, size_t a, size_t b, char c)
+{
+	int depth = 0, q = 0;
+	size_t i;
+
+	for (i = a; i < b; i++) {
+		char x = s[i];
+
+		if (x == '(' || x == '[')
+			depth++;
+		else if (x == ')' || x == ']')
+			depth--;
+		else if (depth == 0 && c == ':' && x == '?')
+			q++;
+		else if (depth == 0 && x == c && (c != ':' || q-- == 0))
+			return i;
+	}
+	return b;
+}
+
+static bool cond_expr(struct cond_ctx *c, size_t a, size_t b, int depth,
+		      struct vset *out, GString *oct);
+
+/* A variable: a name with ->, ., [..] and (..) after it. */
+static bool variable(const char *s, size_t a, size_t b)
+{
+	size_t i = a;
+
+	if (i >= b || !(g_ascii_isalpha(s[i]) || s[i] == '_'))
+		return false;
+	while (i < b) {
+		if (is_ident(s[i])) {
+			i++;
+		} else if (s[i] == '.' ) {
+			i++;
+		} else if (s[i] == '-' && i + 1 < b && s[i + 1] == '>') {
+			i += 2;
+		} else if (s[i] == '(' || s[i] == '[') {
+			size_t m = match(s, i, b);
+
+			if (m >= b)
+				return false;
+			i = m + 1;
+		} else if (g_ascii_isspace(s[i])) {
+			i++;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* One operand of a "|" chain. */
+static bool cond_operand(struct cond_ctx *c, size_t a, size_t b, int depth,
+			 struct vset *out, GString *oct, bool *known,
+			 unsigned *kv)
+{
+	const char *s = c->s;
+	struct pw_mode m;
+
+	trim_span(s, &a, &b);
+	if (a >= b)
+		return false;
+	*known = false;
+	if (s[a] == '(') {
+		size_t m1 = match(s, a, b), j, k;
+
+		if (m1 + 1 < b) {
+			/* A cast before the operand: (umode_t)(...). */
+			for (j = a + 1; j < m1 && g_ascii_isspace(s[j]); j++)
+				;
+			for (k = j; k < m1 && is_ident(s[k]); k++)
+				;
+			if (k == j || !is_cast(s + j, k - j))
+				return false;
+			append_squeezed(oct, s, a, m1 + 1);
+			return cond_operand(c, m1 + 1, b, depth, out, oct, known, kv);
+		}
+		if (m1 != b - 1)
+			return false;
+		g_string_append_c(oct, '(');
+		if (!cond_expr(c, a + 1, b - 1, depth + 1, out, oct))
+			return false;
+		g_string_append_c(oct, ')');
+		return true;
+	}
+	if (pw_mode_eval(s + a, b - a, PW_MODE_C, c->lookup, c->ud, &m) && m.single) {
+		c->flags |= m.flags;
+		c->nterms++;
+		*known = true;
+		*kv = m.value;
+		out->v[0] = m.value;
+		out->n = 1;
+		return true;
+	}
+	if (!variable(s, a, b))
+		return false;
+	c->vars = true;
+	if (c->depends->len)
+		g_string_append(c->depends, ", ");
+	append_squeezed(c->depends, s, a, b);
+	append_squeezed(oct, s, a, b);
+	out->v[0] = 0;
+	out->n = 1;
+	return true;
+}
+
+static void append_octal(GString *oct, unsigned v)
+{
+	char *t;
+
+	if (!v) {
+		g_string_append_c(oct, '0');
+		return;
+	}
+	t = pw_mode_spell_octal(v);
+	g_string_append(oct, t);
+	g_free(t);
+}
+
+/* A "|" chain; its literals and names are written as one octal, where
+ * the first of them stands. */
+static bool cond_chain(struct cond_ctx *c, size_t a, size_t b, int depth,
+		       struct vset *out, GString *oct)
+{
+	const char *s = c->s;
+	struct vset acc = { { 0 }, 1 };
+	GString *before = g_string_new(NULL), *after = g_string_new(NULL);
+	unsigned known_bits = 0;
+	bool any_known = false, ok = true;
+	size_t i, start = a;
+	int d = 0;
+
+	for (i = a; ok && i <= b; i++) {
+		struct vset one, next;
+		bool known;
+		unsigned kv = 0;
+		int x, y;
+
+		if (i < b) {
+			if (s[i] == '(' || s[i] == '[')
+				d++;
+			else if (s[i] == ')' || s[i] == ']')
+				d--;
+			if (d || s[i] != '|')
+				continue;
+			if ((i + 1 < b && (s[i + 1] == '|' || s[i + 1] == '=')) ||
+			    (i > a && s[i - 1] == '|')) {
+				ok = false;
+				break;
+			}
+		}
+		{
+			GString *part = g_string_new(NULL);
+			GString *to;
+
+			one.n = 0;
+			ok = cond_operand(c, start, i, depth, &one, part, &known, &kv);
+			if (ok && known) {
+				known_bits |= kv;
+				any_known = true;
+			} else if (ok) {
+				to = any_known ? after : before;
+				if (to->len)
+					g_string_append(to, " | ");
+				g_string_append_len(to, part->str, (gssize)part->len);
+			}
+			g_string_free(part, TRUE);
+		}
+		if (!ok)
+			break;
+		next.n = 0;
+		for (x = 0; x < acc.n && ok; x++)
+			for (y = 0; y < one.n && ok; y++)
+				vset_add(&next, acc.v[x] | one.v[y], &ok);
+		acc = next;
+		start = i + 1;
+	}
+	if (ok) {
+		g_string_append_len(oct, before->str, (gssize)before->len);
+		if (any_known) {
+			if (before->len)
+				g_string_append(oct, " | ");
+			append_octal(oct, known_bits);
+			if (after->len)
+				g_string_append(oct, " | ");
+		}
+		g_string_append_len(oct, after->str, (gssize)after->len);
+		*out = acc;
+	}
+	g_string_free(before, TRUE);
+	g_string_free(after, TRUE);
+	return ok;
+}
+
+/* A ternary, or a "|" chain. */
+static bool cond_expr(struct cond_ctx *c, size_t a, size_t b, int depth,
+		      struct vset *out, GString *oct)
+{
+	const char *s = c->s;
+	size_t q, col, ca = a, cb;
+	struct vset x, y;
+	bool ok = true;
+	int i;
+
+	if (depth > COND_MAX_DEPTH)
+		return false;
+	trim_span(s, &a, &b);
+	q = find0(s, a, b, '?');
+	if (q >= b)
+		return cond_chain(c, a, b, depth, out, oct);
+	col = find0(s, q + 1, b, ':');
+	if (col >= b)
+		return false;
+	cb = q;
+	trim_span(s, &ca, &cb);
+	if (ca >= cb)
+		return false;
+	c->conds = true;
+	if (c->depends->len)
+		g_string_append(c->depends, ", ");
+	append_squeezed(c->depends, s, ca, cb);
+	append_squeezed(oct, s, ca, cb);
+	g_string_append(oct, " ? ");
+	if (!cond_expr(c, q + 1, col, depth + 1, &x, oct))
+		return false;
+	g_string_append(oct, " : ");
+	if (!cond_expr(c, col + 1, b, depth + 1, &y, oct))
+		return false;
+	*out = x;
+	for (i = 0; i < y.n && ok; i++)
+		vset_add(out, y.v[i], &ok);
+	return ok;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool pw_mode_eval_cond(const char *s, size_t len, pw_mode_lookup_fn lookup,
+		       void *ud, struct pw_mode_cond *out)
+{
+	struct cond_ctx c;
+	struct vset v;
+	GString *oct = g_string_new(NULL);
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.s = s;
+	c.lookup = lookup;
+	c.ud = ud;
+	c.depends = g_string_new(NULL);
+	if (!cond_expr(&c, 0, len, 0, &v, oct) || !(c.vars || c.conds) ||
+	    !c.nterms) {
+		g_string_free(oct, TRUE);
+		g_string_free(c.depends, TRUE);
+		return false;
+	}
+	for (i = 0; i < v.n; i++)
+		out->vals[i] = v.v[i];
+	out->nvals = v.n;
+	qsort(out->vals, (size_t)out->nvals, sizeof(out->vals[0]), cmp_uint);
+	out->vars = c.vars;
+	out->flags = c.flags;
+	out->octal = g_string_free(oct, FALSE);
+	out->depends = g_string_free(c.depends, FALSE);
+	return true;
+}
+
+void pw_mode_cond_release(struct pw_mode_cond *c)
+{
+	g_free(c->octal);
+	g_free(c->depends);
+	c->octal = c->depends = NULL;
 }

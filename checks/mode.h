@@ -93,4 +93,34 @@ char *pw_mode_spell_octal(unsigned mode);
 char *pw_mode_spell_symbolic(unsigned mode);
 char *pw_mode_spell_perm(unsigned mode);
 
+/*
+ * A mode expression whose value the program decides: a "?:" inside a
+ * "|" chain ("S_IRUGO | (w ? S_IWUSR : 0)"), a ternary of modes, or
+ * a variable among the operands ("attr->mode | S_IWUSR").
+ */
+struct pw_mode_cond {
+	unsigned vals[8];	/* the values it can take, ascending; with a
+				 * variable, the bits it adds to it */
+	int nvals;
+	bool vars;		/* an operand is a variable */
+	unsigned flags;		/* enum pw_mode_flags of its literals and names */
+	char *octal;		/* the expression with each run of literals
+				 * and names written in octal */
+	char *depends;		/* the conditions and variables, ", "-joined */
+};
+
+/*
+ * Reads s[0..len) (comments blanked) as such an expression.  Returns
+ * true and fills *out (release it with pw_mode_cond_release()) when
+ * the whole text is one, with a condition or a variable and at least
+ * one literal or name; false otherwise (*out then holds nothing).
+ * Operands other than literals, names, casts, brackets and plain
+ * variables (a->b.c[i], f(x)) make it false: "&", "~", "+" are not
+ * mode expressions.  lookup may be NULL.
+ */
+bool pw_mode_eval_cond(const char *s, size_t len, pw_mode_lookup_fn lookup,
+		       void *ud, struct pw_mode_cond *out);
+/* Frees what *c holds. */
+void pw_mode_cond_release(struct pw_mode_cond *c);
+
 #endif

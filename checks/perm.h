@@ -40,6 +40,12 @@ struct pw_scan {
 	bool macro_known;
 	size_t macro_at;
 	char **macro_params;
+	/* How often each identifier of san is a whole macro or call
+	 * argument (", name," or ", name)"), built by the first
+	 * DEVICE_ATTR_FORM question on the text (perm_judge.c): a
+	 * callback given to several attributes cannot be renamed to
+	 * fit each. */
+	GHashTable *arg_uses;
 };
 
 /* Where a mode is used; decides severities and which rules apply. */
@@ -73,6 +79,10 @@ struct pw_occ {
 	int form;		/* 1 DEVICE_ATTR(), 2 __ATTR(), 0 none */
 	bool runtime_modes;	/* the text changes attribute modes at run
 				 * time (sysfs_chmod_file, is_visible) */
+	/* The mode is an expression the program decides ("S_IRUGO |
+	 * (w ? S_IWUSR : 0)"): judged for the house style only, as a
+	 * whole.  NULL otherwise. */
+	const struct pw_mode_cond *cond;
 };
 
 /* Applies the rules to one mode and appends at most one finding. */

@@ -233,6 +233,9 @@ void pw_perm_scan_reset(struct pw_scan *sc)
 	g_strfreev(sc->macro_params);
 	sc->macro_params = NULL;
 	sc->macro_known = false;
+	if (sc->arg_uses)
+		g_hash_table_destroy(sc->arg_uses);
+	sc->arg_uses = NULL;
 }
 
 int pw_perm_split_args(struct pw_scan *sc, size_t lp, struct pw_span *args,
@@ -349,6 +352,8 @@ static bool worth_judging(const struct pw_mode *m)
 static void judge_span(struct cscan *cs, struct pw_occ *oc)
 {
 	struct pw_mode m;
+	struct pw_mode_cond cond;
+	bool has_cond = false;
 
 	if (oc->mode.e <= oc->mode.s)
 		return;
@@ -362,7 +367,20 @@ static void judge_span(struct cscan *cs, struct pw_occ *oc)
 	    (!(m.flags & (PW_MODE_OCTAL | PW_MODE_SYMBOLIC | PW_MODE_PERM)) ||
 	     (m.flags & PW_MODE_DECIMAL)))
 		return;
+	/* "w ? S_IRUGO | S_IWUSR : S_IRUGO" as a mode argument: the
+	 * values it takes, not "cannot be evaluated". */
+	if (!oc->cond && (m.flags & PW_MODE_UNKNOWN) &&
+	    (m.flags & (PW_MODE_SYMBOLIC | PW_MODE_PERM)) &&
+	    pw_mode_eval_cond(cs->s + oc->mode.s, oc->mode.e - oc->mode.s,
+			      lookup_define, cs, &cond)) {
+		oc->cond = &cond;
+		has_cond = true;
+	}
 	pw_perm_judge(cs->sc, oc, &m);
+	if (has_cond) {
+		oc->cond = NULL;
+		pw_mode_cond_release(&cond);
+	}
 }
 
 static void call(struct cscan *cs, const struct centry *ce, size_t p, size_t q)
@@ -475,13 +493,272 @@ static bool define_name_before(const struct cscan *cs, size_t at)
 	return k != (size_t)-1 && cs->s[k] == '#';
 }
 
+/* Bytes a mode expression with conditions may span around its name. */
+#define COND_REACH 512
+#define NONE ((size_t)-1)
+
+/* The end of the bracket group opening at i (exclusive), within hi. */
+static size_t group_end(const struct cscan *cs, size_t i, size_t hi)
+{
+	int depth = 0;
+
+	for (; i < hi; i++) {
+		char c = cs->s[i];
+
+		if (c == '(' || c == '[')
+			depth++;
+		else if ((c == ')' || c == ']') && --depth == 0)
+			return i + 1;
+		else if (c == ';' || c == '{' || c == '}')
+			return NONE;
+	}
+	return NONE;
+}
+
+/* The start of the bracket group closing at e - 1, within lo. */
+static size_t group_start(const struct cscan *cs, size_t e, size_t lo)
+{
+	int depth = 0;
+	size_t i = e;
+
+	while (i > lo) {
+		char c = cs->s[--i];
+
+		if (c == ')' || c == ']')
+			depth++;
+		else if ((c == '(' || c == '[') && --depth == 0)
+			return i;
+		else if (c == ';' || c == '{' || c == '}')
+			return NONE;
+	}
+	return NONE;
+}
+
+/*
+ * The operand of a "|" chain ending at e (white space before e
+ * allowed): a name, a literal, a variable (a->b.c[i], f(x)), a bracket
+ * group, a cast before a group.  Returns its start, or NONE.
+ */
+static size_t operand_left(const struct cscan *cs, size_t e, size_t lo)
+{
+	size_t i = e, j;
+
+	for (;;) {
+		while (i > lo && sp((unsigned char)cs->s[i - 1]))
+			i--;
+		if (i <= lo)
+			return NONE;
+		if (cs->s[i - 1] == ')' || cs->s[i - 1] == ']') {
+			if ((i = group_start(cs, i, lo)) == NONE)
+				return NONE;
+		} else if (idch((unsigned char)cs->s[i - 1])) {
+			if (keyword_before(cs, i - 1, "return"))
+				return NONE;
+			while (i > lo && idch((unsigned char)cs->s[i - 1]))
+				i--;
+		} else {
+			return NONE;
+		}
+		/* What may stand before: a member access, a function's
+		 * name, a cast. */
+		j = i;
+		while (j > lo && sp((unsigned char)cs->s[j - 1]))
+			j--;
+		if (j > lo && cs->s[j - 1] == '.') {
+			i = j - 1;
+			continue;
+		}
+		if (j > lo + 1 && cs->s[j - 1] == '>' && cs->s[j - 2] == '-') {
+			i = j - 2;
+			continue;
+		}
+		if (cs->s[i] == '(' && j > lo &&
+		    (cs->s[j - 1] == ')' ||
+		     (idch((unsigned char)cs->s[j - 1]) && !keyword_before(cs, j - 1, "return")))) {
+			i = j;
+			continue;
+		}
+		return i;
+	}
+}
+
+/* The end of the operand starting at s (after white space), or NONE. */
+static size_t operand_right(const struct cscan *cs, size_t s, size_t hi)
+{
+	size_t i = skip_sp(cs, s), j;
+
+	if (i >= hi)
+		return NONE;
+	for (;;) {
+		if (cs->s[i] == '(' || cs->s[i] == '[') {
+			if ((i = group_end(cs, i, hi)) == NONE)
+				return NONE;
+		} else if (idch((unsigned char)cs->s[i])) {
+			while (i < hi && idch((unsigned char)cs->s[i]))
+				i++;
+		} else {
+			return NONE;
+		}
+		j = skip_sp(cs, i);
+		if (j < hi && (cs->s[j] == '(' || cs->s[j] == '[' || cs->s[j] == '.')) {
+			i = cs->s[j] == '.' ? skip_sp(cs, j + 1) : j;
+			continue;
+		}
+		if (j + 1 < hi && cs->s[j] == '-' && cs->s[j + 1] == '>') {
+			i = skip_sp(cs, j + 2);
+			continue;
+		}
+		return i;
+	}
+}
+
+/* A single '|' (not "||" nor "|=") at i. */
+static bool bar_at(const struct cscan *cs, size_t i)
+{
+	return cs->s[i] == '|' && (i == 0 || cs->s[i - 1] != '|') &&
+	       (i + 1 >= cs->len || (cs->s[i + 1] != '|' && cs->s[i + 1] != '='));
+}
+
+/* Grows [*s, *e) over the "|" chain it is an operand of; the number of
+ * operands. */
+static int bar_chain(const struct cscan *cs, size_t *s, size_t *e, size_t lo,
+		     size_t hi)
+{
+	int n = 1;
+	size_t k, t;
+
+	for (;;) {
+		k = prev_nonsp(cs, *s);
+		if (k == NONE || k < lo || !bar_at(cs, k) ||
+		    (t = operand_left(cs, k, lo)) == NONE)
+			break;
+		*s = t;
+		n++;
+	}
+	for (;;) {
+		k = skip_sp(cs, *e);
+		if (k >= hi || !bar_at(cs, k) ||
+		    (t = operand_right(cs, k + 1, hi)) == NONE)
+			break;
+		*e = t;
+		n++;
+	}
+	return n;
+}
+
+/* The '(' enclosing offset at, within lo, or NONE. */
+static size_t enclosing_open(const struct cscan *cs, size_t at, size_t lo)
+{
+	int depth = 0;
+	size_t i = at;
+
+	while (i > lo) {
+		char c = cs->s[--i];
+
+		if (c == ')' || c == ']')
+			depth++;
+		else if (c == '(' && depth-- == 0)
+			return i;
+		else if (c == '[')
+			depth--;
+		else if (c == ';' || c == '{' || c == '}')
+			return NONE;
+	}
+	return NONE;
+}
+
+/* The context of a standalone mode expression: what stands before s
+ * and after e. */
+static bool value_context(const struct cscan *cs, size_t s, size_t e)
+{
+	size_t k = prev_nonsp(cs, s), nx = e;
+
+	if (k == NONE)
+		return false;
+	switch (cs->s[k]) {
+	case '(': case ',': case '?': case ':': case '{':
+		break;
+	case '=':
+		if (k > 0 && strchr("=!<>&^|", cs->s[k - 1]))
+			return false;
+		break;
+	default:
+		if (!keyword_before(cs, k, "return") && !define_name_before(cs, k))
+			return false;
+	}
+	while (nx < cs->len && (cs->s[nx] == ' ' || cs->s[nx] == '\t'))
+		nx++;
+	return nx >= cs->len || strchr("),;:}\n", cs->s[nx]);
+}
+
+/*
+ * An S_I* name in a mode expression the program decides: "S_IRUGO |
+ * (w ? S_IWUSR : 0)" or "attr->mode | S_IWUSR".  Judges the whole
+ * expression once and returns true; false when the name is in no such
+ * expression (a plain chain, a ternary of whole modes), for value().
+ */
+static bool cond_value(struct cscan *cs, size_t p, size_t q)
+{
+	size_t lo = p > COND_REACH ? p - COND_REACH : 0;
+	size_t hi = q + COND_REACH < cs->len ? q + COND_REACH : cs->len;
+	size_t s = p, e = q, k, gs, ge;
+	struct pw_mode_cond cond;
+	struct pw_occ oc;
+	struct pw_mode m;
+	int level, n;
+
+	n = bar_chain(cs, &s, &e, lo, hi);
+	/* A ternary branch inside a group that is itself an operand of a
+	 * "|" chain: the branch is bits added, the chain is the mode. */
+	for (level = 0; level < 4; level++) {
+		k = prev_nonsp(cs, s);
+		if (k == NONE || k < lo || (cs->s[k] != '?' && cs->s[k] != ':'))
+			break;
+		gs = enclosing_open(cs, k, lo);
+		if (gs == NONE || (ge = group_end(cs, gs, hi)) == NONE || ge < e)
+			break;
+		k = prev_nonsp(cs, gs);
+		if (k != NONE && k >= lo && cs->s[k] == ')') {
+			size_t cast = group_start(cs, k + 1, lo);
+
+			if (cast != NONE && operand_right(cs, cast, hi) == ge)
+				gs = cast;
+		}
+		if (bar_chain(cs, &gs, &ge, lo, hi) < 2)
+			break;
+		s = gs;
+		e = ge;
+		n = 2;
+	}
+	if (n < 2 || !value_context(cs, s, e))
+		return false;
+	if (!pw_mode_eval_cond(cs->s + s, e - s, lookup_define, cs, &cond))
+		return false;
+	memset(&oc, 0, sizeof(oc));
+	oc.kind = PW_CTX_VALUE;
+	oc.lang = PW_MODE_C;
+	oc.c = true;
+	oc.mode.s = s;
+	oc.mode.e = e;
+	oc.cond = &cond;
+	pw_mode_eval(cs->s + s, e - s, PW_MODE_C, lookup_define, cs, &m);
+	if (e > cs->consumed)
+		cs->consumed = e;
+	pw_perm_judge(cs->sc, &oc, &m);
+	pw_mode_cond_release(&cond);
+	return true;
+}
+
 /* A standalone S_I* expression, judged for the house style only. */
 static void value(struct cscan *cs, size_t p, size_t q)
 {
 	size_t s = p, e = q, j, k, t;
 	struct pw_occ oc;
+	bool adds = false;
 	int guard;
 
+	if (cond_value(cs, p, q))
+		return;
 	for (guard = 0; guard < 64; guard++) {
 		j = s;
 		while (j > 0 && sp((unsigned char)cs->s[j - 1]))
@@ -569,10 +846,13 @@ static void value(struct cscan *cs, size_t p, size_t q)
 		/* Bits set on another mode: attr->mode | S_IWUSR. */
 		if (k > 0 && cs->s[k - 1] == '|')
 			return;
+		adds = true;
 		break;
 	case '=':
 		if (k > 0 && strchr("=!<>&^", cs->s[k - 1]))
 			return;
+		/* "mode |= S_IWUSR" adds bits: it is no mode of its own. */
+		adds = k > 0 && cs->s[k - 1] == '|';
 		break;
 	default:
 		if (!keyword_before(cs, k, "return") && !define_name_before(cs, k))
@@ -592,6 +872,7 @@ static void value(struct cscan *cs, size_t p, size_t q)
 	oc.kind = PW_CTX_VALUE;
 	oc.lang = PW_MODE_C;
 	oc.c = true;
+	oc.relative = adds;
 	oc.mode.s = j;
 	oc.mode.e = e;
 	judge_span(cs, &oc);

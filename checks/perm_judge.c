@@ -278,6 +278,65 @@ static bool in_macro(struct pw_scan *sc, const struct pw_occ *oc,
 	return r;
 }
 
+static bool ident_byte(char c)
+{
+	return g_ascii_isalnum(c) || c == '_';
+}
+
+/*
+ * Counts, once per text, every identifier that stands alone as a call
+ * or macro argument after the first (", name," or ", name)"), in one
+ * pass over the sanitized text.
+ */
+static void build_arg_uses(struct pw_scan *sc)
+{
+	const char *s = sc->san;
+	size_t len = sc->t->len, i = 0, b, e, k;
+
+	sc->arg_uses = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	while (i < len) {
+		const char *c = memchr(s + i, ',', len - i);
+
+		if (!c)
+			break;
+		b = (size_t)(c - s) + 1;
+		while (b < len && g_ascii_isspace(s[b]))
+			b++;
+		for (e = b; e < len && ident_byte(s[e]); e++)
+			;
+		i = b > (size_t)(c - s) + 1 ? b : (size_t)(c - s) + 1;
+		if (e == b || g_ascii_isdigit(s[b]))
+			continue;
+		for (k = e; k < len && g_ascii_isspace(s[k]); k++)
+			;
+		if (k < len && (s[k] == ',' || s[k] == ')')) {
+			char *key = g_strndup(s + b, e - b);
+			gpointer n = g_hash_table_lookup(sc->arg_uses, key);
+
+			g_hash_table_replace(sc->arg_uses, key,
+					     GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+		}
+		i = e;
+	}
+}
+
+/*
+ * Whether the callback in span sp is given to more than one attribute
+ * (or call) of the text: then no one attribute's name can be its name,
+ * and DEVICE_ATTR_RW(name) would need a copy of it per attribute.
+ */
+static bool shared_callback(struct pw_scan *sc, struct pw_span sp)
+{
+	char *t = squeeze(sc->san + sp.s, sp.e - sp.s);
+	bool r;
+
+	if (!sc->arg_uses)
+		build_arg_uses(sc);
+	r = GPOINTER_TO_UINT(g_hash_table_lookup(sc->arg_uses, t)) > 1;
+	g_free(t);
+	return r;
+}
+
 /* SYSFS_MODE_CALLBACKS and DEVICE_ATTR_FORM. */
 static void callbacks(struct probs *ps, struct pw_scan *sc,
 		      const struct pw_occ *oc, unsigned v)
@@ -331,24 +390,37 @@ static void callbacks(struct probs *ps, struct pw_scan *sc,
 	for (i = 0; i < G_N_ELEMENTS(forms); i++) {
 		const struct form *f = &forms[i];
 		const char *macro = oc->form == 1 ? f->dev : f->attr;
-		bool named;
+		bool show_ok, store_ok;
 
 		if (f->mode != v || !macro)
 			continue;
-		named = (!f->show || span_is(san, oc->show, name, "_show")) &&
-			(!f->store || span_is(san, oc->store, name, "_store"));
-		if (named) {
+		show_ok = !f->show || span_is(san, oc->show, name, "_show");
+		store_ok = !f->store || span_is(san, oc->store, name, "_store");
+		/*
+		 * As checkpatch.pl, suggest renaming only a callback that
+		 * can take this attribute's name: not one shared with
+		 * other attributes (mac_address_show for mac_address_0
+		 * to _7), which the short form cannot express.
+		 */
+		if ((!show_ok && shared_callback(sc, oc->show)) ||
+		    (!store_ok && shared_callback(sc, oc->store)))
+			break;
+		if (show_ok && store_ok) {
 			add(ps, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
 			    g_strdup_printf("%s(%s) says the same in fewer words", macro, name));
 			set_fix(ps, PW_R_DEVICE_ATTR_FORM,
 				g_strdup_printf("%s(%s)", macro, name), oc->call);
 		} else {
+			/* Only the callbacks whose names differ. */
 			add(ps, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
-			    g_strdup_printf("%s(%s) would say the same if the callbacks were named %s%s%s%s%s",
+			    g_strdup_printf("%s(%s) would say the same if %s named %s%s%s%s%s",
 					    macro, name,
-					    f->show ? name : "", f->show ? "_show" : "",
-					    f->show && f->store ? " and " : "",
-					    f->store ? name : "", f->store ? "_store" : ""));
+					    !show_ok && !store_ok ? "the callbacks were" :
+					    !show_ok ? "the show callback were" :
+					    "the store callback were",
+					    !show_ok ? name : "", !show_ok ? "_show" : "",
+					    !show_ok && !store_ok ? " and " : "",
+					    !store_ok ? name : "", !store_ok ? "_store" : ""));
 		}
 		break;
 	}
@@ -543,6 +615,62 @@ static size_t first_added(struct pw_scan *sc, const struct pw_occ *oc)
 	return oc->mode.s;
 }
 
+/* Sets f's fix: repl for span sp, when sp lies on one added line. */
+static void fix_span(struct pw_scan *sc, struct pw_finding *f,
+		     struct pw_span sp, const char *repl)
+{
+	struct pw_loc a, b;
+	GString *line;
+
+	pw_text_locate(sc->t, sp.s, &a);
+	pw_text_locate(sc->t, sp.e, &b);
+	if (a.idx != b.idx || !a.added)
+		return;
+	line = g_string_new_len(sc->t->buf + a.start, (gssize)a.len);
+	f->fix_from = sp.s - a.start;
+	f->fix_to = sp.e - a.start;
+	f->replacement = g_strdup(repl);
+	g_string_erase(line, (gssize)f->fix_from, (gssize)(f->fix_to - f->fix_from));
+	g_string_insert(line, (gssize)f->fix_from, f->replacement);
+	f->fix = g_string_free(line, FALSE);
+}
+
+/*
+ * PERM_SYMBOLIC for a mode the program decides ("S_IRUGO | (w ?
+ * S_IWUSR : 0)"): the whole expression, the values it can take (or
+ * what it depends on), and its octal spelling.  No other rule judges
+ * such a mode: its value is not one number.
+ */
+static void judge_cond(struct pw_scan *sc, const struct pw_occ *oc,
+		       const char *written)
+{
+	const struct pw_mode_cond *c = oc->cond;
+	GString *msg;
+	struct pw_finding *f;
+	int i;
+
+	if (!oc->c || sc->style != PW_STYLE_OCTAL || !sc->on[PW_R_PERM_SYMBOLIC] ||
+	    !(c->flags & (PW_MODE_SYMBOLIC | PW_MODE_PERM)))
+		return;
+	msg = g_string_new(written);
+	g_string_append(msg, c->vars ? ": adds " : ": ");
+	for (i = 0; i < c->nvals; i++) {
+		char *d = pw_mode_describe(c->vals[i]);
+
+		g_string_append_printf(msg, "%s%s", i == 0 ? "" :
+				       i == c->nvals - 1 ? " or " : ", ", d);
+		g_free(d);
+	}
+	g_string_append_printf(msg, c->vars ? " to %s" : ", depending on %s",
+			       c->depends);
+	g_string_append_printf(msg, ": this list writes modes in octal; write %s",
+			       c->octal);
+	f = pw_perm_emit(sc, PW_R_PERM_SYMBOLIC, -1, oc->mode.s,
+			 g_string_free(msg, FALSE));
+	if (f)
+		fix_span(sc, f, oc->mode, c->octal);
+}
+
 void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 		   const struct pw_mode *m)
 {
@@ -563,6 +691,11 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 		return;
 	ps.n = 0;
 	written = squeeze(sc->san + oc->mode.s, oc->mode.e - oc->mode.s);
+	if (oc->cond) {
+		if (mode_added)
+			judge_cond(sc, oc, written);
+		goto out;
+	}
 
 	if (sc->style == PW_STYLE_PERM_MACROS && (m->flags & PW_MODE_PERM_UNDEF)) {
 		unsigned v;
@@ -651,25 +784,8 @@ done:
 	at = mode_added ? oc->mode.s : first_added(sc, oc);
 	f = pw_perm_emit(sc, ps.p[w].rule, (int)ps.p[w].sev, at,
 			 g_string_free(msg, FALSE));
-	if (f && fixer >= 0) {
-		struct pw_loc a, b;
-		struct pw_span sp = ps.p[fixer].span;
-
-		pw_text_locate(sc->t, sp.s, &a);
-		pw_text_locate(sc->t, sp.e, &b);
-		if (a.idx == b.idx && a.added) {
-			GString *line = g_string_new_len(sc->t->buf + a.start,
-							 (gssize)a.len);
-
-			f->fix_from = sp.s - a.start;
-			f->fix_to = sp.e - a.start;
-			f->replacement = g_strdup(ps.p[fixer].repl);
-			g_string_erase(line, (gssize)f->fix_from,
-				       (gssize)(f->fix_to - f->fix_from));
-			g_string_insert(line, (gssize)f->fix_from, f->replacement);
-			f->fix = g_string_free(line, FALSE);
-		}
-	}
+	if (f && fixer >= 0)
+		fix_span(sc, f, ps.p[fixer].span, ps.p[fixer].repl);
 out:
 	for (i = 0; i < ps.n; i++) {
 		g_free(ps.p[i].text);

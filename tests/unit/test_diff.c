@@ -187,7 +187,9 @@ static void malformed(void **state)
 	assert_int_equal(p->nfiles, 1);
 	assert_true(p->nproblems >= 2);
 	assert_int_equal(p->problems[0].patch_no, 4);
-	assert_non_null(strstr(p->problems[0].message, "ends early"));
+	assert_non_null(strstr(p->problems[0].message,
+			       "\"@@ -1,5 +1,5 @@\" announces 5 old and 5 new lines, the hunk has 1 and 2, "
+			       "then comes \"garbage in the middle\", neither context nor a change"));
 	pw_patch_free(p);
 
 	p = parse("@@ -1 +1 @@\n+orphan\n");
@@ -204,6 +206,65 @@ static void malformed(void **state)
 	assert_int_equal(p->files[0].nhunks, 0);
 	assert_int_equal(p->nproblems, 1);
 	pw_patch_free(p);
+}
+
+/* Why a hunk stops short, in the words of the problem (PATCH_MALFORMED). */
+static void short_hunk_reasons(void **state)
+{
+	static const struct {
+		const char *diff, *says;
+	} t[] = {
+		/* The hunk header wrapped by a mail client. */
+		{ "@@ -681,7 +681,7 @@ static int setup_attrs(struct\n"
+		  "acpi_power_meter_resource *resource)\n",
+		  "\"@@ -681,7 +681,7 @@\" announces 7 old and 7 new lines, then comes "
+		  "\"acpi_power_meter_resource *resource)\", neither context nor a change "
+		  "(it starts with none of ' ', '+', '-'): a mail client probably wrapped a long line" },
+		/* The same where the diff ends (a mail's diff, as git apply
+		 * bounds it, stops before such a line). */
+		{ "@@ -681,7 +681,7 @@ static int setup_attrs(struct\n",
+		  "\"@@ -681,7 +681,7 @@\" announces 7 old and 7 new lines, but no hunk line "
+		  "follows it: a mail client probably wrapped a long line" },
+		/* A new file one line short, then the signature. */
+		{ "@@ -0,0 +1,3 @@\n+a\n+b\n-- \n2.22.0\n",
+		  "announces 3 new lines, the hunk has 2, then comes \"-- \", a mail "
+		  "signature separator, where the hunk still needs lines" },
+		/* The same with the separator's space lost. */
+		{ "@@ -0,0 +1,3 @@\n+a\n+b\n--\n2.22.0\n",
+		  "then comes \"--\", a mail signature separator" },
+		/* An empty line where a new file has no old line for it. */
+		{ "@@ -0,0 +1,3 @@\n+a\n+b\n\n",
+		  "the hunk has 2, then comes an empty line, which git reads as context, "
+		  "and the header has no room for it" },
+		/* The last context line missing at the end. */
+		{ "@@ -1,3 +1,3 @@\n-a\n+b\n c\n",
+		  "the hunk has 2 and 2, then the diff stops: a mail client probably "
+		  "dropped an empty last context line" },
+		/* Counts too high: the next hunk comes first. */
+		{ "@@ -1,4 +1,4 @@\n-a\n+b\n@@ -9 +9 @@\n-c\n+d\n",
+		  "then comes \"@@ -9 +9 @@\", the next hunk: the header's counts are wrong" },
+		/* A removed line beyond the header's old count. */
+		{ "@@ -1 +1,2 @@\n-a\n+b\n-c\n",
+		  "announces 2 new lines, the hunk has 1, then comes \"-c\", a removed line "
+		  "the header has no room for" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *d = g_strconcat("diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n",
+				      t[i].diff, NULL);
+		struct pw_patch *p = parse(d);
+
+		assert_int_equal(p->nproblems, 1);
+		if (!strstr(p->problems[0].message, t[i].says))
+			fail_msg("case %zu: %s", i, p->problems[0].message);
+		assert_non_null(strstr(p->problems[0].message,
+				       "; git am will refuse the patch"));
+		assert_int_equal(p->problems[0].patch_no, 4);
+		pw_patch_free(p);
+		g_free(d);
+	}
 }
 
 static void blank_context_and_crlf(void **state)
@@ -373,6 +434,7 @@ int main(void)
 		cmocka_unit_test(plain_and_index),
 		cmocka_unit_test(quoted_names),
 		cmocka_unit_test(malformed),
+		cmocka_unit_test(short_hunk_reasons),
 		cmocka_unit_test(blank_context_and_crlf),
 		cmocka_unit_test(long_line_capped),
 		cmocka_unit_test(files_capped),

@@ -89,6 +89,58 @@ static void mode_decimal_meant(void **state)
 	assert_false(m.flags & PW_MODE_UNKNOWN);
 }
 
+/* Modes the program decides: each value, what it depends on, octal. */
+static void mode_conditions(void **state)
+{
+	static const struct {
+		const char *expr;
+		bool ok, vars;
+		int nvals;
+		unsigned v0, v1;
+		const char *octal, *depends;
+	} t[] = {
+		{ "S_IRUGO | (is_writable ? S_IWUSR : 0)", true, false, 2, 0444, 0644,
+		  "0444 | (is_writable ? 0200 : 0)", "is_writable" },
+		{ "(umode_t)(w ? S_IWUSR : 0) | S_IRUSR | S_IRGRP", true, false, 2, 0440, 0640,
+		  "(umode_t)(w ? 0200 : 0) | 0440", "w" },
+		{ "a > 1 ? S_IRUGO | S_IWUSR : S_IRUGO", true, false, 2, 0444, 0644,
+		  "a > 1 ? 0644 : 0444", "a > 1" },
+		{ "attr->mode | S_IWUSR", true, true, 1, 0200, 0,
+		  "attr->mode | 0200", "attr->mode" },
+		{ "f(x, y)[2].m | S_IXUGO", true, true, 1, 0111, 0,
+		  "f(x, y)[2].m | 0111", "f(x, y)[2].m" },
+		/* Not such expressions: no condition, no variable, or an
+		 * operator a mode expression does not use. */
+		{ "S_IRUGO | S_IWUSR", false, false, 0, 0, 0, NULL, NULL },
+		{ "mode & S_IWUSR", false, false, 0, 0, 0, NULL, NULL },
+		{ "(mode & ~S_IWUGO) | S_IWUSR", false, false, 0, 0, 0, NULL, NULL },
+		{ "a || S_IWUSR", false, false, 0, 0, 0, NULL, NULL },
+		{ "w ? x : y", false, false, 0, 0, 0, NULL, NULL },
+		{ "w ? S_IWUSR", false, false, 0, 0, 0, NULL, NULL },
+	};
+	struct pw_mode_cond c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		bool ok = pw_mode_eval_cond(t[i].expr, strlen(t[i].expr), NULL, NULL, &c);
+
+		if (ok != t[i].ok)
+			fail_msg("%s: %d", t[i].expr, ok);
+		if (!ok)
+			continue;
+		assert_int_equal(c.vars, t[i].vars);
+		assert_int_equal(c.nvals, t[i].nvals);
+		assert_int_equal(c.vals[0], t[i].v0);
+		if (c.nvals > 1)
+			assert_int_equal(c.vals[1], t[i].v1);
+		assert_string_equal(c.octal, t[i].octal);
+		assert_string_equal(c.depends, t[i].depends);
+		assert_true(c.flags & PW_MODE_SYMBOLIC);
+		pw_mode_cond_release(&c);
+	}
+}
+
 static void mode_perm_names(void **state)
 {
 	unsigned v, f;
@@ -495,6 +547,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mode_values),
 		cmocka_unit_test(mode_decimal_meant),
+		cmocka_unit_test(mode_conditions),
 		cmocka_unit_test(mode_perm_names),
 		cmocka_unit_test(mode_render),
 		cmocka_unit_test(sanitizer),
