@@ -14,6 +14,7 @@
 #include "bot/reply.h"
 #include "bot/mail.h"
 #include "bot/log.h"
+#include "checks/rules.h"
 
 #define MAX_SUBJECT 250		/* characters kept of a subject */
 #define MAX_NAME 64		/* characters kept of a display name */
@@ -503,35 +504,41 @@ static char *group_head(const struct group *g, size_t no, size_t max_places)
 }
 
 /* One rule in full: its places, its first finding quoted, explained,
- * and fixed. */
+ * and fixed.  no 0: the reply's only rule, neither numbered nor
+ * indented. */
 static void append_group(GString *b, size_t no, const struct group *g)
 {
 	const struct pw_reply_item *first = g->items->pdata[0];
 	const struct pw_finding *f = first->f;
+	const char *in = no ? "   " : "";
 	char *head = group_head(g, no, 200);
 	char *msg = pw_reply_clean(f->message, MAX_MESSAGE);
 	char *line = f->added_line ? clean_code(f->added_line, MAX_QUOTE) : NULL;
 	char *fix = f->fix ? clean_code(f->fix, MAX_QUOTE) : NULL;
 	size_t n = g->items->len;
 
-	wrap2(b, "", "   ", head);
+	wrap2(b, "", in, head);
 	g_string_append_c(b, '\n');
 	if (line) {
 		/* With several places, say which one is quoted. */
 		if (n > 1 && f->file && *f->file && f->line > 0) {
 			char *file = pw_reply_clean(f->file, 120);
 
-			g_string_append_printf(b, "   %s:%d:\n", file, f->line);
+			g_string_append_printf(b, "%s%s:%d:\n", in, file, f->line);
 			g_free(file);
 		}
-		g_string_append_printf(b, "   > +%s\n\n", line);
+		g_string_append_printf(b, "%s> +%s\n\n", in, line);
 	}
-	wrap(b, "   ", msg);
+	wrap(b, in, msg);
 	if (fix && *fix) {
-		g_string_append_printf(b, "\n   Suggested:\n\n   +%s\n", fix);
-		if (n > 1)
-			g_string_append_printf(b, "\n   The other %zu %s take the same "
-					       "kind of fix.\n", n - 1,
+		g_string_append_printf(b, "\n%sSuggested:\n%s+%s\n", in, in, fix);
+		if (n == 2)
+			g_string_append_printf(b, "%sThe other %s takes the same "
+					       "kind of fix.\n", in,
+					       g->all_lines ? "line" : "place");
+		else if (n > 2)
+			g_string_append_printf(b, "%sThe other %zu %s take the same "
+					       "kind of fix.\n", in, n - 1,
 					       g->all_lines ? "lines" : "places");
 	}
 	g_string_append_c(b, '\n');
@@ -544,9 +551,14 @@ static void append_group(GString *b, size_t no, const struct group *g)
 /* One rule in brief, when the reply has no room for it in full. */
 static void append_group_short(GString *b, size_t no, const struct group *g)
 {
+	const struct pw_rule *r = pw_rule_find(g->rule);
 	char *head = group_head(g, no, 60);
 
 	wrap2(b, "", "   ", head);
+	/* What the rule is about, from the rule table, since its
+	 * message is not shown. */
+	if (r)
+		wrapf(b, "   ", "What it flags: %s.", r->summary);
 	g_free(head);
 }
 
@@ -909,7 +921,7 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 	 * counted: whatever the patch, the reply stays short (MAX_LINES),
 	 * and the rules come most severe first.
 	 */
-	budget = MAX_LINES - count_lines(b) - count_lines(tail) - 3;
+	budget = MAX_LINES - count_lines(b) - count_lines(tail) - 4;
 	for (i = 0; i < groups->len; i++) {
 		const struct group *g = groups->pdata[i];
 
@@ -934,13 +946,15 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 		left += ((struct group *)groups->pdata[i])->items->len;
 		left_groups++;
 	}
-	if (left) {
+	if (left)
 		wrapf(b, "", "... and %zu more of %zu other kind%s, not listed "
-		      "here: %s.", left, left_groups, left_groups == 1 ? "" : "s",
-		      url ? "see the dashboard" :
-		      "\"patchwarden check\" on your patch lists them all");
+		      "here.", left, left_groups, left_groups == 1 ? "" : "s");
+	/* Without a dashboard, say where the rest is explained. */
+	if ((left || brief) && !url)
+		wrap(b, "", "\"patchwarden check\" on your patch shows every "
+		     "finding in full.");
+	if (left || (brief && !url))
 		g_string_append_c(b, '\n');
-	}
 	g_string_append(b, tail->str);
 	st = build(h, b->str, out, err);
 out:
