@@ -616,9 +616,9 @@ static void append_footer(GString *b, const struct head *h, bool flood)
 
 	g_string_append(b, "-- \n");
 	wrapf(b, "", "This is an automated reply from patchwarden %s, a review "
-	      "bot%s%s. It answers a %s once, and never answers automated "
-	      "mail.", PW_VERSION, addr ? " for " : "", addr ? addr : "",
-	      flood ? "flood" : "patch");
+	      "bot%s%s. It answers %s, and never answers automated mail.",
+	      PW_VERSION, addr ? " for " : "", addr ? addr : "",
+	      flood ? "a flood with one summary" : "a patch once");
 	if (h->me->reply_to)
 		wrap(b, "", "If it got something wrong, reply to this mail: "
 		     "replies reach the people who run it.");
@@ -913,7 +913,8 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 		      "dashboard: %s", url);
 	if (url)
 		g_string_append_c(tail, '\n');
-	g_string_append(tail, "Thanks for your patch.\n\n");
+	g_string_append(tail, series ? "Thanks for your series.\n\n" :
+			"Thanks for your patch.\n\n");
 	append_footer(tail, h, false);
 
 	/*
