@@ -436,11 +436,17 @@ static char *places(const struct group *g, size_t max)
 	for (i = 0; i < g->items->len; i++) {
 		const struct pw_reply_item *it = g->items->pdata[i];
 		const struct pw_finding *f = it->f;
-		bool new_patch = it->patch && (!last_patch ||
+		bool new_patch, new_file;
+		GString *piece;
+
+		/* A finding about the patch as a whole names no place. */
+		if (!(f->file && *f->file) && f->line <= 0)
+			continue;
+		new_patch = it->patch && (!last_patch ||
 					       strcmp(last_patch, it->patch));
-		bool new_file = new_patch || !last_file ||
+		new_file = new_patch || !last_file ||
 			strcmp(last_file, f->file ? f->file : "");
-		GString *piece = g_string_new(NULL);
+		piece = g_string_new(NULL);
 
 		if (new_patch) {
 			char *label = patch_label(it->patch);
@@ -473,7 +479,7 @@ static char *places(const struct group *g, size_t max)
 		last_patch = it->patch;
 		last_file = f->file ? f->file : "";
 	}
-	/* Findings of the patch as a whole name no place. */
+	/* A patch label with no place after it ("patch 2/3: "). */
 	while (s->len && (s->str[s->len - 1] == ' ' || s->str[s->len - 1] == ':' ||
 			  s->str[s->len - 1] == ';' || s->str[s->len - 1] == ','))
 		g_string_truncate(s, s->len - 1);

@@ -508,6 +508,27 @@ static void test_compose_series(void **state)
 	g_free(text);
 }
 
+/* Places: files named once, a finding of the whole patch names none. */
+static void test_compose_places(void **state)
+{
+	struct pw_finding f[] = {
+		{ .rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .file = "a.c",
+		  .line = 1, .message = "m" },
+		{ .rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .message = "m" },
+		{ .rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .file = "a.c",
+		  .line = 2, .message = "m" },
+		{ .rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .file = "b.c",
+		  .message = "m" },
+	};
+	struct pw_reply_item it[] = { { &f[0], NULL }, { &f[1], NULL },
+				      { &f[2], NULL }, { &f[3], NULL } };
+	char *text = compose(&plain_me, NULL, it, 4);
+
+	assert_non_null(strstr(flatten_text(text),
+			       "PATCH_MALFORMED (warning), 4 findings: a.c:1, 2; b.c "));
+	g_free(text);
+}
+
 /* The text on one line: CRLF and LF become single spaces. */
 static char *flatten(const char *text)
 {
@@ -718,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_compose_intro),
 		cmocka_unit_test(test_compose_footer),
 		cmocka_unit_test(test_compose_series),
+		cmocka_unit_test(test_compose_places),
 		cmocka_unit_test(test_compose_flood),
 	};
 
