@@ -928,7 +928,9 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 	 * counted: whatever the patch, the reply stays short (MAX_LINES),
 	 * and the rules come most severe first.
 	 */
-	budget = MAX_LINES - count_lines(b) - count_lines(tail) - 4;
+	used = count_lines(b) + count_lines(tail) + 4;
+	budget = used < MAX_LINES ? MAX_LINES - used : 0;
+	used = 0;
 	for (i = 0; i < groups->len; i++) {
 		const struct group *g = groups->pdata[i];
 

@@ -336,6 +336,8 @@ static void test_compose_bounded(void **state)
 	struct pw_reply_item *it = g_new0(struct pw_reply_item, 300);
 	GString *msg = g_string_new(NULL), *line = g_string_new("\t");
 	char *text, *head;
+	struct pw_reply_self me = plain_me;
+	GString *url = g_string_new("https://dashboard.example.org/");
 	size_t warned = 0, kinds = 0;
 	int min_listed = PW_SEV_ERROR, max_left = PW_SEV_INFO;
 
@@ -343,6 +345,8 @@ static void test_compose_bounded(void **state)
 		g_string_append(msg, "long words ");
 	for (i = 0; i < 300; i++)
 		g_string_append_c(line, 'x');
+	for (i = 0; i < 25; i++)
+		g_string_append(url, "deep/path/");
 	for (i = 0; i < 300; i++) {
 		const struct pw_rule *r = &rules[i % nrules];
 
@@ -387,6 +391,13 @@ static void test_compose_bounded(void **state)
 		assert_non_null(strstr(flatten_text(text), "other kinds, not listed"));
 	g_free(head);
 	g_free(text);
+	/* A long dashboard address and a list address take room too. */
+	me.dashboard_url = url->str;
+	text = compose(&me, "linux-hwmon@vger.kernel.org", it, 300);
+	assert_true(nlines(text) < 60);
+	assert_non_null(strstr(text, "/message/p@example.org"));
+	g_free(text);
+	g_string_free(url, TRUE);
 	for (i = 0; i < 300; i++)
 		g_free(f[i].file);
 	g_free(f);
