@@ -1029,8 +1029,8 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 		g_free(l);
 	}
 	append_greeting(b, f->sender_name);
-	wrapf(b, "", "patchwarden, a bot that reviews the file permission "
-	      "modes in patches, noticed that you sent %d patches in %s "
+	wrapf(b, "", "patchwarden, a review bot, noticed that you sent %d "
+	      "patches in %s "
 	      "(from %s to %s), all titled like this one:", f->size, span,
 	      first, last);
 	g_string_append_printf(b, "\n    %s\n\n", subj);

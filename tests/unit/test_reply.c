@@ -725,6 +725,10 @@ static void test_compose_flood(void **state)
 	assert_non_null(strstr(flat, "2 lists (linux-kernel, linux-media)"));
 	assert_non_null(strstr(flat, "312 people"));
 	assert_non_null(strstr(flat, "separate threads"));
+	/* It names nothing it did not check, and says a bot wrote it. */
+	assert_null(strstr(flat, "file permission modes"));
+	assert_non_null(strstr(flat, "automated reply"));
+	assert_non_null(strstr(flat, "answers a flood with one summary"));
 	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "In-Reply-To"),
 			    "<first@intel.com>");
 	g_free(flat);
