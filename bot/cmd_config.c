@@ -3,7 +3,8 @@
  *
  * Prints the settings in effect, as key = value lines under their
  * sections (secrets shown as "(set)", never themselves), then every
- * problem of the file as "FILE:LINE: message".  Exit status: 0 no
+ * note (a deprecated key, which still works) and every problem of the
+ * file as "FILE:LINE: message".  Exit status: 0 no
  * problem, 1 problems, 2 a usage error or a FILE that cannot be read.
  */
 #include <stdio.h>
@@ -115,7 +116,6 @@ static void print(const struct pw_config *c)
 	num("per_recipient_per_hour", c->per_recipient_per_hour);
 	num("global_per_hour", c->global_per_hour);
 	num("max_age", c->reply_max_age / 86400);
-	str("dashboard_url", c->dashboard_url);
 	strv("automated_senders", c->automated_senders);
 
 	printf("\n[flood]\n");
@@ -133,6 +133,7 @@ static void print(const struct pw_config *c)
 	    "(not set: the service serves no dashboard; serve listens on 127.0.0.1:8080)");
 	secret("token", c->web_token);
 	num("max_body", c->web_max_body / 1024);
+	str("url", c->dashboard_url);
 
 	for (i = 0; i < c->lists->len; i++)
 		list(c->lists->pdata[i]);
@@ -165,9 +166,14 @@ int pw_cmd_config(int argc, char **argv)
 		goto out;
 	}
 	if (cfg) {
+		GList *l;
+
 		print(cfg);
-		if (problems->len)
+		if (problems->len || cfg->notes)
 			printf("\n");
+		/* Notes (a deprecated key) stop nothing: exit status 0. */
+		for (l = cfg->notes; l; l = l->next)
+			printf("%s\n", (const char *)l->data);
 	}
 	for (i = 0; i < problems->len; i++)
 		printf("%s\n", (const char *)problems->pdata[i]);

@@ -36,7 +36,9 @@ static const char *const flood_keys[] = { "count", "window", "detect", NULL };
 static const char *const imap_keys[] = {
 	"user", "password", "starttls", "cainfo", "timeout", NULL,
 };
-static const char *const web_keys[] = { "listen", "token", "max_body", NULL };
+static const char *const web_keys[] = {
+	"listen", "token", "max_body", "url", NULL,
+};
 static const char *const list_keys[] = {
 	"style", "disable", "enable", "address", "cc_list", "cc_all", NULL,
 };
@@ -736,6 +738,41 @@ const struct pw_imap_conf *pw_config_imap(const struct pw_config *c,
 	return c->imap->pdata[0];
 }
 
+/*
+ * [web] url, the dashboard's public address, which replies link to.
+ * [reply] dashboard_url, its old name, still sets it, noted as
+ * deprecated; both at once is a problem.
+ */
+static void read_web_url(struct loader *ld, struct pw_config *c)
+{
+	char *old = get_str(ld, "reply", "dashboard_url", NULL);
+	char *url = get_str(ld, "web", "url", NULL);
+	const char *group = "web", *key = "url";
+	char *scheme;
+
+	if (old && url) {
+		problem(ld, "reply", "dashboard_url", "[reply] dashboard_url is the"
+			" old name of [web] url, which is set too: remove it");
+	} else if (old) {
+		c->notes = g_list_append(c->notes, g_strdup_printf(
+			"%s:%d: [reply] dashboard_url is deprecated: write it as"
+			" [web] url", ld->main.path,
+			line_of(&ld->main, "reply", "dashboard_url")));
+		url = old;
+		old = NULL;
+		group = "reply";
+		key = "dashboard_url";
+	}
+	scheme = url ? g_uri_parse_scheme(url) : NULL;
+	if (url && (!scheme || (g_ascii_strcasecmp(scheme, "http") &&
+				g_ascii_strcasecmp(scheme, "https"))))
+		problem(ld, group, key, "[%s] %s = %s: not an http:// or https://"
+			" URL", group, key, url);
+	c->dashboard_url = url;
+	g_free(old);
+	g_free(scheme);
+}
+
 /* [web]: the dashboard's address, token and body limit. */
 static void read_web(struct loader *ld, struct pw_config *c)
 {
@@ -747,6 +784,7 @@ static void read_web(struct loader *ld, struct pw_config *c)
 		problem(ld, "web", "token", "[web] token: at least 16 characters");
 	get_int(ld, "web", "max_body", 10240, 1, 1024 * 1024, "KiB", &kib);
 	c->web_max_body = kib * 1024;
+	read_web_url(ld, c);
 }
 
 static void set_defaults(struct pw_config *c, const char *db)
@@ -845,7 +883,6 @@ static void read_main(struct loader *ld, struct pw_config *c, bool db_override)
 	c->dry_run_mbox = get_str(ld, "reply", "dry_run_mbox", NULL);
 	c->reply_from_name = get_str(ld, "reply", "from_name", NULL);
 	c->reply_to = get_str(ld, "reply", "reply_to", NULL);
-	c->dashboard_url = get_str(ld, "reply", "dashboard_url", NULL);
 	sev = get_str(ld, "reply", "min_severity", "warning");
 	if (!pw_severity_parse(sev, &c->reply_min_severity))
 		problem(ld, "reply", "min_severity", "[reply] min_severity = %s:"
@@ -999,6 +1036,7 @@ void pw_config_free(struct pw_config *c)
 	g_free(c->reply_from_name);
 	g_free(c->reply_to);
 	g_free(c->dashboard_url);
+	g_list_free_full(c->notes, g_free);
 	g_strfreev(c->automated_senders);
 	g_free(c->web_listen);
 	if (c->web_token)

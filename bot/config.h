@@ -9,10 +9,11 @@
  *            helo, timeout (seconds), cainfo
  *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
  *            per_recipient_per_hour, global_per_hour, max_age (days),
- *            dashboard_url,
+ *            dashboard_url (deprecated: the old name of [web] url),
  *            automated_senders (;-separated addresses or *-patterns)
  *   [flood]  count, window (seconds), detect (bool, default true)
- *   [web]    listen (HOST:PORT), token (a secret), max_body (KiB)
+ *   [web]    listen (HOST:PORT), token (a secret), max_body (KiB),
+ *            url (the dashboard's public address, which replies link to)
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
  *            cc_list (bool), cc_all (bool)
@@ -90,7 +91,6 @@ struct pw_config {
 	int per_recipient_per_hour;
 	int global_per_hour;
 	int reply_max_age;	/* seconds; mail dated earlier is never answered */
-	char *dashboard_url;
 	char **automated_senders;
 
 	int flood_count;	/* patches that make a flood */
@@ -101,6 +101,13 @@ struct pw_config {
 	char *web_listen;	/* NULL: 127.0.0.1:8080 */
 	char *web_token;	/* NULL: none; needed off loopback and to submit */
 	int web_max_body;	/* bytes a POST may carry */
+	char *dashboard_url;	/* [web] url (or the deprecated [reply]
+				 * dashboard_url): replies link to it; NULL */
+
+	/* Notes on a file that works but should change ("FILE:LINE: ..."
+	 * strings, owned), such as a deprecated key; config check shows
+	 * them, they stop nothing. */
+	GList *notes;
 
 	GPtrArray *lists;	/* struct pw_list_conf * */
 	struct pw_list_conf defaults;	/* for lists not configured */

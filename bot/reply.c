@@ -14,12 +14,15 @@
 #include "bot/reply.h"
 #include "bot/mail.h"
 #include "bot/log.h"
+#include "checks/rules.h"
 
 #define MAX_SUBJECT 250		/* characters kept of a subject */
 #define MAX_NAME 64		/* characters kept of a display name */
 #define MAX_QUOTE 200		/* characters quoted of a source line */
 #define MAX_REFS 20		/* References kept before the parent's ID */
 #define WIDTH 72		/* body text is wrapped here */
+#define MAX_MESSAGE 1000	/* characters kept of a finding's message */
+#define MAX_LINES 50		/* body lines of a reply to a patch, at most */
 
 void pw_reply_free(struct pw_reply *r)
 {
@@ -44,7 +47,7 @@ struct head {
 					 * NULL when it cannot be threaded */
 	const char *const *parent_refs;	/* its References, oldest first, or NULL */
 	const char *parent_subject;	/* its decoded subject */
-	const char *list;		/* the list it came through, or NULL */
+	const char *list_addr;		/* the list's posting address, or NULL */
 };
 
 /* ---- cleaning what comes from mail ---- */
@@ -277,31 +280,301 @@ static void wrapf(GString *b, const char *indent, const char *fmt, ...)
 	g_free(s);
 }
 
-static void append_item(GString *b, size_t no, const struct pw_reply_item *it)
+/*
+ * The findings of one rule in a reply: one item, its places listed,
+ * its first finding quoted and explained.
+ */
+struct group {
+	const char *rule;
+	enum pw_severity sev;
+	GPtrArray *items;	/* const struct pw_reply_item *, borrowed */
+	bool all_lines;		/* every finding names a line */
+};
+
+static void group_free(gpointer p)
 {
-	const struct pw_finding *f = it->f;
-	char *file = pw_reply_clean(f->file && *f->file ? f->file : "(patch)", 200);
-	char *msg = pw_reply_clean(f->message, 600);
+	struct group *g = p;
+
+	g_ptr_array_free(g->items, TRUE);
+	g_free(g);
+}
+
+/* More severe first; among equals, the rule met first in the patch
+ * (the sort is stable). */
+static gint group_cmp(gconstpointer a, gconstpointer b)
+{
+	const struct group *x = *(const struct group *const *)a;
+	const struct group *y = *(const struct group *const *)b;
+
+	return (int)y->sev - (int)x->sev;
+}
+
+/*
+ * Groups the n items by rule, leaving out info findings: a reply
+ * carries what is worth an author's time, and info findings are for
+ * the dashboard and queries ([reply] min_severity cannot bring them
+ * in).  Sets *shown to the number of findings grouped.
+ */
+static GPtrArray *group_items(const struct pw_reply_item *items, size_t n,
+			      size_t *shown)
+{
+	GPtrArray *groups = g_ptr_array_new_with_free_func(group_free);
+	GHashTable *by_rule = g_hash_table_new(g_str_hash, g_str_equal);
+	size_t i;
+
+	*shown = 0;
+	for (i = 0; i < n; i++) {
+		const struct pw_finding *f = items[i].f;
+		const char *rule = f->rule ? f->rule : "";
+		struct group *g;
+
+		if (f->severity <= PW_SEV_INFO)
+			continue;
+		g = g_hash_table_lookup(by_rule, rule);
+		if (!g) {
+			g = g_new0(struct group, 1);
+			g->rule = rule;
+			g->items = g_ptr_array_new();
+			g->all_lines = true;
+			g_hash_table_insert(by_rule, (gpointer)rule, g);
+			g_ptr_array_add(groups, g);
+		}
+		if (f->severity > g->sev)
+			g->sev = f->severity;
+		g->all_lines &= f->line > 0;
+		g_ptr_array_add(g->items, (gpointer)&items[i]);
+		(*shown)++;
+	}
+	g_hash_table_destroy(by_rule);
+	g_ptr_array_sort(groups, group_cmp);
+	return groups;
+}
+
+/* What a rule looks at, as the intro names it ("found ... in its
+ * permission modes"). */
+static const char *topic_of(const char *rule)
+{
+	static const struct {
+		const char *prefix, *topic;
+	} topics[] = {
+		{ "PERM_", "its permission modes" },
+		{ "SYSFS_MODE_CALLBACKS", "its permission modes" },
+		{ "DEVICE_ATTR_FORM", "its device attribute declarations" },
+		{ "EXEC_SOURCE_FILE", "its file modes" },
+		{ "PATCH_MALFORMED", "the form of its diff" },
+		{ "RESEND_IDENTICAL", "how it was sent" },
+		{ "FLOOD", "how it was sent" },
+		{ "SERIES_OVERSIZED", "how it was sent" },
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(topics); i++)
+		if (g_str_has_prefix(rule, topics[i].prefix))
+			return topics[i].topic;
+	return "its added lines";
+}
+
+/* "a, b and c": the topics of the groups, each once. */
+static char *topics_of(const GPtrArray *groups)
+{
+	GPtrArray *t = g_ptr_array_new();
+	GString *s = g_string_new(NULL);
+	guint i, k;
+
+	for (i = 0; i < groups->len; i++) {
+		const char *topic = topic_of(((struct group *)groups->pdata[i])->rule);
+		bool seen = false;
+
+		for (k = 0; k < t->len; k++)
+			seen |= t->pdata[k] == topic;
+		if (!seen)
+			g_ptr_array_add(t, (gpointer)topic);
+	}
+	for (i = 0; i < t->len; i++)
+		g_string_append_printf(s, "%s%s", i == 0 ? "" :
+				       i + 1 == t->len ? " and " : ", ",
+				       (const char *)t->pdata[i]);
+	g_ptr_array_free(t, TRUE);
+	return g_string_free(s, FALSE);
+}
+
+/* "3/5" from a series patch's subject ("[PATCH v3 3/5] ..."), else its
+ * subject cut short and quoted. */
+static char *patch_label(const char *subject)
+{
+	const char *end = subject && subject[0] == '[' ? strchr(subject, ']') : NULL;
+	const char *p;
+	char *clean, *s;
+
+	for (p = end ? end - 1 : NULL; p && p > subject && g_ascii_isdigit(*p); p--)
+		;
+	if (p && p < end - 1 && *p == '/') {
+		const char *q = p;
+
+		while (q > subject && g_ascii_isdigit(q[-1]))
+			q--;
+		if (q < p)
+			return g_strdup_printf("patch %.*s", (int)(end - q), q);
+	}
+	clean = pw_reply_clean(subject, 40);
+	s = g_strdup_printf("\"%s\"", clean);
+	g_free(clean);
+	return s;
+}
+
+/*
+ * Where a group's findings are, as the kernel lists write places
+ * ("drivers/hwmon/it87.c:1261, 1263, 1265"), files and patches named
+ * once each, up to about max characters, then how many more.
+ */
+static char *places(const struct group *g, size_t max)
+{
+	GString *s = g_string_new(NULL);
+	const char *last_file = NULL, *last_patch = NULL;
+	guint i;
+
+	for (i = 0; i < g->items->len; i++) {
+		const struct pw_reply_item *it = g->items->pdata[i];
+		const struct pw_finding *f = it->f;
+		bool new_patch, new_file;
+		GString *piece;
+
+		/* A finding about the patch as a whole names no place. */
+		if (!(f->file && *f->file) && f->line <= 0)
+			continue;
+		new_patch = it->patch && (!last_patch ||
+					       strcmp(last_patch, it->patch));
+		new_file = new_patch || !last_file ||
+			strcmp(last_file, f->file ? f->file : "");
+		piece = g_string_new(NULL);
+
+		if (new_patch) {
+			char *label = patch_label(it->patch);
+
+			g_string_append_printf(piece, "%s%s: ", s->len ? "; " : "",
+					       label);
+			g_free(label);
+		} else if (new_file && s->len) {
+			g_string_append(piece, "; ");
+		} else if (s->len) {
+			g_string_append(piece, ", ");
+		}
+		if (new_file && f->file && *f->file) {
+			char *file = pw_reply_clean(f->file, 120);
+
+			g_string_append(piece, file);
+			if (f->line > 0)
+				g_string_append_c(piece, ':');
+			g_free(file);
+		}
+		if (f->line > 0)
+			g_string_append_printf(piece, "%d", f->line);
+		if (s->len && s->len + piece->len > max) {
+			g_string_free(piece, TRUE);
+			g_string_append_printf(s, " and %u more", g->items->len - i);
+			break;
+		}
+		g_string_append(s, piece->str);
+		g_string_free(piece, TRUE);
+		last_patch = it->patch;
+		last_file = f->file ? f->file : "";
+	}
+	/* A patch label with no place after it ("patch 2/3: "). */
+	while (s->len && (s->str[s->len - 1] == ' ' || s->str[s->len - 1] == ':' ||
+			  s->str[s->len - 1] == ';' || s->str[s->len - 1] == ','))
+		g_string_truncate(s, s->len - 1);
+	return g_string_free(s, FALSE);
+}
+
+/* "1. PERM_SYMBOLIC (warning), 18 lines: PLACES"; no 0: the only rule,
+ * not numbered. */
+static char *group_head(const struct group *g, size_t no, size_t max_places)
+{
+	char *where = places(g, max_places);
+	char *num = no ? g_strdup_printf("%zu. ", no) : g_strdup("");
+	size_t n = g->items->len;
+	char *head;
+
+	if (n == 1)
+		head = g_strdup_printf("%s%s (%s)%s%s", num, g->rule,
+				       pw_severity_str(g->sev), *where ? ": " : "",
+				       where);
+	else
+		head = g_strdup_printf("%s%s (%s), %zu %s%s%s", num, g->rule,
+				       pw_severity_str(g->sev), n,
+				       g->all_lines ? "lines" : "findings",
+				       *where ? ": " : "", where);
+	g_free(where);
+	g_free(num);
+	return head;
+}
+
+/* One rule in full: its places, its first finding quoted, explained,
+ * and fixed.  no 0: the reply's only rule, neither numbered nor
+ * indented. */
+static void append_group(GString *b, size_t no, const struct group *g)
+{
+	const struct pw_reply_item *first = g->items->pdata[0];
+	const struct pw_finding *f = first->f;
+	const char *in = no ? "   " : "";
+	char *head = group_head(g, no, 200);
+	char *msg = pw_reply_clean(f->message, MAX_MESSAGE);
 	char *line = f->added_line ? clean_code(f->added_line, MAX_QUOTE) : NULL;
 	char *fix = f->fix ? clean_code(f->fix, MAX_QUOTE) : NULL;
+	size_t n = g->items->len;
 
-	if (f->line > 0)
-		g_string_append_printf(b, "%zu. %s, line %d (%s, %s)\n", no, file,
-				       f->line, pw_severity_str(f->severity),
-				       f->rule);
-	else
-		g_string_append_printf(b, "%zu. %s (%s, %s)\n", no, file,
-				       pw_severity_str(f->severity), f->rule);
-	if (line)
-		g_string_append_printf(b, "\n   > +%s\n\n", line);
-	wrap(b, "   ", msg);
-	if (fix && *fix)
-		g_string_append_printf(b, "   A fix:\n\n   > +%s\n", fix);
+	wrap2(b, "", in, head);
 	g_string_append_c(b, '\n');
-	g_free(file);
+	if (line) {
+		/* With several places, say which one is quoted. */
+		if (n > 1 && f->file && *f->file && f->line > 0) {
+			char *file = pw_reply_clean(f->file, 120);
+
+			g_string_append_printf(b, "%s%s:%d:\n", in, file, f->line);
+			g_free(file);
+		}
+		g_string_append_printf(b, "%s> +%s\n\n", in, line);
+	}
+	wrap(b, in, msg);
+	if (fix && *fix) {
+		g_string_append_printf(b, "\n%sSuggested:\n%s+%s\n", in, in, fix);
+		if (n == 2)
+			g_string_append_printf(b, "%sThe other %s takes the same "
+					       "kind of fix.\n", in,
+					       g->all_lines ? "line" : "place");
+		else if (n > 2)
+			g_string_append_printf(b, "%sThe other %zu %s take the same "
+					       "kind of fix.\n", in, n - 1,
+					       g->all_lines ? "lines" : "places");
+	}
+	g_string_append_c(b, '\n');
+	g_free(head);
 	g_free(msg);
 	g_free(line);
 	g_free(fix);
+}
+
+/* One rule in brief, when the reply has no room for it in full. */
+static void append_group_short(GString *b, size_t no, const struct group *g)
+{
+	const struct pw_rule *r = pw_rule_find(g->rule);
+	char *head = group_head(g, no, 60);
+
+	wrap2(b, "", "   ", head);
+	/* What the rule is about, from the rule table, since its
+	 * message is not shown. */
+	if (r)
+		wrapf(b, "   ", "What it flags: %s.", r->summary);
+	g_free(head);
+}
+
+static size_t count_lines(const GString *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->len; i++)
+		n += s->str[i] == '\n';
+	return n;
 }
 
 static void append_greeting(GString *b, const char *name)
@@ -315,39 +588,54 @@ static void append_greeting(GString *b, const char *name)
 	g_free(n);
 }
 
-static void append_footer(GString *b, const struct head *h,
-			  bool flood)
+/* The dashboard page of message msgid, or NULL without a dashboard. */
+static char *page_url(const struct pw_reply_self *me, const char *msgid)
 {
-	char *list = h->list ? pw_reply_clean(h->list, 100) : NULL;
+	char *base, *id, *url;
+	size_t n;
+
+	if (!me->dashboard_url || !*me->dashboard_url)
+		return NULL;
+	base = pw_reply_clean(me->dashboard_url, 300);
+	n = strlen(base);
+	while (n && base[n - 1] == '/')
+		base[--n] = '\0';
+	if (!msgid || !pw_reply_msgid_ok(msgid))
+		return g_strdup_printf("%s/", base);
+	id = g_uri_escape_string(msgid,
+				 G_URI_RESERVED_CHARS_ALLOWED_IN_PATH_ELEMENT,
+				 FALSE);
+	url = g_strdup_printf("%s/message/%s", base, id);
+	g_free(id);
+	g_free(base);
+	return url;
+}
+
+/*
+ * The signature: that a bot wrote this, how to reach a person, and how
+ * to run the check.  Short: it ends every reply.
+ */
+static void append_footer(GString *b, const struct head *h, bool flood)
+{
+	char *addr = h->list_addr && pw_reply_addr_ok(h->list_addr) ?
+		g_ascii_strdown(h->list_addr, -1) : NULL;
 
 	g_string_append(b, "-- \n");
-	wrapf(b, "", "patchwarden %s is a review bot: it reads the patches sent "
-	      "to %s, checks the file permission modes their added lines "
-	      "set, and replies at most once to a patch or a flood. It never "
-	      "answers automated mail.", PW_VERSION,
-	      list && *list ? list : "this list");
-	g_string_append(b, "\n");
-	if (flood)
-		wrap(b, "", "To check your patches the same way before sending:");
-	else
-		wrap(b, "", "To run the same check on your patch before sending:");
-	g_string_append(b, "\n    patchwarden check 0001-your-change.patch\n\n");
+	wrapf(b, "", "This is an automated reply from patchwarden %s, a review "
+	      "bot%s%s. It answers %s, and never answers automated mail.",
+	      PW_VERSION, addr ? " for " : "", addr ? addr : "",
+	      flood ? "a flood with one summary" : "a patch once");
 	if (h->me->reply_to)
-		wrap(b, "", "If this report is wrong, please reply to this "
-		     "message (replies reach the people who run the bot) and "
-		     "say what patchwarden got wrong.");
+		wrap(b, "", "If it got something wrong, reply to this mail: "
+		     "replies reach the people who run it.");
+	else if (addr)
+		wrapf(b, "", "If it got something wrong, please say so on %s.",
+		      addr);
 	else
-		wrapf(b, "", "If this report is wrong, please say so on %s, "
-		      "so that the maintainers can correct the bot.",
-		      list && *list ? list : "the list");
-	if (h->me->dashboard_url) {
-		char *url = pw_reply_clean(h->me->dashboard_url, 300);
-
-		wrapf(b, "", "Every finding, and what the maintainers decided, is "
-		      "on the dashboard: %s", url);
-		g_free(url);
-	}
-	g_free(list);
+		wrap(b, "", "If it got something wrong, please say so on the list.");
+	wrap(b, "", "Check a patch before sending: patchwarden check "
+	     "0001-your-change.patch");
+	g_free(addr);
 }
 
 /* ---- the message ---- */
@@ -574,10 +862,9 @@ out:
 
 enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 			      const struct pw_mail *parent,
-			      const char *const *cc, const char *list,
+			      const char *const *cc, const char *list_addr,
 			      const struct pw_reply_item *items, size_t n,
-			      size_t max_listed, struct pw_reply **out,
-			      char **err)
+			      struct pw_reply **out, char **err)
 {
 	struct head head = {
 		.me = me,
@@ -589,51 +876,104 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 		.parent_msgid = parent->msgid_derived ? NULL : parent->msgid,
 		.parent_refs = (const char *const *)parent->references,
 		.parent_subject = parent->subject,
-		.list = list,
+		.list_addr = list_addr,
 	};
 	const struct head *h = &head;
-	GString *b = g_string_new(NULL);
+	GString *b = g_string_new(NULL), *tail = g_string_new(NULL);
+	GString *part = g_string_new(NULL);
 	char *subj = pw_reply_clean(h->parent_subject, MAX_SUBJECT);
-	const char *last_patch = NULL;
-	size_t i, shown;
-	enum pw_status st;
-	bool series = false;
+	char *topics = NULL, *url = NULL;
+	GPtrArray *groups;
+	size_t i, shown, used = 0, budget, left = 0, left_groups = 0;
+	enum pw_status st = PW_ERR_INPUT;
+	bool series = false, brief = false;
 
+	*out = NULL;
 	for (i = 0; i < n && !series; i++)
 		series = items[i].patch != NULL;
+	groups = group_items(items, n, &shown);
+	if (!groups->len) {
+		*err = g_strdup("no finding worth a reply");
+		goto out;
+	}
+	topics = topics_of(groups);
 	append_greeting(b, h->to_name);
-	if (n == 1)
-		wrapf(b, "", "patchwarden checked the file permission modes set "
-		      "by your %s \"%s\" and found one thing worth a second "
-		      "look:", series ? "series" : "patch", subj);
+	if (shown == 1)
+		wrapf(b, "", "patchwarden, a review bot, read your %s \"%s\" and "
+		      "found one thing worth a second look in %s:",
+		      series ? "series" : "patch", subj, topics);
+	else if (groups->len == 1)
+		wrapf(b, "", "patchwarden, a review bot, read your %s \"%s\" and "
+		      "found %zu things worth a second look in %s, all of one "
+		      "kind:", series ? "series" : "patch", subj, shown, topics);
 	else
-		wrapf(b, "", "patchwarden checked the file permission modes set "
-		      "by your %s \"%s\" and found %zu things worth a second "
-		      "look:", series ? "series" : "patch", subj, n);
+		wrapf(b, "", "patchwarden, a review bot, read your %s \"%s\" and "
+		      "found %zu things of %u kinds worth a second look in %s:",
+		      series ? "series" : "patch", subj, shown, groups->len,
+		      topics);
 	g_string_append_c(b, '\n');
-	shown = n < max_listed ? n : max_listed;
-	for (i = 0; i < shown; i++) {
-		if (items[i].patch && (!last_patch ||
-				       strcmp(last_patch, items[i].patch))) {
-			char *p = pw_reply_clean(items[i].patch, MAX_SUBJECT);
 
-			wrapf(b, "", "In \"%s\":", p);
-			g_string_append_c(b, '\n');
-			g_free(p);
-			last_patch = items[i].patch;
+	url = page_url(me, parent->msgid_derived ? NULL : parent->msgid);
+	if (url)
+		wrapf(tail, "", "Every finding, line by line, is on the "
+		      "dashboard: %s", url);
+	if (url)
+		g_string_append_c(tail, '\n');
+	g_string_append(tail, series ? "Thanks for your series.\n\n" :
+			"Thanks for your patch.\n\n");
+	append_footer(tail, h, false);
+
+	/*
+	 * Each rule in full while there is room, then in brief, then only
+	 * counted: whatever the patch, the reply stays short (MAX_LINES),
+	 * and the rules come most severe first.
+	 */
+	used = count_lines(b) + count_lines(tail) + 4;
+	budget = used < MAX_LINES ? MAX_LINES - used : 0;
+	used = 0;
+	for (i = 0; i < groups->len; i++) {
+		const struct group *g = groups->pdata[i];
+
+		g_string_truncate(part, 0);
+		if (!brief) {
+			append_group(part, groups->len > 1 ? i + 1 : 0, g);
+			if (used + count_lines(part) > budget) {
+				brief = true;
+				g_string_truncate(part, 0);
+			}
 		}
-		append_item(b, i + 1, &items[i]);
+		if (brief)
+			append_group_short(part, i + 1, g);
+		if (used + count_lines(part) > budget)
+			break;
+		g_string_append(b, part->str);
+		used += count_lines(part);
 	}
-	if (shown < n) {
-		wrapf(b, "", "... and %zu more like these. To see them all, run "
-		      "the check below on your patch.", n - shown);
+	if (brief)
 		g_string_append_c(b, '\n');
+	for (; i < groups->len; i++) {
+		left += ((struct group *)groups->pdata[i])->items->len;
+		left_groups++;
 	}
-	g_string_append(b, "Thanks for your patch.\n\n");
-	append_footer(b, h, false);
+	if (left)
+		wrapf(b, "", "... and %zu more of %zu other kind%s, not listed "
+		      "here.", left, left_groups, left_groups == 1 ? "" : "s");
+	/* Without a dashboard, say where the rest is explained. */
+	if ((left || brief) && !url)
+		wrap(b, "", "\"patchwarden check\" on your patch shows every "
+		     "finding in full.");
+	if (left || (brief && !url))
+		g_string_append_c(b, '\n');
+	g_string_append(b, tail->str);
 	st = build(h, b->str, out, err);
+out:
+	g_ptr_array_free(groups, TRUE);
 	g_string_free(b, TRUE);
+	g_string_free(tail, TRUE);
+	g_string_free(part, TRUE);
 	g_free(subj);
+	g_free(topics);
+	g_free(url);
 	return st;
 }
 
@@ -661,6 +1001,7 @@ static char *format_span(int64_t secs)
 
 enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 			      const struct pw_flood_info *f,
+			      const char *list_addr,
 			      struct pw_reply **out, char **err)
 {
 	struct head head = {
@@ -670,7 +1011,7 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 		.parent_msgid = f->first_msgid,
 		.parent_refs = (const char *const *)f->first_refs,
 		.parent_subject = f->subject,
-		.list = f->lists && f->lists[0] ? f->lists[0] : NULL,
+		.list_addr = list_addr,
 	};
 	const struct head *h = &head;
 	GString *b = g_string_new(NULL), *lists = g_string_new(NULL);
@@ -688,8 +1029,8 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 		g_free(l);
 	}
 	append_greeting(b, f->sender_name);
-	wrapf(b, "", "patchwarden, a bot that reviews the file permission "
-	      "modes in patches, noticed that you sent %d patches in %s "
+	wrapf(b, "", "patchwarden, a review bot, noticed that you sent %d "
+	      "patches in %s "
 	      "(from %s to %s), all titled like this one:", f->size, span,
 	      first, last);
 	g_string_append_printf(b, "\n    %s\n\n", subj);

@@ -28,7 +28,8 @@ struct pw_reply_self {
 	const char *name;		/* the bot's display name, or NULL */
 	const char *addr;		/* the bot's address */
 	const char *reply_to;		/* an address list (configuration), or NULL */
-	const char *dashboard_url;	/* or NULL */
+	const char *dashboard_url;	/* [web] url, the dashboard's public
+					 * address, or NULL */
 	const char *msgid;		/* the reply's own, pw_reply_msgid() */
 	int64_t date;			/* Unix time of the Date header */
 };
@@ -56,25 +57,33 @@ void pw_reply_free(struct pw_reply *r);
  * patch of a series: items then carry their patch's subject), as read
  * from the store: to its sender, threaded under it unless its
  * Message-ID was derived, with a copy to each address of cc
- * (NULL-terminated, or NULL), and naming list (or NULL) as the list it
- * came through.  Lists the n findings of items; at most max_listed are
- * written out, the rest are counted.  Returns PW_ERR_INPUT with a new
- * reason in *err when no valid message can be made (an unusable
- * address).  *out is new: pw_reply_free().
+ * (NULL-terminated, or NULL), naming list_addr (or NULL: none known)
+ * as the posting address of the list it came through.
+ *
+ * The n findings of items are grouped by rule, one item per rule with
+ * its places listed and its first finding quoted, explained and fixed,
+ * most severe rules first; info findings are left out whatever the
+ * caller passes.  The body stays under 50 lines whatever the patch:
+ * rules beyond that are listed in brief, then only counted, and the
+ * dashboard page of the patch (me->dashboard_url/message/MSGID) lists
+ * them all.  Returns PW_ERR_INPUT with a new reason in *err when no
+ * valid message can be made (an unusable address, or no finding above
+ * info).  *out is new: pw_reply_free().
  */
 enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 			      const struct pw_mail *parent,
-			      const char *const *cc, const char *list,
+			      const char *const *cc, const char *list_addr,
 			      const struct pw_reply_item *items, size_t n,
-			      size_t max_listed, struct pw_reply **out,
-			      char **err);
+			      struct pw_reply **out, char **err);
 
 /*
  * Composes the one summary reply to flood f, as recorded: to its
- * sender, threaded under its first member.  Same results as above.
+ * sender, threaded under its first member, naming list_addr (or NULL)
+ * as above.  Same results as above.
  */
 enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 			      const struct pw_flood_info *f,
+			      const char *list_addr,
 			      struct pw_reply **out, char **err);
 
 /*

@@ -11,8 +11,6 @@
 #include "bot/reply_queue.h"
 #include "bot/log.h"
 
-#define MAX_LISTED 20		/* findings written out in one reply */
-
 /* The bot as its replies present it, from [smtp] from and [reply]. */
 static void self_init(struct pw_reply_self *me, const struct pw_config *cfg,
 		      const char *msgid)
@@ -26,6 +24,45 @@ static void self_init(struct pw_reply_self *me, const struct pw_config *cfg,
 	me->dashboard_url = cfg->dashboard_url;
 	me->msgid = msgid;
 	me->date = (int64_t)time(NULL);
+}
+
+/*
+ * The posting address of a list, to name in a reply (new string, or
+ * NULL when none is known): the [list NAME] address of the first of
+ * names that sets one, else the recipient of the mail (To or Cc) that
+ * matches list_id, as "linux-hwmon@vger.kernel.org" matches the List-Id
+ * "linux-hwmon.vger.kernel.org".  A List-Id is no address: it is never
+ * written as one.
+ */
+static char *list_address(const struct pw_config *cfg, char **names,
+			  const char *list_id, char **recipients)
+{
+	size_t i;
+
+	for (i = 0; names && names[i]; i++) {
+		const struct pw_list_conf *l = pw_config_list(cfg, names[i]);
+
+		if (l->address && pw_reply_addr_ok(l->address))
+			return g_strdup(l->address);
+	}
+	if (list_id) {
+		const struct pw_list_conf *l = pw_config_list(cfg, list_id);
+
+		if (l->address && pw_reply_addr_ok(l->address))
+			return g_strdup(l->address);
+	}
+	for (i = 0; list_id && recipients && recipients[i]; i++) {
+		const char *at = strchr(recipients[i], '@');
+		size_t local = at ? (size_t)(at - recipients[i]) : 0;
+
+		if (local && strlen(list_id) == strlen(recipients[i]) &&
+		    !g_ascii_strncasecmp(list_id, recipients[i], local) &&
+		    list_id[local] == '.' &&
+		    !g_ascii_strcasecmp(list_id + local + 1, at + 1) &&
+		    pw_reply_addr_ok(recipients[i]))
+			return g_ascii_strdown(recipients[i], -1);
+	}
+	return NULL;
 }
 
 void pw_reply_patch_facts_release(struct pw_reply_patch_facts *pf)
@@ -58,7 +95,9 @@ enum pw_status pw_reply_queue_read(struct pw_db *db, int64_t message_id,
 	for (i = 0; i < pf->all->len; i++) {
 		struct pw_finding *f = g_ptr_array_index(pf->all, i);
 
-		if (f->severity >= min)
+		/* Info findings never reach a reply, whatever min says:
+		 * they are for the dashboard and queries. */
+		if (f->severity >= min && f->severity > PW_SEV_INFO)
 			g_ptr_array_add(pf->shown, f);
 	}
 	return PW_OK;
@@ -113,11 +152,12 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 	struct pw_reply *r = NULL;
 	char *msgid = pw_reply_msgid(kind, mail->msgid, cfg->from_addr);
 	char *err = NULL;
+	char *list_addr = list_address(cfg, m->lists, mail->list_id,
+				       mail->recipients);
 	enum pw_status st;
 
 	self_init(&me, cfg, msgid);
-	st = pw_reply_patch(&me, mail, cc, m->lists[0] ? m->lists[0] : mail->list_id,
-			    items, n, MAX_LISTED, &r, &err);
+	st = pw_reply_patch(&me, mail, cc, list_addr, items, n, &r, &err);
 	if (st) {
 		/* Nothing to store: the message cannot be answered. */
 		pw_warn("message %s: cannot compose a reply: %s", mail->msgid, err);
@@ -130,6 +170,7 @@ out:
 	pw_reply_free(r);
 	g_free(err);
 	g_free(msgid);
+	g_free(list_addr);
 	return st;
 }
 
@@ -142,10 +183,13 @@ enum pw_status pw_reply_queue_flood(struct pw_db *db,
 	struct pw_reply *r = NULL;
 	char *msgid = pw_reply_msgid("flood", f->key, cfg->from_addr);
 	char *err = NULL;
+	/* A flood's record keeps no recipients: only a configured
+	 * address is named. */
+	char *list_addr = list_address(cfg, f->lists, NULL, NULL);
 	enum pw_status st;
 
 	self_init(&me, cfg, msgid);
-	st = pw_reply_flood(&me, f, &r, &err);
+	st = pw_reply_flood(&me, f, list_addr, &r, &err);
 	if (st) {
 		pw_warn("flood %s: cannot compose the summary: %s", f->key, err);
 		st = PW_OK;
@@ -157,5 +201,6 @@ out:
 	pw_reply_free(r);
 	g_free(err);
 	g_free(msgid);
+	g_free(list_addr);
 	return st;
 }

@@ -110,7 +110,7 @@ start_server s1 "$P1" || exit 1
 DB=$T/main.db
 C=$T/main.conf
 config "$C" "smtp://127.0.0.1:$P1" "starttls = no" "[reply]" \
-	"dashboard_url = https://pw.example.org/" "reply_to = maintainers@example.org"
+	"reply_to = maintainers@example.org" "[web]" "url = https://pw.example.org/"
 mkmail "$T/one.mbox" 1 1
 $PW ingest -q --list linux-foo --db "$DB" --config "$C" "$T/one.mbox" >/dev/null 2>"$T/err"
 is "plain ingest (backfill) queues no reply" "$(q "$DB" 'SELECT count(*) FROM outbox')" 0
@@ -159,11 +159,13 @@ assert m["To"].addresses[0].display_name == "Ada Author"
 assert [a.addr_spec for a in m["Cc"].addresses] == ["linux-foo@vger.example.org"]
 assert m["Reply-To"].addresses[0].addr_spec == "maintainers@example.org"
 body = m.get_content()
-for want in ("Hello Ada Author,", "drivers/foo/foo2.c, line 12", "PERM_WORLD_WRITABLE",
+for want in ("Hello Ada Author,", "drivers/foo/foo2.c:12", "PERM_WORLD_WRITABLE",
              "> +\tdebugfs_create_file(\"knob\", 0666, d, NULL, &knob_fops);",
-             "0666 (rw-rw-rw-)", "patchwarden check",
-             "If this report is wrong", "https://pw.example.org/"):
+             "0666 (rw-rw-rw-)", "patchwarden check", "automated reply",
+             "reply to this mail", "https://pw.example.org/message/patch2@example.com"):
     assert want in body, (want, body)
+# The list by its configured posting address ([list linux-foo] address).
+assert "a review bot for linux-foo@vger.example.org" in " ".join(body.split()), body
 ' "$T/s1" "$MID"
 out=$($PW outbox --db "$DB" --config "$C" send 2>"$T/err")
 is "a second send sends nothing" "$out" "attempted=0 sent=0 deferred=0 failed=0 recovered=0"
@@ -521,3 +523,65 @@ is "three replies, one To each poster" \
 	"x1@example.net x2@example.net x3@example.net"
 is "the in-body author is in Cc of the first only" \
 	"$(q "$T/incc/pw.db" "SELECT count(*) FROM outbox WHERE instr(recipients, 'victim@elsewhere.example') > 0")" "1"
+
+# ---- 13. real list mail: short, grouped replies that name the list ----
+# Two real linux-hwmon patches (tests/corpus/lore-linux-hwmon/): the it87
+# patch with 18 symbolic modes once drew 18 near-identical items (~190
+# lines); its reply now holds one item for the rule, all 18 places, one
+# fix, under 60 lines, and a link to the patch's dashboard page.  The
+# footer names the list's posting address, found among the recipients
+# by the List-Id, never the List-Id.
+HW=$CORPUS/lore-linux-hwmon
+mkdir -p "$T/hw"
+printf '[reply]\nmax_age = 0\n[web]\nurl = https://pw.example.org/\n' >"$T/hw.conf"
+$PW run --db "$T/hw/pw.db" --config "$T/hw.conf" "$HW/it87-symbolic-modes.mbox" \
+	"$HW/k10temp-malformed.mbox" >/dev/null 2>"$T/err"
+is "real hwmon mail: two replies in the dry-run mbox" \
+	"$(grep -c '^From patchwarden@' "$T/hw/outbox.mbox")" 2
+q "$T/hw/pw.db" "SELECT message FROM finding WHERE rule = 'PATCH_MALFORMED'" >"$T/hw/malformed"
+check "real hwmon mail: each reply short, grouped, and naming the list" $PY -c '
+import mailbox, sys, email.policy
+box = mailbox.mbox(sys.argv[1], factory=None)
+msgs = {m["In-Reply-To"]: m for m in box}
+it87 = msgs["<20260110012613.48150-3-yahoo@perenite.com>"]
+k10 = msgs["<CAP80Qm2ORJ4cXukhH8oXeGv-C9LrADa1XyDuyq5LKeV_YaYxqA@mail.gmail.com>"]
+malformed = " ".join(open(sys.argv[2]).read().split())
+for m in (it87, k10):
+    body = m.get_payload(decode=True).decode()
+    flat = " ".join(body.split())
+    assert body.count("\n") < 60, (body.count("\n"), body)
+    assert m["Auto-Submitted"] == "auto-generated", m["Auto-Submitted"]
+    assert "linux-hwmon.vger.kernel.org" not in body, body
+    foot = flat[flat.index("-- "):]
+    assert "a review bot for linux-hwmon@vger.kernel.org" in foot, foot
+    assert "automated reply" in foot, foot
+body = it87.get_payload(decode=True).decode()
+flat = " ".join(body.split())
+assert body.count("PERM_SYMBOLIC") == 1, body
+assert "PERM_SYMBOLIC (warning), 18 lines: drivers/hwmon/it87.c:1261, 1263," in flat, flat
+assert "2304, 2305, 2306" in flat, flat
+assert body.count("> +") == 1 and body.count("Suggested:") == 1, body
+assert "found 18 things worth a second look in its permission modes" in flat, flat
+assert "https://pw.example.org/message/20260110012613.48150-3-yahoo@perenite.com" in body, body
+body = k10.get_payload(decode=True).decode()
+flat = " ".join(body.split())
+assert "permission" not in flat, flat
+assert "in the form of its diff:" in flat, flat
+assert malformed and malformed in flat, (malformed, flat)
+' "$T/hw/outbox.mbox" "$T/hw/malformed"
+
+# The dashboard URL has one home, [web] url; [reply] dashboard_url, its
+# old name, still works and config check names it as deprecated.
+printf '[reply]\ndashboard_url = https://old.example.org/\n' >"$T/old.conf"
+out=$($PW config check --config "$T/old.conf" 2>&1); rc=$?
+is "config check: the old [reply] dashboard_url is no error" "$rc" 0
+check "config check: it sets [web] url" grep -qx "url = https://old.example.org/" <<<"$out"
+check "config check: it is named as deprecated, with the new key" \
+	grep -q "old.conf:2: \[reply\] dashboard_url is deprecated: write it as \[web\] url" <<<"$out"
+printf '[reply]\ndashboard_url = https://old.example.org/\n[web]\nurl = https://new.example.org/\n' >"$T/both.conf"
+out=$($PW config check --config "$T/both.conf" 2>&1); rc=$?
+is "config check: both keys at once is a problem" "$rc" 1
+check "config check: the problem names [web] url" grep -q "old name of \[web\] url" <<<"$out"
+printf '[web]\nurl = javascript:alert(1)\n' >"$T/bad.conf"
+$PW config check --config "$T/bad.conf" >/dev/null 2>&1
+is "config check: [web] url must be http or https" "$?" 1

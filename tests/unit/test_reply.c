@@ -13,6 +13,7 @@
 
 #include "bot/reply.h"
 #include "bot/mail.h"
+#include "checks/rules.h"
 
 static void test_mode_lsl(void **state)
 {
@@ -110,6 +111,18 @@ static void test_addr_ok(void **state)
 	assert_false(pw_reply_msgid_ok(""));
 }
 
+static char *flatten(const char *text);
+
+/* flatten(), the result freed at the next call. */
+static char *flatten_text(const char *text)
+{
+	static char *last;
+
+	g_free(last);
+	last = flatten(text);
+	return last;
+}
+
 /* Parses the wire form back; checks it is CRLF and returns the message. */
 static GMimeMessage *parse(GBytes *wire)
 {
@@ -166,8 +179,8 @@ static void test_compose_patch(void **state)
 	GMimeMessage *m;
 	const char *v;
 
-	assert_int_equal(pw_reply_patch(&me, &parent, cc, "linux-foo", &it, 1, 20,
-					&r, &err), PW_OK);
+	assert_int_equal(pw_reply_patch(&me, &parent, cc, "linux-foo@vger.example.org",
+					&it, 1, &r, &err), PW_OK);
 	m = parse(r->wire);
 	assert_string_equal(g_mime_message_get_subject(m),
 			    "Re: [PATCH 1/2] foo: fix Bcc: evil@example.org");
@@ -187,13 +200,14 @@ static void test_compose_patch(void **state)
 	assert_null(r->rcpt[2]);
 	text = body_text(m);
 	assert_non_null(strstr(text, "Hello J\xc3\xbcrgen Bcc: evil@example.org,"));
-	assert_non_null(strstr(text, "drivers/foo/bar.c, line 123"));
+	assert_non_null(strstr(text, "drivers/foo/bar.c:123"));
 	assert_non_null(strstr(text, "> +\tdebugfs_create_file(\"x\", 0666"));
 	assert_non_null(strstr(text, "0666 (rw-rw-rw-): others can write"));
 	assert_null(strstr(text, "=3D"));
 	assert_non_null(strstr(text, "0644, dir"));
 	assert_non_null(strstr(text, "patchwarden check"));
-	assert_non_null(strstr(text, "https://pw.example.org/"));
+	assert_non_null(strstr(text, "https://pw.example.org/message/patch1@example.org"));
+	assert_null(strstr(text, "https://pw.example.org//"));
 	g_free(text);
 	g_object_unref(m);
 	pw_reply_free(r);
@@ -201,7 +215,8 @@ static void test_compose_patch(void **state)
 
 static void test_compose_refuses(void **state)
 {
-	struct pw_finding f = { .rule = "R", .file = "a", .message = "m" };
+	struct pw_finding f = { .rule = "R", .severity = PW_SEV_WARNING,
+				.file = "a", .message = "m" };
 	struct pw_reply_item it = { &f, NULL };
 	struct pw_mail parent = {
 		.msgid = "p@example.org", .from_name = "",
@@ -211,24 +226,76 @@ static void test_compose_refuses(void **state)
 	struct pw_reply *r = NULL;
 	char *err = NULL;
 
-	assert_int_equal(pw_reply_patch(&me, &parent, NULL, NULL, &it, 1, 20, &r, &err),
+	assert_int_equal(pw_reply_patch(&me, &parent, NULL, NULL, &it, 1, &r, &err),
 			 PW_ERR_INPUT);
 	assert_null(r);
 	assert_non_null(err);
 	g_free(err);
 }
 
+/* The lines of a text. */
+static size_t nlines(const char *text)
+{
+	size_t n = 0;
+
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* How often needle occurs in hay. */
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* Composes the reply listing items; returns its body text (g_free). */
+static char *compose(const struct pw_reply_self *me, const char *list_addr,
+		     const struct pw_reply_item *it, size_t n)
+{
+	struct pw_mail parent = {
+		.msgid = "p@example.org", .from_name = "Ann",
+		.from_addr = "ann@example.org", .subject = "[PATCH] hwmon: x",
+	};
+	struct pw_reply *r = NULL;
+	char *err = NULL, *text;
+	GMimeMessage *m;
+
+	assert_int_equal(pw_reply_patch(me, &parent, NULL, list_addr, it, n,
+					&r, &err), PW_OK);
+	m = parse(r->wire);
+	text = body_text(m);
+	g_object_unref(m);
+	pw_reply_free(r);
+	return text;
+}
+
+static const struct pw_reply_self plain_me = {
+	.addr = "bot@example.org", .msgid = "id@example.org", .date = 1470124800,
+};
+
+/*
+ * 1000 findings of one rule: one item, its count stated, its places
+ * listed once and cut short, one fix; the reply stays short.
+ */
 static void test_compose_many(void **state)
 {
 	struct pw_finding f = { .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
-				.file = "a.c", .line = 1, .message = "use octal" };
+				.file = "a.c", .line = 1, .message = "use octal",
+				.added_line = "\tmodule_param(x, int, S_IRUGO);",
+				.fix = "\tmodule_param(x, int, 0444);" };
 	struct pw_reply_item *it = g_new0(struct pw_reply_item, 1000);
 	/* A derived Message-ID: the reply cannot be threaded under it. */
 	struct pw_mail parent = {
 		.msgid = "derived.1234@patchwarden.invalid", .msgid_derived = true,
 		.from_name = "", .from_addr = "a@example.org", .subject = "x",
 	};
-	struct pw_reply_self me = { .addr = "bot@example.org", .msgid = "id@example.org" };
 	struct pw_reply *r = NULL;
 	char *err = NULL, *text;
 	GMimeMessage *m;
@@ -236,18 +303,241 @@ static void test_compose_many(void **state)
 
 	for (i = 0; i < 1000; i++)
 		it[i].f = &f;
-	assert_int_equal(pw_reply_patch(&me, &parent, NULL, NULL, it, 1000, 20, &r, &err),
-			 PW_OK);
+	assert_int_equal(pw_reply_patch(&plain_me, &parent, NULL, NULL, it, 1000,
+					&r, &err), PW_OK);
 	m = parse(r->wire);
 	text = body_text(m);
-	assert_non_null(strstr(text, "20. a.c, line 1"));
-	assert_null(strstr(text, "21. a.c"));
-	assert_non_null(strstr(text, "980 more"));
+	assert_non_null(strstr(text, "PERM_SYMBOLIC (warning), 1000 lines: a.c:1, 1"));
+	assert_non_null(strstr(flatten_text(text), "found 1000 things worth a second look"));
+	assert_int_equal(count(text, "PERM_SYMBOLIC"), 1);
+	assert_int_equal(count(text, "> +"), 1);
+	assert_int_equal(count(text, "module_param(x, int, 0444)"), 1);
+	assert_non_null(strstr(text, "The other 999 lines take the same"));
+	assert_non_null(strstr(text, " more"));
+	assert_true(nlines(text) < 60);
 	assert_null(g_mime_object_get_header(GMIME_OBJECT(m), "In-Reply-To"));
 	g_free(text);
 	g_object_unref(m);
 	pw_reply_free(r);
 	g_free(it);
+}
+
+/*
+ * 300 findings over every rule of the table, in many files, with
+ * messages and quoted lines at their longest: one item per rule at
+ * most, counts stated, under 60 lines, the most severe rules first, and
+ * whatever is not listed counted.
+ */
+static void test_compose_bounded(void **state)
+{
+	size_t nrules, i, k, listed = 0;
+	const struct pw_rule *rules = pw_rules(&nrules);
+	struct pw_finding *f = g_new0(struct pw_finding, 300);
+	struct pw_reply_item *it = g_new0(struct pw_reply_item, 300);
+	GString *msg = g_string_new(NULL), *line = g_string_new("\t");
+	char *text, *head;
+	struct pw_reply_self me = plain_me;
+	GString *url = g_string_new("https://dashboard.example.org/");
+	size_t warned = 0, kinds = 0;
+	int min_listed = PW_SEV_ERROR, max_left = PW_SEV_INFO;
+
+	for (i = 0; i < 60; i++)
+		g_string_append(msg, "long words ");
+	for (i = 0; i < 300; i++)
+		g_string_append_c(line, 'x');
+	for (i = 0; i < 25; i++)
+		g_string_append(url, "deep/path/");
+	for (i = 0; i < 300; i++) {
+		const struct pw_rule *r = &rules[i % nrules];
+
+		f[i].rule = r->id;
+		f[i].severity = r->severity;
+		f[i].file = g_strdup_printf("drivers/hwmon/some/deep/path/file%zu.c", i);
+		f[i].line = (int)(1000 + i);
+		f[i].message = msg->str;
+		f[i].added_line = line->str;
+		f[i].fix = line->str;
+		it[i].f = &f[i];
+		if (r->severity > PW_SEV_INFO)
+			warned++;
+	}
+	for (k = 0; k < nrules; k++)
+		kinds += rules[k].severity > PW_SEV_INFO;
+	text = compose(&plain_me, NULL, it, 300);
+	if (g_getenv("PW_SHOW"))
+		fputs(text, stderr);
+	assert_true(nlines(text) < 60);
+	head = g_strdup_printf("found %zu things of %zu kinds", warned, kinds);
+	assert_non_null(strstr(flatten_text(text), head));
+	for (k = 0; k < nrules; k++) {
+		char *tag = g_strdup_printf(" %s (", rules[k].id);
+		size_t c = count(text, tag);
+
+		assert_true(c <= 1);
+		if (rules[k].severity == PW_SEV_INFO)
+			assert_int_equal(c, 0);
+		listed += c;
+		if (c && (int)rules[k].severity < min_listed)
+			min_listed = (int)rules[k].severity;
+		if (!c && rules[k].severity > PW_SEV_INFO &&
+		    (int)rules[k].severity > max_left)
+			max_left = (int)rules[k].severity;
+		g_free(tag);
+	}
+	assert_true(listed >= 3);
+	/* Nothing left out is more severe than anything listed. */
+	assert_true(min_listed >= max_left);
+	if (listed < kinds)
+		assert_non_null(strstr(flatten_text(text), "other kinds, not listed"));
+	g_free(head);
+	g_free(text);
+	/* A long dashboard address and a list address take room too. */
+	me.dashboard_url = url->str;
+	text = compose(&me, "linux-hwmon@vger.kernel.org", it, 300);
+	assert_true(nlines(text) < 60);
+	assert_non_null(strstr(text, "/message/p@example.org"));
+	g_free(text);
+	g_string_free(url, TRUE);
+	for (i = 0; i < 300; i++)
+		g_free(f[i].file);
+	g_free(f);
+	g_free(it);
+	g_string_free(msg, TRUE);
+	g_string_free(line, TRUE);
+}
+
+/* Info findings never reach a reply; a reply of info only is none. */
+static void test_compose_no_info(void **state)
+{
+	struct pw_finding f[] = {
+		{ .rule = "PERM_UNCOMMON", .severity = PW_SEV_INFO, .file = "a.c",
+		  .line = 3, .message = "an uncommon mode" },
+		{ .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING, .file = "a.c",
+		  .line = 4, .message = "use octal" },
+		{ .rule = "FINDINGS_CAPPED", .severity = PW_SEV_INFO,
+		  .message = "more findings than the cap" },
+	};
+	struct pw_reply_item it[] = { { &f[0], NULL }, { &f[1], NULL }, { &f[2], NULL } };
+	struct pw_mail parent = {
+		.msgid = "p@example.org", .from_name = "", .from_addr = "a@example.org",
+		.subject = "x",
+	};
+	struct pw_reply *r = NULL;
+	char *err = NULL, *text = compose(&plain_me, NULL, it, 3);
+
+	assert_null(strstr(text, "PERM_UNCOMMON"));
+	assert_null(strstr(text, "FINDINGS_CAPPED"));
+	assert_null(strstr(text, "uncommon"));
+	assert_non_null(strstr(text, "one thing worth a second look"));
+	g_free(text);
+	assert_int_equal(pw_reply_patch(&plain_me, &parent, NULL, NULL, &it[2], 1,
+					&r, &err), PW_ERR_INPUT);
+	assert_null(r);
+	g_free(err);
+}
+
+/* The intro names what was checked for the findings the reply has. */
+static void test_compose_intro(void **state)
+{
+	struct pw_finding bad = {
+		.rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .file = "a.c",
+		.message = "hunk at line 5 ends early: 1 old and 1 new lines missing",
+	};
+	struct pw_finding resend = {
+		.rule = "RESEND_IDENTICAL", .severity = PW_SEV_WARNING,
+		.message = "the same change as an earlier patch",
+	};
+	struct pw_finding sym = {
+		.rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING, .file = "a.c",
+		.line = 9, .message = "use octal",
+	};
+	struct pw_reply_item a[] = { { &bad, NULL } }, b[] = { { &resend, NULL } };
+	struct pw_reply_item c[] = { { &sym, NULL }, { &bad, NULL } };
+	char *text = compose(&plain_me, NULL, a, 1), *flat = flatten_text(text);
+
+	assert_null(strstr(flat, "permission"));
+	assert_non_null(strstr(flat, "in the form of its diff:"));
+	/* A message is shown whole, on lines of its own. */
+	assert_non_null(strstr(flat, "hunk at line 5 ends early: 1 old and 1 new lines missing"));
+	g_free(text);
+	text = compose(&plain_me, NULL, b, 1);
+	flat = flatten_text(text);
+	assert_null(strstr(flat, "permission"));
+	assert_non_null(strstr(flat, "in how it was sent:"));
+	g_free(text);
+	text = compose(&plain_me, NULL, c, 2);
+	flat = flatten_text(text);
+	assert_non_null(strstr(flat, "in its permission modes and the form of its diff:"));
+	g_free(text);
+}
+
+/*
+ * The footer names the list's posting address when one is known, and
+ * never a List-Id; a person can be reached through it or Reply-To.
+ */
+static void test_compose_footer(void **state)
+{
+	struct pw_finding f = { .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
+				.file = "a.c", .line = 1, .message = "use octal" };
+	struct pw_reply_item it = { &f, NULL };
+	struct pw_reply_self me = plain_me;
+	char *text = compose(&plain_me, "linux-hwmon@vger.kernel.org", &it, 1);
+	char *flat = flatten_text(text), *foot = strstr(flat, "-- ");
+
+	assert_non_null(foot);
+	assert_non_null(strstr(foot, "please say so on linux-hwmon@vger.kernel.org."));
+	assert_non_null(strstr(foot, "automated reply"));
+	assert_null(strstr(flat, "linux-hwmon.vger.kernel.org"));
+	g_free(text);
+	text = compose(&plain_me, NULL, &it, 1);
+	flat = flatten_text(text);
+	assert_null(strstr(flat, "@vger"));
+	assert_non_null(strstr(flat, "please say so on the list."));
+	assert_null(strstr(flat, "dashboard"));
+	g_free(text);
+	me.reply_to = "maintainers@example.org";
+	text = compose(&me, "linux-hwmon@vger.kernel.org", &it, 1);
+	assert_non_null(strstr(flatten_text(text), "reply to this mail: replies reach "
+				"the people who run it"));
+	g_free(text);
+}
+
+/* A series: places are named by their patch's number. */
+static void test_compose_series(void **state)
+{
+	struct pw_finding f1 = { .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
+				 .file = "a.c", .line = 1, .message = "use octal" };
+	struct pw_finding f2 = { .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
+				 .file = "a.c", .line = 7, .message = "use octal" };
+	struct pw_reply_item it[] = {
+		{ &f1, "[PATCH v2 1/3] hwmon: one" }, { &f2, "[PATCH v2 3/3] hwmon: three" },
+	};
+	char *text = compose(&plain_me, NULL, it, 2);
+
+	assert_non_null(strstr(flatten_text(text), "2 lines: patch 1/3: a.c:1; patch 3/3: a.c:7"));
+	assert_non_null(strstr(text, "your series"));
+	g_free(text);
+}
+
+/* Places: files named once, a finding of the whole patch names none. */
+static void test_compose_places(void **state)
+{
+	struct pw_finding f[] = {
+		{ .rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .file = "a.c",
+		  .line = 1, .message = "m" },
+		{ .rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .message = "m" },
+		{ .rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .file = "a.c",
+		  .line = 2, .message = "m" },
+		{ .rule = "PATCH_MALFORMED", .severity = PW_SEV_WARNING, .file = "b.c",
+		  .message = "m" },
+	};
+	struct pw_reply_item it[] = { { &f[0], NULL }, { &f[1], NULL },
+				      { &f[2], NULL }, { &f[3], NULL } };
+	char *text = compose(&plain_me, NULL, it, 4);
+
+	assert_non_null(strstr(flatten_text(text),
+			       "PATCH_MALFORMED (warning), 4 findings: a.c:1, 2; b.c "));
+	g_free(text);
 }
 
 /* The text on one line: CRLF and LF become single spaces. */
@@ -344,7 +634,7 @@ static void check_long_subject(const char *subject)
 	const char *wire;
 	gsize len;
 
-	assert_int_equal(pw_reply_patch(&me, &parent, NULL, NULL, &it, 1, 20,
+	assert_int_equal(pw_reply_patch(&me, &parent, NULL, NULL, &it, 1,
 					&r, &err), PW_OK);
 	m = parse(r->wire);
 	wire = g_bytes_get_data(r->wire, &len);
@@ -427,7 +717,7 @@ static void test_compose_flood(void **state)
 	char *err = NULL, *text, *flat;
 	GMimeMessage *m;
 
-	assert_int_equal(pw_reply_flood(&me, &f, &r, &err), PW_OK);
+	assert_int_equal(pw_reply_flood(&me, &f, NULL, &r, &err), PW_OK);
 	m = parse(r->wire);
 	text = body_text(m);
 	flat = flatten(text);
@@ -435,6 +725,10 @@ static void test_compose_flood(void **state)
 	assert_non_null(strstr(flat, "2 lists (linux-kernel, linux-media)"));
 	assert_non_null(strstr(flat, "312 people"));
 	assert_non_null(strstr(flat, "separate threads"));
+	/* It names nothing it did not check, and says a bot wrote it. */
+	assert_null(strstr(flat, "file permission modes"));
+	assert_non_null(strstr(flat, "automated reply"));
+	assert_non_null(strstr(flat, "answers a flood with one summary"));
 	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "In-Reply-To"),
 			    "<first@intel.com>");
 	g_free(flat);
@@ -455,6 +749,12 @@ int main(void)
 		cmocka_unit_test(test_compose_patch),
 		cmocka_unit_test(test_compose_refuses),
 		cmocka_unit_test(test_compose_many),
+		cmocka_unit_test(test_compose_bounded),
+		cmocka_unit_test(test_compose_no_info),
+		cmocka_unit_test(test_compose_intro),
+		cmocka_unit_test(test_compose_footer),
+		cmocka_unit_test(test_compose_series),
+		cmocka_unit_test(test_compose_places),
 		cmocka_unit_test(test_compose_flood),
 	};
 

@@ -313,8 +313,8 @@ static void test_series(void **state)
 		if (text[i] == '\r' || text[i] == '\n')
 			text[i] = ' ';
 	assert_non_null(strstr(text, "your series"));
-	assert_non_null(strstr(text, "f1.c, line 7"));
-	assert_non_null(strstr(text, "f2.c, line 7"));
+	assert_non_null(strstr(text, "f1.c:7"));
+	assert_non_null(strstr(text, "f2.c:7"));
 	g_free(text);
 	pw_outbox_row_free(r);
 	g_ptr_array_unref(rows);

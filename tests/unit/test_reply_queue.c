@@ -112,6 +112,19 @@ static void exec(struct fx *f, const char *sql)
 	assert_int_equal(sqlite3_exec(f->db->h, sql, NULL, NULL, NULL), SQLITE_OK);
 }
 
+/* The one number a query returns. */
+static int count_rows(struct fx *f, const char *sql)
+{
+	sqlite3_stmt *st;
+	int n;
+
+	assert_int_equal(sqlite3_prepare_v2(f->db->h, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 static void test_stored_lines(void **state)
 {
 	struct fx *f = *state;
@@ -145,11 +158,10 @@ static void test_stored_lines(void **state)
 	assert_null(raw);
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
 	text = reply_text(f);
-	assert_non_null(strstr(text, "drivers/foo/foo.c, line 11"));
+	/* One rule: one item, both places, the first line quoted. */
+	assert_non_null(strstr(text, "drivers/foo/foo.c:11, 12"));
 	assert_non_null(strstr(text,
 		"> +\tdebugfs_create_file(\"one\", 0666, d, NULL, &one_fops);"));
-	assert_non_null(strstr(text,
-		"> +\tdebugfs_create_file(\"two\", 0646, d, NULL, &two_fops);"));
 	g_free(text);
 }
 
@@ -164,10 +176,75 @@ static void test_old_findings(void **state)
 	exec(f, "UPDATE message SET backfill = 0");
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
 	text = reply_text(f);
-	assert_non_null(strstr(text, "drivers/foo/foo.c, line 11"));
-	assert_non_null(strstr(text, "drivers/foo/foo.c, line 12"));
+	assert_non_null(strstr(text, "drivers/foo/foo.c:11, 12"));
 	assert_null(strstr(text, "> +\tdebugfs"));
 	assert_non_null(strstr(text, "found 2 things"));
+	g_free(text);
+}
+
+/*
+ * Info findings never reach a reply, even when [reply] min_severity is
+ * info; a patch with only info findings gets none.
+ */
+static void test_info_never(void **state)
+{
+	struct fx *f = *state;
+	int64_t id = ingest(f);
+	struct pw_reply_patch_facts pf;
+	bool found;
+	char *text;
+
+	exec(f, "INSERT INTO finding (patch, rule, severity, file, line, message)"
+	     " SELECT patch, 'PERM_UNCOMMON', 0, file, 13, 'an uncommon mode'"
+	     " FROM finding LIMIT 1");
+	f->cfg->reply_min_severity = PW_SEV_INFO;
+	assert_int_equal(pw_reply_queue_read(f->db, id, PW_SEV_INFO, &pf, &found),
+			 PW_OK);
+	assert_true(found);
+	assert_int_equal(pf.all->len, 3);
+	assert_int_equal(pf.shown->len, 2);
+	pw_reply_patch_facts_release(&pf);
+	exec(f, "UPDATE message SET backfill = 0");
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	text = reply_text(f);
+	assert_null(strstr(text, "PERM_UNCOMMON"));
+	assert_null(strstr(text, "uncommon"));
+	g_free(text);
+	exec(f, "DELETE FROM outbox");
+	exec(f, "UPDATE finding SET severity = 0");
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	assert_int_equal(count_rows(f, "SELECT count(*) FROM outbox"), 0);
+}
+
+/*
+ * The footer names the list's posting address: [list NAME] address
+ * when set, else the recipient that matches the List-Id, never the
+ * List-Id itself; nothing when neither is known.
+ */
+static void test_list_address(void **state)
+{
+	struct fx *f = *state;
+	int64_t id = ingest(f);
+	char *text, *foot;
+
+	exec(f, "UPDATE message SET backfill = 0,"
+	     " list_id = 'linux-foo.vger.example.org'");
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	text = reply_text(f);
+	foot = strstr(text, "\n-- \n");
+	assert_non_null(foot);
+	assert_non_null(strstr(foot, "linux-foo@vger.example.org"));
+	assert_null(strstr(text, "linux-foo.vger.example.org"));
+	g_free(text);
+
+	/* No recipient matches the List-Id: no address is named. */
+	exec(f, "DELETE FROM outbox");
+	exec(f, "UPDATE message SET list_id = 'other.example.org'");
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	text = reply_text(f);
+	assert_null(strstr(text, "@vger.example.org"));
+	assert_null(strstr(text, "other.example.org"));
+	assert_non_null(strstr(text, "say so on the list."));
 	g_free(text);
 }
 
@@ -176,6 +253,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_stored_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_findings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_info_never, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_address, setup, teardown),
 	};
 
 	pw_mail_init();
