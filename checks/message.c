@@ -35,9 +35,22 @@ static bool has_quote(const char *text)
 	return false;
 }
 
+/* Whether the subject's text starts with the word PATCH ("PATCH:
+ * hwmon: ...", "PATCH hwmon: ..."), a marker without brackets. */
+static bool patch_word(const char *subject)
+{
+	const char *t;
+
+	if (!subject)
+		return false;
+	t = pw_subject_skip(subject, NULL, NULL, NULL);
+	return !g_ascii_strncasecmp(t, "PATCH", 5) && !g_ascii_isalnum(t[5]);
+}
+
 bool pw_mail_is_discussion(const struct pw_mail *m)
 {
-	if (!m->diff || m->tags.patch_tag || m->tags.rfc || m->tags.has_counter)
+	if (!m->diff || m->tags.patch_tag || m->tags.rfc || m->tags.has_counter ||
+	    patch_word(m->subject))
 		return false;
 	return m->diff_cut || has_quote(m->commit_msg);
 }

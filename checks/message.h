@@ -115,7 +115,8 @@ const char *pw_subject_skip(const char *subject, bool *reply,
  * diff_cut, commit_msg, in_reply_to and references; sets nothing.
  *
  * A discussion is mail with no patch marker in its subject (no PATCH,
- * RFC or n/N in a bracket group) whose diff is not a whole patch (a hunk
+ * RFC or n/N in a bracket group, no leading word PATCH, as in "PATCH:
+ * hwmon: ...") whose diff is not a whole patch (a hunk
  * ends early: pasted into a mail client) or follows quoted text (a line
  * starting with ">"): a bug report or a question with a diff in it,
  * where Patchwork would file a patch.  It is not checked as a patch and

@@ -95,6 +95,11 @@ static void discussion(void **state)
 		  PW_MAIL_PATCH },
 		{ "[RFC] hwmon: (foo) fix bar", "q\n", NULL, true, PW_MAIL_PATCH },
 		{ "[foo 2/3] bar", "q\n", NULL, true, PW_MAIL_PATCH },
+		/* a real one: a patch sent in answer to a review it quotes */
+		{ "PATCH: HWMON: (nct6775) Correct number of inputs",
+		  "> As for the patch itself\n", "r@x", false, PW_MAIL_PATCH },
+		{ "\xc2\xa0[PATCH] hwmon: add driver", "x\n", NULL, true,
+		  PW_MAIL_PATCH },
 	};
 	size_t i;
 
