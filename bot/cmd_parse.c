@@ -46,6 +46,7 @@ static const char text_layout[] =
 	"%(each:references)References: %(.)\n%(end)"
 	"%(if:list_id)List-Id: %(list_id)\n%(end)"
 	"%(if:auto_submitted)Auto-Submitted: %(auto_submitted)\n%(end)"
+	"%(if:automated)Automated: %(automated)\n%(end)"
 	"Recipients: %(nrecipients)\n"
 	"%(if:pull_url)Pull-URL: %(pull_url)\n%(end)"
 	"%(each:warnings)Warning: %(.)\n%(end)"
@@ -88,6 +89,7 @@ static void emit(struct pw_printer *p, struct held *h)
 	pw_print_strv_at(p, "references", m->references);
 	pw_print_str_at(p, "list_id", m->list_id);
 	pw_print_str_at(p, "auto_submitted", m->auto_submitted);
+	pw_print_str_at(p, "automated", m->automated);
 	pw_print_strv_at(p, "recipients", m->recipients);
 	pw_print_int_at(p, "nrecipients", m->nrecipients);
 	pw_print_str_at(p, "pull_url", m->pull_url);

@@ -10,7 +10,8 @@
  *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
  *            per_recipient_per_hour, global_per_hour, max_age (days),
  *            dashboard_url (deprecated: the old name of [web] url),
- *            automated_senders (;-separated addresses or *-patterns)
+ *            automated_senders (;-separated addresses or *-patterns,
+ *            added to checks/message.c's pw_mail_automated_senders)
  *   [flood]  count, window (seconds), detect (bool, default true)
  *   [web]    listen (HOST:PORT), token (a secret), max_body (KiB),
  *            url (the dashboard's public address, which replies link to)

@@ -83,6 +83,21 @@ static int64_t cpu_usec(bool self)
 }
 
 /* Parses and checks one message; thread-safe, no database. */
+/*
+ * Adds [reply] automated_senders to what the parser judged from the
+ * header block alone (checks/message.h, pw_mail_automated()): before
+ * the message is stored, so that flood detection and replies, which
+ * come after, read one m->automated.
+ */
+static void mark_automated(struct pw_mail *m, const struct pw_config *cfg)
+{
+	struct pw_mail_origin origin = { .sender = pw_mail_poster_addr(m) };
+
+	if (!m->automated && cfg->automated_senders)
+		m->automated = pw_mail_automated(&origin,
+			(const char *const *)cfg->automated_senders);
+}
+
 static void process(struct job *j, const struct pw_config *cfg,
 		    const struct pw_ingest_opts *o)
 {
@@ -94,6 +109,7 @@ static void process(struct job *j, const struct pw_config *cfg,
 	if (pw_mail_parse_flags(j->data, j->len, PW_MAIL_REPLY_HEADERS_ONLY,
 				&j->mail, &j->error))
 		return;
+	mark_automated(j->mail, cfg);
 	if (j->removed)		/* only its Message-ID is needed */
 		return;
 	if (j->mail->kind != PW_MAIL_PATCH || !j->mail->diff)

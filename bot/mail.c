@@ -371,13 +371,16 @@ static char **strv_from(GPtrArray *a)
  * dropped with its continuation lines; before the first field only mbox
  * "From " lines may stand, anything else means this is not a message.
  * Values keep their folding, without CRs.  Repeated fields: the first
- * Message-ID, In-Reply-To, List-Id and Auto-Submitted count, the last
- * Subject and Date (as GMime's message object keeps them), every From,
- * To, Cc and References.
+ * Message-ID, In-Reply-To, List-Id, Auto-Submitted, Precedence,
+ * X-Patchwork-Hint and X-stable count, the last Subject and Date (as
+ * GMime's message object keeps them), every From, To, Cc and
+ * References.  Of the other list fields (F_LIST) only their presence
+ * counts.
  */
 enum field {
 	F_MESSAGE_ID, F_FROM, F_SUBJECT, F_DATE, F_IN_REPLY_TO, F_REFERENCES,
-	F_LIST_ID, F_AUTO_SUBMITTED, F_TO, F_CC, F_MIME, F_OTHER,
+	F_LIST_ID, F_AUTO_SUBMITTED, F_TO, F_CC, F_PRECEDENCE,
+	F_PATCHWORK_HINT, F_STABLE, F_LIST, F_MIME, F_OTHER,
 };
 
 struct headers {
@@ -397,6 +400,10 @@ static enum field field_of(const char *name, size_t n)
 		H("In-Reply-To", F_IN_REPLY_TO), H("References", F_REFERENCES),
 		H("List-Id", F_LIST_ID), H("Auto-Submitted", F_AUTO_SUBMITTED),
 		H("To", F_TO), H("Cc", F_CC), H("MIME-Version", F_MIME),
+		H("Precedence", F_PRECEDENCE),
+		H("X-Patchwork-Hint", F_PATCHWORK_HINT), H("X-stable", F_STABLE),
+		H("X-Mailing-List", F_LIST), H("List-Post", F_LIST),
+		H("List-Unsubscribe", F_LIST), H("Mailing-List", F_LIST),
 #undef H
 	};
 	size_t i;
@@ -799,18 +806,25 @@ static void read_headers(const struct headers *h, struct pw_mail *m,
 	d = (v = last_of(h, F_SUBJECT)) ? decoded_warn(v, w) : NULL;
 	m->subject = pw_utf8_fold(d ? d : "");
 	g_free(d);
-	/* A Date that cannot be read, or one before 1990 (no patch mail
-	 * is that old; git mailsplit's "From " line check wants a later
-	 * year too), is unknown: 0 (checks/message.h). */
+	/* A Date that cannot be read, one before 1990 (no patch mail is
+	 * that old; git mailsplit's "From " line check wants a later year
+	 * too) or one more than a day after the time it is read (a clock
+	 * set wrong, or a typo: it would top every list sorted by date) is
+	 * unknown: 0 (checks/message.h).  A day: time zones and clocks a
+	 * little fast are not mistakes. */
 	dt = NULL;
 	m->date = 0;
 	if ((v = last_of(h, F_DATE))) {
 		char *u = g_mime_utils_header_unfold(v);
+		gint64 t, last_date = g_get_real_time() / G_USEC_PER_SEC + 86400;
 
 		dt = g_mime_utils_header_decode_date(u);
 		g_free(u);
-		if (dt && g_date_time_to_unix(dt) >= first_date)
-			m->date = g_date_time_to_unix(dt);
+		t = dt ? g_date_time_to_unix(dt) : 0;
+		if (dt && t >= first_date && t <= last_date)
+			m->date = t;
+		else if (dt && t > last_date)
+			warn(w, "Date: more than a day in the future, taken as unknown");
 		else
 			warn(w, "Date: unreadable or impossible, taken as unknown");
 	}
@@ -840,6 +854,47 @@ static void read_headers(const struct headers *h, struct pw_mail *m,
 		}
 	}
 	g_hash_table_destroy(seen);
+}
+
+/* The first value of field f, decoded and folded (new string), or NULL. */
+static char *first_decoded(const struct headers *h, enum field f)
+{
+	const char *v = first_of(h, f);
+	char *d, *r;
+
+	if (!v)
+		return NULL;
+	d = decoded(v);
+	r = pw_utf8_fold(d ? d : "");
+	g_free(d);
+	return r;
+}
+
+/*
+ * m->automated from the header block: why a machine sent the message
+ * by its own fields, its subject and the built-in automated senders
+ * (pw_mail_automated()); ingest adds [reply] automated_senders.  The
+ * sender is the From header's, who posted it (an in-body From: is a
+ * line of the body).
+ */
+static void read_origin(const struct headers *h, struct pw_mail *m)
+{
+	struct pw_mail_origin o = { 0 };
+	char *prec = first_decoded(h, F_PRECEDENCE);
+	char *hint = first_decoded(h, F_PATCHWORK_HINT);
+	char *stable = first_decoded(h, F_STABLE);
+
+	o.sender = pw_mail_poster_addr(m);
+	o.subject = m->subject;
+	o.auto_submitted = m->auto_submitted;
+	o.precedence = prec;
+	o.patchwork_hint = hint;
+	o.stable = stable;
+	o.list_headers = h->v[F_LIST_ID]->len || h->v[F_LIST]->len;
+	m->automated = pw_mail_automated(&o, NULL);
+	g_free(prec);
+	g_free(hint);
+	g_free(stable);
 }
 
 /*
@@ -1009,6 +1064,7 @@ enum pw_status pw_mail_parse_flags(const char *raw, size_t len, unsigned flags,
 	pw_body_finish(&w.body, m);
 	if (m->commit_msg && *m->commit_msg)
 		apply_inbody(m, &w);
+	read_origin(&h, m);
 	m->warnings = strv_from(w.warnings);
 	w.warnings = NULL;
 	m->kind = pw_mail_classify(m);

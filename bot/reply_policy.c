@@ -11,14 +11,6 @@
 
 #define MAX_CC 20		/* Cc addresses copied from the original */
 
-/* Senders that are machines, on top of [reply] automated_senders. */
-static const char *const automated[] = {
-	"mailer-daemon@*", "postmaster@*", "noreply@*", "no-reply@*",
-	"donotreply@*", "do-not-reply@*", "*-bounces@*", "*-bounce@*",
-	"*-owner@*", "*-request@*", "lkp@intel.com", "syzbot@*",
-	"syzbot+*", "patchwork@*", NULL,
-};
-
 /*
  * Why mail dated date is too old to answer under [reply] max_age, or
  * NULL (new string).  A Date that could not be judged (0: none,
@@ -37,37 +29,12 @@ static char *too_old(const struct pw_config *cfg, int64_t date)
 	return NULL;
 }
 
+/* Whether addr is a machine's: the built-in senders and [reply]
+ * automated_senders (checks/message.h). */
 static bool is_automated(const struct pw_config *cfg, const char *addr)
 {
-	char *low = g_ascii_strdown(addr, -1);
-	bool hit = false;
-	size_t i;
-
-	for (i = 0; automated[i] && !hit; i++)
-		hit = g_pattern_match_simple(automated[i], low);
-	for (i = 0; cfg->automated_senders && cfg->automated_senders[i] && !hit; i++) {
-		char *pat = g_ascii_strdown(cfg->automated_senders[i], -1);
-
-		hit = g_pattern_match_simple(g_strstrip(pat), low);
-		g_free(pat);
-	}
-	g_free(low);
-	return hit;
-}
-
-/* True when an Auto-Submitted value means a machine sent the message
- * (RFC 3834: anything but "no", parameters aside). */
-static bool auto_submitted(const char *v)
-{
-	char *tok;
-	bool no;
-
-	if (!v)
-		return false;
-	tok = g_strstrip(g_strndup(v, strcspn(v, ";(")));
-	no = !*tok || !g_ascii_strcasecmp(tok, "no");
-	g_free(tok);
-	return !no;
+	return pw_mail_sender_automated(addr,
+		(const char *const *)cfg->automated_senders);
 }
 
 /*
@@ -131,12 +98,14 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 	 * (the author, a line in the body that anyone may write): the
 	 * bot's own mail is what the bot sent, whatever author its text
 	 * names, and a patch a machine posted for a person still reaches
-	 * no person.  Auto-Submitted is a header of the posting already.
+	 * no person.  m->automated says why a machine sent it, judged from
+	 * its header block and sender when it was read (bot/mail.c,
+	 * bot/ingest.c) and kept in the store.
 	 */
-	if (auto_submitted(mail->auto_submitted)) {
-		char *v = pw_reply_clean(mail->auto_submitted, 60);
+	if (mail->automated) {
+		char *v = pw_reply_clean(mail->automated, 80);
 
-		*why = g_strdup_printf("automated mail (Auto-Submitted: %s)", v);
+		*why = g_strdup_printf("automated mail (%s)", v);
 		g_free(v);
 		return PW_OK;
 	}
@@ -149,8 +118,6 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 	}
 	if (own)
 		*why = g_strdup("the bot's own mail");
-	else if (is_automated(cfg, poster))
-		*why = g_strdup_printf("automated sender %s", poster);
 	return PW_OK;
 }
 

@@ -3,8 +3,8 @@
  * here; bot/reply_queue.h composes and stores what they allow, and
  * bot/reply_send.h sends it.
  *
- * Never answer mail read while backfilling, automated mail
- * (Auto-Submitted other than "no", known automated senders), the bot's
+ * Never answer mail read while backfilling, automated mail (a machine
+ * sent it: struct pw_mail's automated, set when it was read), the bot's
  * own mail, or the same message or flood twice; hold replies beyond the
  * per-recipient and global hourly limits.  Held replies are still
  * composed and stored, as suppressed with the reason, so that queries

@@ -454,6 +454,7 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 	}
 	if (found) {
 		b->separated = true;
+		b->cut = b->cut || cut;
 		append_diff(b, t, ds, de);
 	}
 	return cut;
@@ -467,6 +468,7 @@ bool pw_body_add_patch(struct pw_body *b, const char *t, size_t n)
 	if (!pw_body_find_diff(t, n, &ds, &de, &cut))
 		return false;
 	b->separated = true;
+	b->cut = b->cut || cut;
 	append_diff(b, t, ds, de);
 	return true;
 }
@@ -477,6 +479,7 @@ void pw_body_finish(struct pw_body *b, struct pw_mail *m)
 	if (b->diff->len) {
 		m->diff = g_string_free(b->diff, FALSE);
 		b->diff = NULL;
+		m->diff_cut = b->cut;
 	}
 	m->pull_url = b->pull_url;
 	b->pull_url = NULL;

@@ -20,6 +20,41 @@ const char *pw_mail_kind_str(enum pw_mail_kind k)
 	return "other";
 }
 
+/* Whether text holds a quoted line (one starting with ">"). */
+static bool has_quote(const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		if (*p == '>')
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/* Whether the subject's text starts with the word PATCH ("PATCH:
+ * hwmon: ...", "PATCH hwmon: ..."), a marker without brackets. */
+static bool patch_word(const char *subject)
+{
+	const char *t;
+
+	if (!subject)
+		return false;
+	t = pw_subject_skip(subject, NULL, NULL, NULL);
+	return !g_ascii_strncasecmp(t, "PATCH", 5) && !g_ascii_isalnum(t[5]);
+}
+
+bool pw_mail_is_discussion(const struct pw_mail *m)
+{
+	if (!m->diff || m->tags.patch_tag || m->tags.rfc || m->tags.has_counter ||
+	    patch_word(m->subject))
+		return false;
+	return m->diff_cut || has_quote(m->commit_msg);
+}
+
 enum pw_mail_kind pw_mail_classify(const struct pw_mail *m)
 {
 	if (m->tags.is_reply)
@@ -28,7 +63,7 @@ enum pw_mail_kind pw_mail_classify(const struct pw_mail *m)
 		return PW_MAIL_PULL;
 	if (m->tags.has_counter && m->tags.number == 0)
 		return PW_MAIL_COVER;
-	if (m->diff)
+	if (m->diff && !pw_mail_is_discussion(m))
 		return PW_MAIL_PATCH;
 	if (pw_mail_is_threaded(m))
 		return PW_MAIL_COMMENT;
@@ -38,6 +73,139 @@ enum pw_mail_kind pw_mail_classify(const struct pw_mail *m)
 bool pw_mail_is_threaded(const struct pw_mail *m)
 {
 	return m->in_reply_to || (m->references && m->references[0]);
+}
+
+const char *const pw_mail_automated_senders[] = {
+	"mailer-daemon@*", "postmaster@*", "noreply@*", "no-reply@*",
+	"donotreply@*", "do-not-reply@*", "*-bounces@*", "*-bounce@*",
+	"*-owner@*", "*-request@*", "bugzilla-daemon@*",
+	"lkp@intel.com",			/* kernel test robot */
+	"syzbot@*", "syzbot+*",
+	"patchwork@*",				/* Patchwork instances */
+	"*-bot@kernel.org", "*-bot+*@kernel.org",	/* patchwork-bot+*,
+					 * pr-tracker-bot, sashiko-bot */
+	"bot@kernelci.org",
+	NULL,
+};
+
+static bool match_any(const char *const *pats, const char *low)
+{
+	size_t i;
+	bool hit = false;
+
+	for (i = 0; pats && pats[i] && !hit; i++) {
+		char *p = g_ascii_strdown(pats[i], -1);
+
+		hit = *g_strstrip(p) && g_pattern_match_simple(p, low);
+		g_free(p);
+	}
+	return hit;
+}
+
+bool pw_mail_sender_automated(const char *addr, const char *const *extra)
+{
+	char *low;
+	bool hit;
+
+	if (!addr || !*addr)
+		return false;
+	low = g_ascii_strdown(addr, -1);
+	hit = match_any(pw_mail_automated_senders, low) || match_any(extra, low);
+	g_free(low);
+	return hit;
+}
+
+/* The value v without parameters or comments, trimmed, at most 64
+ * bytes of it (a reason is short): a new string. */
+static char *token(const char *v)
+{
+	size_t n = strcspn(v, ";(");
+	char *t = g_strstrip(g_strndup(v, n < 64 ? n : 64));
+
+	/* Cut inside a UTF-8 sequence: keep the valid part. */
+	if (!g_utf8_validate(t, -1, NULL)) {
+		const char *end;
+
+		g_utf8_validate(t, -1, &end);
+		t[end - t] = '\0';
+	}
+	return t;
+}
+
+/* Whether subject starts with prefix, case aside, after white space. */
+static bool starts(const char *subject, const char *prefix)
+{
+	while (*subject == ' ' || *subject == '\t')
+		subject++;
+	return !g_ascii_strncasecmp(subject, prefix, strlen(prefix));
+}
+
+/*
+ * The stable team's notices, by their subjects (the first words after
+ * white space; a reply to one, "Re: ...", is a person's):
+ * "[PATCH AUTOSEL 6.1 12/30] ...", "FAILED: patch "..." failed to apply
+ * to 6.1-stable tree", "Patch "..." has been added to the 6.1-stable
+ * tree".  NULL when subject is none of them.
+ */
+static const char *stable_notice(const char *subject)
+{
+	if (!subject)
+		return NULL;
+	if (starts(subject, "[PATCH AUTOSEL"))
+		return "stable AUTOSEL notice";
+	if (starts(subject, "FAILED: patch \"") &&
+	    strstr(subject, "\" failed to apply to"))
+		return "stable FAILED notice";
+	if (starts(subject, "Patch \"") &&
+	    strstr(subject, "\" has been added to the ") &&
+	    strstr(subject, "tree"))
+		return "stable tree notice";
+	return NULL;
+}
+
+char *pw_mail_automated(const struct pw_mail_origin *o,
+			const char *const *extra)
+{
+	const char *notice = stable_notice(o->subject);
+	char *t, *why = NULL;
+
+	if (o->auto_submitted) {
+		t = token(o->auto_submitted);
+		if (*t && g_ascii_strcasecmp(t, "no"))
+			why = g_strdup_printf("Auto-Submitted: %s", t);
+		g_free(t);
+		if (why)
+			return why;
+	}
+	if (notice)
+		return g_strdup(notice);
+	if (o->stable) {
+		t = token(o->stable);
+		why = g_strdup_printf("X-stable: %s", *t ? t : "(empty)");
+		g_free(t);
+		return why;
+	}
+	if (o->patchwork_hint) {
+		t = token(o->patchwork_hint);
+		if (!g_ascii_strcasecmp(t, "ignore"))
+			why = g_strdup("X-Patchwork-Hint: ignore");
+		g_free(t);
+		if (why)
+			return why;
+	}
+	if (o->precedence) {
+		t = g_ascii_strdown(o->precedence, -1);
+		g_strstrip(t);
+		if (!strcmp(t, "junk") ||
+		    (!o->list_headers && (!strcmp(t, "bulk") || !strcmp(t, "list"))))
+			why = g_strdup_printf("Precedence: %s", t);
+		g_free(t);
+		if (why)
+			return why;
+	}
+	if (pw_mail_sender_automated(o->sender, extra))
+		return g_strdup_printf("automated sender %s", o->sender);
+	return NULL;
 }
 
 char *pw_mail_derive_msgid(const char *raw, size_t len)

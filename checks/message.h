@@ -51,8 +51,9 @@ struct pw_mail {
 	char *subject;		/* decoded UTF-8, white space folded */
 	char *subject_clean;	/* markers stripped as git mailinfo strips them */
 	gint64 date;		/* Unix time; 0 when unknown: no Date, or
-				 * one unreadable or before 1990 (stored as
-				 * NULL; replies take it as too old) */
+				 * one unreadable, before 1990 or more than
+				 * a day after the message was read (stored
+				 * as NULL; replies take it as too old) */
 	char *in_reply_to;	/* first id, without <>; NULL when absent */
 	char **references;	/* NULL-terminated, oldest first, without <> */
 	char *list_id;		/* List-Id contents without <>, NULL when absent */
@@ -67,6 +68,8 @@ struct pw_mail {
 	enum pw_mail_kind kind;
 	char *commit_msg;	/* text before the diff (and before "---"), UTF-8 */
 	char *diff;		/* the diff text, NULL when none */
+	bool diff_cut;		/* a hunk of it ends before its header's
+				 * line counts say: not a whole patch */
 	char *pull_url;		/* "URL branch" of a pull request, NULL when none */
 	char **warnings;	/* NULL-terminated notes on tolerated damage */
 };
@@ -107,10 +110,74 @@ const char *pw_subject_skip(const char *subject, bool *reply,
 /*
  * The kind of m from what it holds, in this order: a reply (Re:) is a
  * comment whatever its body holds; then a pull request; "[PATCH 0/N]" a
- * cover; a diff a patch; other mail in a thread a comment.  Reads
- * tags, pull_url, diff, in_reply_to and references; sets nothing.
+ * cover; a diff a patch, unless it is a discussion (below); other mail
+ * in a thread a comment, the rest other.  Reads tags, pull_url, diff,
+ * diff_cut, commit_msg, in_reply_to and references; sets nothing.
+ *
+ * A discussion is mail with no patch marker in its subject (no PATCH,
+ * RFC or n/N in a bracket group, no leading word PATCH, as in "PATCH:
+ * hwmon: ...") whose diff is not a whole patch (a hunk
+ * ends early: pasted into a mail client) or follows quoted text (a line
+ * starting with ">"): a bug report or a question with a diff in it,
+ * where Patchwork would file a patch.  It is not checked as a patch and
+ * gets no reply.  A patch sent without a marker (git format-patch -k,
+ * git send-email --subject-prefix="") carries a whole diff after its
+ * own words and stays a patch, as git am takes it.
  */
 enum pw_mail_kind pw_mail_classify(const struct pw_mail *m);
+
+/* Whether the diff m carries is filed as discussion, not as a patch
+ * (see pw_mail_classify()). */
+bool pw_mail_is_discussion(const struct pw_mail *m);
+
+/*
+ * What the header block says about who sent a message: bot/mail.c reads
+ * it, pw_mail_automated() judges it.  Each string is borrowed and NULL
+ * when the field is absent.
+ */
+struct pw_mail_origin {
+	const char *sender;		/* the From header's address */
+	const char *subject;		/* decoded */
+	const char *auto_submitted;	/* Auto-Submitted */
+	const char *precedence;		/* Precedence (the first) */
+	const char *patchwork_hint;	/* X-Patchwork-Hint */
+	const char *stable;		/* X-stable, the stable team's bots' */
+	bool list_headers;		/* List-Id, X-Mailing-List, List-Post,
+					 * List-Unsubscribe or Mailing-List */
+};
+
+/*
+ * The senders that are machines whatever they send, as *-patterns
+ * (g_pattern_match_simple(), on the lower-cased address), NULL-ended:
+ * bounces, robots (kernel test robot, syzbot, kernel.org's *-bot
+ * addresses: patchwork-bot+*, pr-tracker-bot, sashiko-bot).  [reply]
+ * automated_senders adds to it.  deploy/patchwarden.conf.5 lists it.
+ */
+extern const char *const pw_mail_automated_senders[];
+
+/*
+ * Whether addr matches pw_mail_automated_senders or one of extra
+ * (NULL-ended, may be NULL; patterns with white space around them are
+ * taken without it), case aside.
+ */
+bool pw_mail_sender_automated(const char *addr, const char *const *extra);
+
+/*
+ * Why a machine sent the message o describes, as a short reason (new
+ * string, g_free), or NULL when a person did.  In this order:
+ * Auto-Submitted other than "no" ("Auto-Submitted: auto-replied"); the
+ * stable team's notices by their subject, not a reply ("stable AUTOSEL
+ * notice", "stable FAILED notice", "stable tree notice"): their senders
+ * also post patches of their own; X-stable ("X-stable: review");
+ * X-Patchwork-Hint: ignore; Precedence: junk, or bulk or list on mail
+ * that no list carried (every list adds "Precedence: bulk" to what it
+ * distributes, so on list mail it says nothing of the sender); a sender
+ * that pw_mail_sender_automated() names with extra ("automated sender
+ * lkp@intel.com").  X-Auto-Response-Suppress is not read: Exchange adds
+ * it to every message some companies' people send.
+ */
+char *pw_mail_automated(const struct pw_mail_origin *o,
+			const char *const *extra);
 
 /* Whether m sits in a thread: it has an In-Reply-To or References. */
 bool pw_mail_is_threaded(const struct pw_mail *m);

@@ -160,6 +160,30 @@ size_t pw_subject_marker(const char *s, bool *reply)
 	return 0;
 }
 
+/*
+ * p past white space, Unicode's too: a no-break space before "[PATCH]"
+ * (Outlook writes one) still leaves the marker leading, as Patchwork's
+ * Python reads it.  p is UTF-8 (subjects are folded to it); a byte that
+ * starts no valid character ends the space.
+ */
+static const char *skip_space(const char *p)
+{
+	for (;;) {
+		gunichar c;
+
+		if (g_ascii_isspace(*p)) {
+			p++;
+			continue;
+		}
+		if (!((unsigned char)*p & 0x80))
+			return p;
+		c = g_utf8_get_char_validated(p, -1);
+		if (c == (gunichar)-1 || c == (gunichar)-2 || !g_unichar_isspace(c))
+			return p;
+		p = g_utf8_next_char(p);
+	}
+}
+
 const char *pw_subject_skip(const char *subject, bool *reply,
 			    void (*group)(const char *s, size_t n, void *data),
 			    void *data)
@@ -169,8 +193,7 @@ const char *pw_subject_skip(const char *subject, bool *reply,
 	size_t n;
 
 	for (;;) {
-		while (g_ascii_isspace(*p))
-			p++;
+		p = skip_space(p);
 		n = pw_subject_marker(p, &any_reply);
 		if (n) {
 			/* A list tag may come first: "[list] Re: ...". */

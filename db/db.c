@@ -920,9 +920,10 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_mail *m,
 		" from_addr, subject, subject_clean, date, in_reply_to, refs,"
 		" list_id, auto_submitted, recipients, nrecipients, version,"
 		" number, total, has_counter, rfc, prefixes, git_blob,"
-		" source, received_at, backfill, raw_id)"
+		" source, received_at, backfill, raw_id, automated)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
+		" ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25,"
+		" ?26)");
 	pw_db_bind_text(st, 1, m->msgid);
 	sqlite3_bind_int(st, 2, m->msgid_derived);
 	pw_db_bind_text(st, 3, pw_mail_kind_str(m->kind));
@@ -955,6 +956,7 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_mail *m,
 		sqlite3_bind_int64(st, 25, raw_id);
 	else
 		sqlite3_bind_null(st, 25);
+	pw_db_bind_text(st, 26, m->automated);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {

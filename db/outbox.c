@@ -497,7 +497,7 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 		"SELECT msgid, msgid_derived, kind, from_name, from_addr, subject,"
 		" subject_clean, date, in_reply_to, refs, list_id, auto_submitted,"
 		" recipients, nrecipients, version, number, total, has_counter, rfc,"
-		" prefixes, backfill, s.name, s.addr FROM message"
+		" prefixes, backfill, s.name, s.addr, automated FROM message"
 		" LEFT JOIN message_sender s ON s.message = message.id"
 		" WHERE message.id = ?1");
 	struct pw_outbox_msg *m;
@@ -519,6 +519,7 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 	/* NULL (no row) when the author posted it: the sender is the author. */
 	m->mail->sender_name = pw_db_col_dup(st, 21);
 	m->mail->sender_addr = pw_db_col_dup(st, 22);
+	m->mail->automated = pw_db_col_dup(st, 23);
 	sqlite3_reset(st);
 
 	st = pw_db_stmt(db, "SELECT l.name FROM message_list ml"

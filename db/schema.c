@@ -352,6 +352,29 @@ static const char *const migrations[] = {
 	 */
 	"CREATE INDEX IF NOT EXISTS message_raw_id"
 	"  ON message(raw_id) WHERE raw_id IS NOT NULL;",
+	/*
+	 * message.automated (user_version 13): why a machine sent the
+	 * message (struct pw_mail's automated), NULL when a person did.
+	 * Replies and person-facing counts read it.  The column is added
+	 * as ALTER TABLE ADD COLUMN adds one (its text appended to the
+	 * table's, old rows reading NULL), through writable_schema and
+	 * only when it is not there: run again, on a store whose version
+	 * number was set back, it changes nothing.  The table created and
+	 * dropped bumps the schema cookie for every other connection.
+	 * Rows stored before keep what they said: Auto-Submitted.
+	 */
+	"PRAGMA writable_schema = ON;"
+	"UPDATE sqlite_schema"
+	" SET sql = substr(rtrim(sql), 1, length(rtrim(sql)) - 1)"
+	" || ', automated TEXT)'"
+	" WHERE type = 'table' AND name = 'message' AND rtrim(sql) LIKE '%)'"
+	" AND sql NOT LIKE '%automated TEXT%';"
+	"PRAGMA writable_schema = RESET;"
+	"CREATE TABLE schema_cookie_bump (x);"
+	"DROP TABLE schema_cookie_bump;"
+	"UPDATE message SET automated = 'Auto-Submitted: ' || auto_submitted"
+	" WHERE automated IS NULL AND auto_submitted IS NOT NULL"
+	" AND lower(trim(auto_submitted)) NOT IN ('', 'no');",
 };
 
 const char *const *pw_db_migrations(size_t *n)

@@ -248,6 +248,90 @@ static void short_hunk_then_file(void **state)
 	pw_mail_free(m);
 }
 
+/*
+ * A Date more than a day after the message is read is unknown, with a
+ * warning, as one before 1990 is (a message dated 2085 topped the
+ * dashboard's "Latest series"); one a few hours ahead is a time zone.
+ */
+static void future_date(void **state)
+{
+	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+	GDateTime *soon = g_date_time_new_from_unix_utc(now + 6 * 3600);
+	char *d = g_date_time_format(soon, "%a, %d %b %Y %H:%M:%S +0000");
+	char *raw = g_strdup_printf("From: a <a@b>\nSubject: x\nDate: %s\n\nx\n", d);
+	struct pw_mail *m = parse_ok(
+		"From: a <a@b>\nSubject: [PATCH] x\nMessage-ID: <f@x>\n"
+		"Date: Sun, 01 Apr 2085 10:00:00 +0000\n\nx\n");
+	bool said = false;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(m->date, 0);
+	for (i = 0; m->warnings && m->warnings[i]; i++)
+		said = said || strstr(m->warnings[i], "future");
+	assert_true(said);
+	pw_mail_free(m);
+	m = parse_ok(raw);
+	assert_int_equal(m->date, now + 6 * 3600);
+	assert_null(m->warnings[0]);
+	pw_mail_free(m);
+	g_free(raw);
+	g_free(d);
+	g_date_time_unref(soon);
+}
+
+/*
+ * m->automated from the header block, as real list mail carries it: a
+ * stable AUTOSEL mail through vger, the same sender's own patch, the
+ * kernel test robot, and Precedence only when no list carried it.
+ */
+static void automated(void **state)
+{
+	static const char *const vger =
+		"Precedence: bulk\nX-Mailing-List: linux-hwmon@vger.kernel.org\n"
+		"List-Id: <linux-hwmon.vger.kernel.org>\n";
+	char *raw = g_strdup_printf(
+		"From: Sasha Levin <sashal@kernel.org>\n"
+		"Subject: [PATCH AUTOSEL 4.4 10/10] hwmon: (pmbus/core) Treat\n"
+		" parameters as paged\n"
+		"X-Patchwork-Hint: Ignore\nX-stable: review\n%s\n"
+		"Body.\n", vger);
+	struct pw_mail *m = parse_ok(raw);
+
+	(void)state;
+	assert_string_equal(m->automated, "stable AUTOSEL notice");
+	pw_mail_free(m);
+	g_free(raw);
+	raw = g_strdup_printf("From: Sasha Levin <sashal@kernel.org>\n"
+			      "Subject: [PATCH] hwmon: fix\n%s\nBody.\n", vger);
+	m = parse_ok(raw);
+	assert_null(m->automated);
+	pw_mail_free(m);
+	g_free(raw);
+	raw = g_strdup_printf("From: Greg KH <gregkh@linuxfoundation.org>\n"
+			      "Subject: [PATCH 6.6 144/341] hwmon: (pc87360) x\n"
+			      "X-stable: review\nX-Patchwork-Hint: ignore\n%s\n"
+			      "Body.\n", vger);
+	m = parse_ok(raw);
+	assert_string_equal(m->automated, "X-stable: review");
+	pw_mail_free(m);
+	g_free(raw);
+	raw = g_strdup_printf("From: kernel test robot <lkp@intel.com>\n"
+			      "Subject: [hwmon:hwmon-next 2/11] x.c: error\n%s\n"
+			      "Body.\n", vger);
+	m = parse_ok(raw);
+	assert_string_equal(m->automated, "automated sender lkp@intel.com");
+	pw_mail_free(m);
+	g_free(raw);
+	m = parse_ok("From: a <a@b>\nSubject: x\nPrecedence: junk\n"
+		     "List-Id: <l.x>\n\nx\n");
+	assert_string_equal(m->automated, "Precedence: junk");
+	pw_mail_free(m);
+	m = parse_ok("From: a <a@b>\nSubject: x\nPrecedence: bulk\n\nx\n");
+	assert_string_equal(m->automated, "Precedence: bulk");
+	pw_mail_free(m);
+}
+
 static void bad_input(void **state)
 {
 	struct pw_mail *m = NULL;
@@ -355,6 +439,8 @@ int main(void)
 		cmocka_unit_test(pull_request),
 		cmocka_unit_test(charsets_and_encodings),
 		cmocka_unit_test(derived_msgid),
+		cmocka_unit_test(future_date),
+		cmocka_unit_test(automated),
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(bench),
 	};

@@ -67,10 +67,11 @@ static int64_t store_patch(struct fx *f, struct pw_mail *m, bool backfill)
 	return id;
 }
 
-/* Stores a patch message from addr, posted now, with one error finding;
+/* Stores a patch message from addr, posted now, with one error finding,
+ * automated (why a machine sent it) as the parser and ingest set it;
  * returns its id. */
 static int64_t add_patch(struct fx *f, const char *msgid, const char *addr,
-			 const char *auto_submitted, bool backfill)
+			 const char *automated, bool backfill)
 {
 	struct pw_mail m = { 0 };
 
@@ -78,8 +79,27 @@ static int64_t add_patch(struct fx *f, const char *msgid, const char *addr,
 	m.from_name = (char *)"Some One";
 	m.from_addr = (char *)addr;
 	m.date = (gint64)time(NULL);	/* 0 would be an unknown Date */
-	m.auto_submitted = (char *)auto_submitted;
+	m.automated = (char *)automated;
 	return store_patch(f, &m, backfill);
+}
+
+/* The reason of the reply to answers, or "none". */
+static char *reason_of(struct fx *f, const char *answers)
+{
+	GPtrArray *rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_outbox_row_free);
+	char *why = NULL;
+	guint i;
+
+	assert_int_equal(pw_db_outbox_list(f->db, NULL, rows), PW_OK);
+	for (i = 0; i < rows->len; i++) {
+		struct pw_outbox_row *r = g_ptr_array_index(rows, i);
+
+		if (!strcmp(r->answers, answers))
+			why = g_strdup(r->reason ? r->reason : "");
+	}
+	g_ptr_array_unref(rows);
+	return why ? why : g_strdup("none");
 }
 
 static char *state_of(struct fx *f, const char *answers)
@@ -104,9 +124,15 @@ static void test_policy(void **state)
 {
 	struct fx *f = *state;
 	int64_t a = add_patch(f, "a@x", "ann@example.com", NULL, false);
-	int64_t b = add_patch(f, "b@x", "bob@example.com", "auto-replied; x=y", false);
+	int64_t b = add_patch(f, "b@x", "bob@example.com",
+			      "Auto-Submitted: auto-replied", false);
 	int64_t c = add_patch(f, "c@x", "cat@example.com", NULL, true);
-	int64_t d = add_patch(f, "d@x", "noreply@example.com", NULL, false);
+	int64_t d = add_patch(f, "d@x", "noreply@example.com",
+			      "automated sender noreply@example.com", false);
+	/* A stable bot's notice, from an address that also sends patches
+	 * of its own: the store keeps why, and the reply reads it. */
+	int64_t e = add_patch(f, "e@x", "sashal@kernel.org",
+			      "X-Patchwork-Hint: ignore", false);
 	int64_t n;
 	char *s;
 
@@ -115,6 +141,13 @@ static void test_policy(void **state)
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, b), PW_OK);
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, c), PW_OK);
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, d), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, e), PW_OK);
+	s = reason_of(f, "msg:e@x");
+	assert_string_equal(s, "automated mail (X-Patchwork-Hint: ignore)");
+	g_free(s);
+	s = reason_of(f, "msg:b@x");
+	assert_string_equal(s, "automated mail (Auto-Submitted: auto-replied)");
+	g_free(s);
 	s = state_of(f, "msg:a@x");
 	assert_string_equal(s, "pending");
 	g_free(s);
@@ -191,7 +224,8 @@ static void test_undecided(void **state)
 {
 	struct fx *f = *state;
 	int64_t a = add_patch(f, "u1@x", "una@example.com", NULL, false);
-	int64_t b = add_patch(f, "u2@x", "bot@example.com", "auto-generated", false);
+	int64_t b = add_patch(f, "u2@x", "bot@example.com",
+			      "Auto-Submitted: auto-generated", false);
 	int64_t now = (int64_t)time(NULL);
 	int released, folded;
 	GPtrArray *rows;

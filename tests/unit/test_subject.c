@@ -134,6 +134,16 @@ static void leading(void **state)
 	assert_false(reply);
 	assert_string_equal(groups->str, "");
 	assert_string_equal(pw_subject_skip("plain", NULL, NULL, NULL), "plain");
+	/* A no-break space before the marker (Outlook; a real linux-hwmon
+	 * patch, " [PATCH] hwmon: add driver for ARCTIC Fan Controller")
+	 * is space; a byte that starts no character is text. */
+	g_string_truncate(groups, 0);
+	rest = pw_subject_skip("\xc2\xa0[PATCH] hwmon: add driver", NULL,
+			       on_group, groups);
+	assert_string_equal(rest, "hwmon: add driver");
+	assert_string_equal(groups->str, "|PATCH");
+	assert_string_equal(pw_subject_skip("\xc2[PATCH] x", NULL, NULL, NULL),
+			    "\xc2[PATCH] x");
 	g_string_free(groups, TRUE);
 }
 

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Mail a machine sent, and discussion with a diff in it, on real list mail
+# (tests/corpus/lore-automated/, from the linux-hwmon and linux-iio
+# archives): `patchwarden run` as the live bot runs, answering mail of
+# any age, stores and checks it all, and queues no reply to any of it;
+# the one person's patch among it is answered.
+. "$(dirname "$0")/../lib.sh"
+
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+A=$CORPUS/lore-automated/automated.mbox
+D=$CORPUS/lore-automated/discussion.mbox
+# Old archive mail answered as if it had just come, with every finding.
+printf '[reply]\nmax_age = 0\nmin_severity = info\n' >"$T/pw.conf"
+
+mkdir -p "$T/r"
+out=$(cd "$T/r" && $PW run --config "$T/pw.conf" --db "$T/r/pw.db" "$A" "$D" 2>"$T/err")
+is "run: exit status" "$?" 0
+is "run: every message stored" "$(kv messages "$out")" 12
+db=$T/r/pw.db
+why() { q "$db" "SELECT coalesce(automated, '-') FROM message WHERE msgid = '$1'"; }
+
+# Why each was sent by a machine, kept in the store.
+is "AUTOSEL notice (sashal@kernel.org): automated" \
+	"$(why 20250505231817.2697367-99-sashal@kernel.org)" "stable AUTOSEL notice"
+is "FAILED notice (sashal@kernel.org): automated" \
+	"$(why 20260301011739.1671643-1-sashal@kernel.org)" "stable FAILED notice"
+is "stable review patch (gregkh@linuxfoundation.org): automated" \
+	"$(why 20240827143848.899532703@linuxfoundation.org)" "X-stable: review"
+is "kernel test robot report: automated" \
+	"$(why 201906060608.Se1LVlS9%lkp@intel.com)" "X-Patchwork-Hint: ignore"
+is "kernel test robot patch (linux-iio): automated" \
+	"$(why 20190701205318.GA28229@lkp-kbuild05)" "X-Patchwork-Hint: ignore"
+is "an \"Applied\" notice: automated" \
+	"$(why applied-20200402203656.27047-5-michael@walle.cc)" "X-Patchwork-Hint: ignore"
+is "a person's patch (Precedence: bulk from the list): not automated" \
+	"$(why a83f15e3-ac09-abf2-d8da-7b1ac86efc70@gmail.com)" "-"
+is "no person's mail is marked" \
+	"$(q "$db" "SELECT count(*) FROM message WHERE automated IS NULL")" 4
+
+# Stored and checked as usual: the series-level findings are there.
+is "the AUTOSEL and stable review patches are still checked" \
+	"$(q "$db" "SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch
+	  JOIN message m ON m.id = p.message WHERE f.rule = 'SERIES_OVERSIZED'
+	  AND m.msgid IN ('20250505231817.2697367-99-sashal@kernel.org',
+	  '20240827143848.899532703@linuxfoundation.org')")" 2
+is "bot patches are stored as patches" \
+	"$(q "$db" "SELECT count(*) FROM message m JOIN patch p ON p.message = m.id WHERE m.automated IS NOT NULL")" 7
+
+# No reply to any of it; the person's patch is answered.
+$PW outbox --db "$db" list --format json >"$T/outbox.json"
+answered=$(/usr/bin/python3 -c 'import json, sys
+print(" ".join(sorted(r["to"] for r in json.load(open(sys.argv[1])) if r["state"] != "suppressed")))' "$T/outbox.json")
+is "outbox: only the person's patch gets a reply" "$answered" "sunwire@gmail.com"
+is "no reply, pending or sent, to a stable bot, a robot or a discussion" \
+	"$(q "$db" "SELECT count(*) FROM outbox o JOIN message m ON 'msg:' || m.id = o.answers
+	  WHERE o.state <> 'suppressed' AND (m.automated IS NOT NULL OR m.kind <> 'patch')")" 0
+contains "a held reply says why" "$($PW outbox --db "$db" list --state suppressed)" \
+	"automated mail (stable AUTOSEL notice)"
+check "the dry-run mbox holds one reply" test "$(grep -c '^From ' "$T/r/outbox.mbox")" = 1
+
+# A diff pasted into a bug report or a question is discussion: not a
+# patch, not checked, no reply (Patchwork files both as patches).
+for id in Y1WHnJ6h1RSOipV4@e120937-lin 1f8f24e8-0ca2-4fb0-bb69-21965e1c70c2@huawei.com; do
+	is "discussion $id: kind other, no patch, no finding, no reply" \
+		"$(q "$db" "SELECT m.kind, (SELECT count(*) FROM patch WHERE message = m.id),
+		  (SELECT count(*) FROM outbox WHERE answers = 'msg:' || m.id) FROM message m
+		  WHERE m.msgid = '$id'")" "other|0|0"
+done
+# A real patch sent with a Date in 2085 keeps no date: it cannot top
+# "Latest series" or stretch a chart.
+is "a Date in 2085: stored as unknown" \
+	"$(q "$db" "SELECT count(*) FROM message WHERE msgid = '20850618155720.24857-1-Amy.Shih@advantech.com.tw' AND date IS NULL")" 1
+is "nothing stored is dated more than a day ahead" \
+	"$(q "$db" "SELECT count(*) FROM message WHERE date > strftime('%s', 'now') + 86400")" 0
+
+# patchwarden parse shows it, in text and JSON.
+contains "parse: text says why" "$($PW parse "$A")" "Automated: stable AUTOSEL notice"
+n=$($PW parse --format json "$A" | /usr/bin/python3 -c 'import json, sys
+print(sum(1 for r in json.load(sys.stdin) if r.get("automated")))')
+is "parse: JSON carries automated for the 8 machine messages" "$n" 8
+contains "parse: the 2085 Date is said" "$($PW parse "$D")" \
+	"Warning: Date: more than a day in the future, taken as unknown"
+
+# [reply] automated_senders adds to the built-in list, at ingest.
+mkdir -p "$T/c"
+printf '[reply]\nmax_age = 0\nmin_severity = info\nautomated_senders = x@y; Sunwire@*\n' >"$T/c.conf"
+(cd "$T/c" && $PW run --config "$T/c.conf" --db "$T/c/pw.db" "$A" >/dev/null 2>&1)
+is "a configured sender: stored as automated" \
+	"$(q "$T/c/pw.db" "SELECT automated FROM message WHERE msgid = 'a83f15e3-ac09-abf2-d8da-7b1ac86efc70@gmail.com'")" \
+	"automated sender sunwire@gmail.com"
+is "a configured sender: no reply" \
+	"$(q "$T/c/pw.db" "SELECT count(*) FROM outbox WHERE state <> 'suppressed'")" 0
+
+# A store made before message.automated is migrated; the migration run
+# again changes nothing.
+cp "$db" "$T/old.db"; cp "$db-raw" "$T/old.db-raw"
+v=$(q "$db" "PRAGMA user_version")
+q "$T/old.db" "ALTER TABLE message DROP COLUMN automated; PRAGMA user_version = $((v - 1))"
+$PW ingest -q --db "$T/old.db" "$A" >/dev/null 2>&1
+is "old store: migrated, the column back" \
+	"$(q "$T/old.db" "PRAGMA user_version"),$(q "$T/old.db" "SELECT count(*) FROM pragma_table_info('message') WHERE name = 'automated'")" "$v,1"
+q "$T/old.db" "PRAGMA user_version = $((v - 1))"
+$PW ingest -q --db "$T/old.db" /dev/null >/dev/null 2>&1
+is "old store again: one column, the store whole" \
+	"$(q "$T/old.db" "PRAGMA user_version"),$(q "$T/old.db" "SELECT count(*) FROM pragma_table_info('message') WHERE name = 'automated'"),$(q "$T/old.db" "PRAGMA integrity_check")" "$v,1,ok"
