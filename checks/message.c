@@ -145,7 +145,9 @@ static bool starts(const char *subject, const char *prefix)
  * white space; a reply to one, "Re: ...", is a person's):
  * "[PATCH AUTOSEL 6.1 12/30] ...", "FAILED: patch "..." failed to apply
  * to 6.1-stable tree", "Patch "..." has been added to the 6.1-stable
- * tree".  NULL when subject is none of them.
+ * tree", and the maintainers' trees' scripts alike: "patch "..." added
+ * to staging-next" (greg's char-misc, staging, usb and tty trees).
+ * NULL when subject is none of them.
  */
 static const char *stable_notice(const char *subject)
 {
@@ -160,6 +162,8 @@ static const char *stable_notice(const char *subject)
 	    strstr(subject, "\" has been added to the ") &&
 	    strstr(subject, "tree"))
 		return "stable tree notice";
+	if (starts(subject, "patch \"") && strstr(subject, "\" added to "))
+		return "tree notice (patch added)";
 	return NULL;
 }
 

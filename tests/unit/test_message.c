@@ -182,6 +182,11 @@ static void automated(void **state)
 	o.subject = "Patch \"hwmon: fix\" has been added to the 6.6-stable tree";
 	judged(&o, NULL, "stable tree notice");
 	o.sender = "gregkh@linuxfoundation.org";
+	o.subject = "patch \"MAINTAINERS: Consolidate Analog Devices IIO "
+		    "entries and remove\" added to staging-next";
+	judged(&o, NULL, "tree notice (patch added)");
+	o.subject = "Re: patch \"iio: fix\" added to staging-next";
+	judged(&o, NULL, NULL);
 	o.subject = "[PATCH 6.6 144/341] hwmon: (pc87360) Bounds check";
 	o.stable = "review";
 	o.patchwork_hint = "ignore";
