@@ -172,7 +172,8 @@ char *pw_resend_message(enum pw_resend_kind k, const struct pw_resend_facts *f)
 		text = g_strdup_printf(
 			"the same patch as <%s> of %s, sent again %s later to"
 			" other recipients under another Message-ID: one message"
-			" with every list in Cc reaches them all as one thread",
+			" with all of them in To and Cc reaches them as one"
+			" thread",
 			f->orig_msgid, when, gap);
 		break;
 	case PW_RESEND_SERIES_TWICE:
