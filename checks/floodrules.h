@@ -18,7 +18,8 @@
 #define PW_FLOOD_OVERSIZED 100
 /* An unmarked identical copy within this many seconds is a cross-post. */
 #define PW_FLOOD_CROSSPOST (24 * 3600)
-/* A FLOOD_SERIES of at least this many patches is a warning, not info. */
+/* A FLOOD_SERIES of at least this many patches ranks as tree-wide
+ * (info all the same: its postings are series under cover letters). */
 #define PW_FLOOD_TREEWIDE 100
 
 /*
@@ -26,7 +27,8 @@
  * it as a number: never renumber.
  */
 enum pw_flood_rank {
-	/* FLOOD_SERIES: most patches threaded under a cover letter */
+	/* FLOOD_SERIES: most patches threaded under cover letters, in
+	 * many separate series (one series is no flood, db/FLOODS.md) */
 	PW_FLOOD_RANK_SERIES = 0,
 	/* the same, with PW_FLOOD_TREEWIDE patches or more */
 	PW_FLOOD_RANK_TREEWIDE = 1,
@@ -53,28 +55,81 @@ enum pw_severity pw_flood_severity(enum pw_flood_rank rank);
 char *pw_flood_message(enum pw_flood_rank rank, const char *sender,
 		       int64_t flood_id);
 
-/* A patch with the same patch-id as an earlier one of its sender. */
+/*
+ * Whether a subject's bracket tags (pw_subject_tags.prefixes: "AUTOSEL,5.6",
+ * "5.4") name a stable tree or the stable AUTOSEL process: the stable
+ * maintainers' review and backport series, posted by design as they are.
+ */
+bool pw_flood_stable_tags(const char *prefixes);
+
+/* A lone patch posted again unchanged within this many seconds (without
+ * RESEND) was sent twice; later, it was sent again without saying so. */
+#define PW_FLOOD_TWICE PW_FLOOD_CROSSPOST
+/*
+ * A patch of a series posted again unchanged with the same series
+ * within this many seconds was sent twice (send-email run again, to
+ * more recipients); later, the series was reworked or reposted, and its
+ * unchanged patches say nothing of that.
+ */
+#define PW_FLOOD_SERIES_TWICE (2 * 3600)
+
+/*
+ * A patch with the same patch-id as an earlier one of its sender, of
+ * the same version and the same other subject tags (RFC included).
+ */
 struct pw_resend_facts {
 	const char *orig_msgid;		/* the earlier message's Message-ID */
 	int64_t orig_date;		/* its Date */
 	int64_t date;			/* the copy's Date */
 	bool resend;			/* the copy is marked RESEND */
 	int total;			/* the copy's "n/N" counter N, 0 if none */
+	int orig_total;			/* the earlier one's */
+	int version;			/* the version both carry, 1 if none */
+	bool same_subject;		/* the subjects match, tags aside */
+	bool same_body;			/* the commit messages match, trailers aside */
+	bool same_recipients;		/* To and Cc name the same addresses */
+};
+
+/* What a copy is, for RESEND_IDENTICAL; NONE files no finding. */
+enum pw_resend_kind {
+	PW_RESEND_NONE,
+	/* marked RESEND: announced */
+	PW_RESEND_MARKED,
+	/* a lone patch sent again, unchanged, to the same recipients,
+	 * within PW_FLOOD_TWICE */
+	PW_RESEND_TWICE,
+	/* the same, to other recipients: a cross-post of separate copies */
+	PW_RESEND_ELSEWHERE,
+	/* a patch of a series sent again, unchanged, with its series */
+	PW_RESEND_SERIES_TWICE,
+	/* a lone patch sent again unchanged later, without RESEND */
+	PW_RESEND_UNMARKED,
+	/* a lone patch's diff under a changed subject or commit message,
+	 * without a new version */
+	PW_RESEND_UNVERSIONED,
 };
 
 /*
- * RESEND_IDENTICAL: a warning for a lone patch sent again within
- * PW_FLOOD_CROSSPOST seconds without RESEND (a cross-post made of
- * separate messages, or a double send), info otherwise.  The message
- * is a new string (g_free).
+ * The kind of copy f describes.  A patch of a series (a counter above
+ * 1 on either side) counts only when marked RESEND or sent again with
+ * the same series within PW_FLOOD_SERIES_TWICE, unchanged: an unchanged
+ * patch in a reworked or reposted series is how series evolve.
  */
-enum pw_severity pw_resend_severity(const struct pw_resend_facts *f);
-char *pw_resend_message(const struct pw_resend_facts *f);
+enum pw_resend_kind pw_resend_kind(const struct pw_resend_facts *f);
+
+/*
+ * RESEND_IDENTICAL's severity and message (a new string, g_free) for a
+ * copy of kind k (not PW_RESEND_NONE): a warning for a lone patch sent
+ * twice without saying so (TWICE, ELSEWHERE), info otherwise.
+ */
+enum pw_severity pw_resend_severity(enum pw_resend_kind k);
+char *pw_resend_message(enum pw_resend_kind k, const struct pw_resend_facts *f);
 
 /*
  * SERIES_OVERSIZED: whether a "[PATCH number/total]" counter announces
  * a series that large, and the severity and message (a new string) for
- * the first patch of it observed, threaded or not.
+ * the first patch of it observed, threaded or not.  A stable review or
+ * AUTOSEL series (pw_flood_stable_tags) is not counted by the caller.
  */
 bool pw_oversized(bool has_counter, int total);
 enum pw_severity pw_oversized_severity(bool threaded);

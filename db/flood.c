@@ -733,13 +733,29 @@ static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
 	return s;
 }
 
-/* Members of group gid dated within [lo, hi] into *n, counting up to cap. */
+/*
+ * The postings of group gid dated within [lo, hi] into *n, counting up
+ * to cap.  A posting is a message sent on its own, or a thread: the
+ * members of one series count once when it is threaded (under a cover
+ * letter, or chained to its first patch, which counts with it), and
+ * so do the versions of a series (series of one name), so that a
+ * 68-patch series under its cover letter, or its v2, is one posting and
+ * no flood.  Unthreaded patches that the store grouped as one series by
+ * their counters ("[PATCH 14/1285]") count one by one.
+ */
 static enum pw_status count_window(struct pw_db *db, int64_t gid, int64_t lo,
 				   int64_t hi, int cap, int *n)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT count(*) FROM (SELECT 1 FROM flood_member"
-		" WHERE grp = ?1 AND date BETWEEN ?2 AND ?3 LIMIT ?4)");
+		"SELECT count(*) FROM (SELECT DISTINCT CASE"
+		"  WHEN s.id IS NOT NULL AND (fm.threaded OR EXISTS ("
+		"   SELECT 1 FROM patch p2 JOIN flood_member f2"
+		"   ON f2.message = p2.message WHERE p2.series = s.id"
+		"   AND f2.threaded)) THEN 's' || lower(s.name)"
+		"  ELSE 'm' || fm.message END"
+		" FROM flood_member fm JOIN patch p ON p.id = fm.patch"
+		" LEFT JOIN series s ON s.id = p.series"
+		" WHERE fm.grp = ?1 AND fm.date BETWEEN ?2 AND ?3 LIMIT ?4)");
 	enum pw_status s;
 	bool row;
 
@@ -762,7 +778,8 @@ struct msg_facts {
 	int64_t date;
 	int version, total;
 	bool resend;		/* "RESEND" among the subject's tags */
-	char *tags;		/* the other tags but RFC, folded and sorted */
+	char *tags;		/* the other tags, folded and sorted */
+	char *recipients;	/* To and Cc, folded and sorted */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -770,42 +787,55 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * The words of s split at sep, folded, without empty ones and without
+ * drop (may be NULL), sorted and joined with a comma: a new string.
+ * *had says whether drop was among them (had may be NULL).
+ */
+static char *fold_set(const char *s, const char *sep, const char *drop,
+		      bool *had)
+{
+	char *low = g_ascii_strdown(s, -1);
+	char **v = g_strsplit(low, sep, -1), *out;
+	size_t i, n;
+
+	for (i = n = 0; v[i]; i++) {
+		g_strstrip(v[i]);
+		if (drop && !strcmp(v[i], drop) && had)
+			*had = true;
+		if (!*v[i] || (drop && !strcmp(v[i], drop)))
+			g_free(v[i]);
+		else
+			v[n++] = v[i];
+	}
+	v[n] = NULL;
+	qsort(v, n, sizeof(*v), cmp_str);
+	out = g_strjoinv(",", v);
+	g_strfreev(v);
+	g_free(low);
+	return out;
+}
+
 /* Reads message id's facts into *f; *found says whether it exists. */
 static enum pw_status msg_facts(struct pw_db *db, int64_t id,
 				struct msg_facts *f, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT msgid, date, version, prefixes, total FROM message"
-		" WHERE id = ?1");
+		"SELECT msgid, date, version, prefixes, total,"
+		" coalesce(recipients, '') FROM message WHERE id = ?1");
 	enum pw_status s;
 
 	memset(f, 0, sizeof(*f));
 	sqlite3_bind_int64(st, 1, id);
 	s = step(db, st, found);
 	if (*found) {
-		char *low = g_ascii_strdown(col_text(st, 3), -1);
-		char **tags = g_strsplit(low, ",", -1);
-		size_t i, n;
-
 		f->msgid = g_strdup(col_text(st, 0));
 		f->date = sqlite3_column_int64(st, 1);
 		f->version = sqlite3_column_int(st, 2);
 		f->total = sqlite3_column_int(st, 4);
-		for (i = n = 0; tags[i]; i++) {
-			g_strstrip(tags[i]);
-			if (!strcmp(tags[i], "resend"))
-				f->resend = true;
-			if (!*tags[i] || !strcmp(tags[i], "resend") ||
-			    !strcmp(tags[i], "rfc"))
-				g_free(tags[i]);
-			else
-				tags[n++] = tags[i];
-		}
-		tags[n] = NULL;
-		qsort(tags, n, sizeof(*tags), cmp_str);
-		f->tags = g_strjoinv(",", tags);
-		g_strfreev(tags);
-		g_free(low);
+		/* RFC stays among the tags: an RFC made a patch is no resend. */
+		f->tags = fold_set(col_text(st, 3), ",", "resend", &f->resend);
+		f->recipients = fold_set(col_text(st, 5), "\n", NULL, NULL);
 	}
 	sqlite3_reset(st);
 	return s;
@@ -815,23 +845,61 @@ static void msg_facts_release(struct msg_facts *f)
 {
 	g_free(f->msgid);
 	g_free(f->tags);
+	g_free(f->recipients);
 }
+
+/*
+ * Whether stored message other (dated date) was filed under key, a
+ * subject or body key of the patch being observed: one lookup of the
+ * primary key.
+ */
+static enum pw_status has_key(struct pw_db *db, int64_t key, int64_t other,
+			      int64_t date, bool *found)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT 1 FROM flood_key WHERE bucket = ?1 AND key = ?2"
+		" AND date = ?3 AND message = ?4");
+	enum pw_status s;
+
+	sqlite3_bind_int64(st, 1, bucket_of(date));
+	sqlite3_bind_int64(st, 2, key);
+	sqlite3_bind_int64(st, 3, date);
+	sqlite3_bind_int64(st, 4, other);
+	s = step(db, st, found);
+	sqlite3_reset(st);
+	return s;
+}
+
+/*
+ * The subject and body keys of the patch being observed (0: it has
+ * none, and that side counts as matching), to tell whether a copy
+ * changed its description.
+ */
+struct desc_keys {
+	int64_t subject, body;
+};
 
 /*
  * Gives patch copy_patch (message copy) RESEND_IDENTICAL against the
  * earlier message orig, unless it has one, or the two differ in version
  * (an unchanged patch in a rerolled series) or in their other subject
  * tags (the same fix sent for each stable branch, "[PATCH 4.19 ...]" and
- * "[PATCH 5.1 ...]").  Its severity and text are checks/floodrules.c's.
+ * "[PATCH 5.1 ...]"; an RFC made a patch).  The observed patch is one of
+ * the two, and dk holds its keys: the other one is looked up under them.
+ * Which kind of copy it is, its severity and text are
+ * checks/floodrules.c's, which files none for most patches of series.
  */
 static enum pw_status resend_finding(struct pw_db *db, int64_t copy_patch,
-				     int64_t copy, int64_t orig)
+				     int64_t copy, int64_t orig,
+				     int64_t observed, const struct desc_keys *dk)
 {
 	const char *rule = pw_rule_at(PW_R_RESEND_IDENTICAL)->id;
 	struct pw_resend_facts rf;
 	struct msg_facts c, o;
+	enum pw_resend_kind kind;
 	enum pw_status s;
-	bool fc, fo = false, has = false;
+	bool fc, fo = false, has = false, same;
+	int64_t other, other_date;
 	char *text;
 
 	memset(&o, 0, sizeof(o));
@@ -840,17 +908,33 @@ static enum pw_status resend_finding(struct pw_db *db, int64_t copy_patch,
 		s = msg_facts(db, orig, &o, &fo);
 	if (s || !fc || !fo || c.version != o.version || strcmp(c.tags, o.tags))
 		goto out;
-	s = has_finding(db, copy_patch, rule, &has);
-	if (s || has)
-		goto out;
 	memset(&rf, 0, sizeof(rf));
 	rf.orig_msgid = o.msgid;
 	rf.orig_date = o.date;
 	rf.date = c.date;
 	rf.resend = c.resend;
 	rf.total = c.total;
-	text = pw_resend_message(&rf);
-	s = add_finding(db, copy_patch, rule, pw_resend_severity(&rf), text);
+	rf.orig_total = o.total;
+	rf.version = c.version;
+	rf.same_recipients = !strcmp(c.recipients, o.recipients);
+	other = observed == copy ? orig : copy;
+	other_date = observed == copy ? o.date : c.date;
+	rf.same_subject = rf.same_body = true;
+	if (dk->subject &&
+	    (s = has_key(db, dk->subject, other, other_date, &rf.same_subject)))
+		goto out;
+	if (dk->body && (s = has_key(db, dk->body, other, other_date, &same)))
+		goto out;
+	if (dk->body)
+		rf.same_body = same;
+	kind = pw_resend_kind(&rf);
+	if (kind == PW_RESEND_NONE)
+		goto out;
+	s = has_finding(db, copy_patch, rule, &has);
+	if (s || has)
+		goto out;
+	text = pw_resend_message(kind, &rf);
+	s = add_finding(db, copy_patch, rule, pw_resend_severity(kind), text);
 	g_free(text);
 out:
 	msg_facts_release(&c);
@@ -867,7 +951,7 @@ out:
  */
 static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 			     const struct pw_flood_params *p, int64_t key,
-			     bool *any)
+			     const struct desc_keys *dk, bool *any)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT message, date FROM flood_patch_id WHERE key = ?1"
@@ -889,7 +973,8 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 		return s;
 	if (first_date < o->mail->date ||
 	    (first_date == o->mail->date && first < o->message_id)) {
-		s = resend_finding(db, o->patch_id, o->message_id, first);
+		s = resend_finding(db, o->patch_id, o->message_id, first,
+				   o->message_id, dk);
 		orig = first;
 	} else {
 		orig = o->message_id;
@@ -911,10 +996,13 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 		g_array_append_val(later, m);
 	}
 	sqlite3_reset(st);
+	/* Compared with the new patch only when it is their original. */
 	for (i = 0; !s && i < later->len; i++) {
 		const struct mem *m = &g_array_index(later, struct mem, i);
 
-		s = resend_finding(db, m->patch, m->message, orig);
+		if (orig == o->message_id)
+			s = resend_finding(db, m->patch, m->message, orig,
+					   o->message_id, dk);
 	}
 	g_array_unref(later);
 	return s;
@@ -931,8 +1019,11 @@ static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o,
 	enum pw_status s;
 	char *text;
 
+	/* Stable review and AUTOSEL series are as large as the stable
+	 * process makes them: no one to tell to split them. */
 	if (!pw_oversized(t->has_counter, t->total) || o->series_id <= 0 ||
-	    !rule_on(p, PW_R_SERIES_OVERSIZED))
+	    !rule_on(p, PW_R_SERIES_OVERSIZED) ||
+	    pw_flood_stable_tags(t->prefixes))
 		return PW_OK;
 	st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_oversized(series, message)"
 			" VALUES (?1, ?2)");
@@ -1099,6 +1190,7 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	int64_t window = p->window > 0 ? p->window : 0;
 	sqlite3_stmt *st;
 	enum pw_status s = PW_OK;
+	struct desc_keys dk;
 	struct grp g;
 	int nfound = 0, k, i, b, nkeys = 0, n;
 
@@ -1112,8 +1204,10 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	if (nkeys == 0)
 		return PW_OK;
 	s = filter_start(db, f);
+	dk.subject = have[K_SUBJECT] ? keys[K_SUBJECT] : 0;
+	dk.body = have[K_BODY] ? keys[K_BODY] : 0;
 	if (!s && have[K_PATCH_ID])
-		s = resend(db, o, p, keys[K_PATCH_ID], &any_copy);
+		s = resend(db, o, p, keys[K_PATCH_ID], &dk, &any_copy);
 	if (s)
 		return s;
 	lo = o->mail->date - window;
@@ -1255,8 +1349,12 @@ enum pw_status pw_db_flood_observe(struct pw_db *db,
 	s = pw_db_begin(db);
 	if (s)
 		return s;
-	s = oversized(db, o, p);
-	if (!s && o->fp && o->mail->from_addr && *o->mail->from_addr && o->patch_id > 0)
+	/* Mail a machine sent is stored, never counted against a person:
+	 * it is no member of a group, no copy, no original. */
+	if (!o->mail->automated)
+		s = oversized(db, o, p);
+	if (!s && !o->mail->automated && o->fp && o->mail->from_addr &&
+	    *o->mail->from_addr && o->patch_id > 0)
 		s = group(db, filter, o, p, flood_id);
 	if (s) {
 		pw_db_rollback(db);

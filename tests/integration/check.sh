@@ -69,7 +69,8 @@ done
 contains "PERM_UNCOMMON is off by default" "$(grep PERM_UNCOMMON <<<"$rules")" " off "
 # The rules about a patch's company are in the same table.
 contains "--list-rules lists FLOOD, an error" "$(grep '^FLOOD ' <<<"$rules")" " error "
-for id in FLOOD_SERIES RESEND_IDENTICAL SERIES_OVERSIZED; do
+contains "--list-rules lists FLOOD_SERIES, info" "$(grep '^FLOOD_SERIES ' <<<"$rules")" " info "
+for id in RESEND_IDENTICAL SERIES_OVERSIZED; do
 	contains "--list-rules lists $id, a warning" "$(grep "^$id " <<<"$rules")" " warning "
 done
 "$PW" check --disable FLOOD,FLOOD_SERIES --disable RESEND_IDENTICAL,SERIES_OVERSIZED \

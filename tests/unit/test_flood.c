@@ -4,7 +4,8 @@
  * most key lookups from memory, and must
  * still find every key the table holds: keys another connection filed,
  * its own keys in a week it read before, weeks it dropped, and none of
- * a transaction rolled back.
+ * a transaction rolled back.  And mail a machine sent (pw_mail.automated)
+ * is never counted against a person.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "db/db.h"
 #include "db/flood.h"
@@ -24,6 +26,10 @@
 
 static struct pw_flood_params params = { 2, 3 * 24 * 3600, NULL };
 static int serial;
+/* What the next patches filed carry: why a machine sent them (NULL: a
+ * person did), and their patch-id (NULL: each its own). */
+static const char *automated;
+static const char *patch_id;
 
 /* Each connection's bulk-load filter, owned by the test as ingest owns
  * its own. */
@@ -62,7 +68,10 @@ static int64_t file_as(struct pw_db *db, const char *author,
 		 body ? 0 : serial);
 	snprintf(fp.shape, sizeof(fp.shape), "%s%d", shape ? shape : "shape-",
 		 shape ? 0 : serial);
-	snprintf(fp.patch_id, sizeof(fp.patch_id), "pid-%d", serial);
+	if (patch_id)
+		snprintf(fp.patch_id, sizeof(fp.patch_id), "%s", patch_id);
+	else
+		snprintf(fp.patch_id, sizeof(fp.patch_id), "pid-%d", serial);
 	snprintf(msgid, sizeof(msgid), "m%d@example.org", serial);
 	memset(&m, 0, sizeof(m));
 	m.msgid = msgid;
@@ -71,6 +80,7 @@ static int64_t file_as(struct pw_db *db, const char *author,
 	m.sender_addr = (char *)sender;
 	m.subject = m.subject_clean = (char *)"a patch";
 	m.date = date;
+	m.automated = (char *)automated;
 	memset(&o, 0, sizeof(o));
 	o.mail = &m;
 	o.fp = &fp;
@@ -146,6 +156,7 @@ static int teardown(void **state)
 	int rc;
 
 	params.window = 3 * 24 * 3600;	/* long_window changes it */
+	automated = patch_id = NULL;	/* automated_mail sets them */
 	pw_db_flood_filter_free(filters[0]);
 	pw_db_flood_filter_free(filters[1]);
 	filters[0] = filters[1] = NULL;
@@ -263,6 +274,57 @@ static void by_sender(void **state)
 				 BASE + 8100, "one-author", NULL, NULL, false), 0);
 }
 
+/* The findings of rule stored in the store at path. */
+static int findings(const char *path, const char *rule)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int n = -1;
+
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT count(*) FROM finding"
+					    " WHERE rule = ?1", -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(st, 1, rule, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+/*
+ * Mail a machine sent (stable's "FAILED: patch ... failed to apply"
+ * notices, one per tree; AUTOSEL posts of one commit) is stored but
+ * never counted against a person: no member of a flood, no copy and no
+ * original of a resend, whoever its in-body From: names.
+ */
+static void automated_mail(void **state)
+{
+	struct store *st = *state;
+	int i;
+
+	automated = "automated sender stable@vger.kernel.org";
+	patch_id = "pid-same";
+	for (i = 0; i < 4; i++)
+		assert_int_equal(file(st->a, BASE + 600 * i, "failed", "body",
+				      NULL, false), 0);
+	assert_int_equal(findings(st->path, "RESEND_IDENTICAL"), 0);
+	assert_int_equal(findings(st->path, "FLOOD"), 0);
+	/* A person's patch of the same change is no copy of the notices,
+	 * nor the second patch of a flood. */
+	automated = NULL;
+	assert_int_equal(file(st->a, BASE + 3000, "failed", "body", NULL,
+			      false), 0);
+	assert_int_equal(findings(st->path, "RESEND_IDENTICAL"), 0);
+	/* The same person again: now a copy, and (count 2) a flood. */
+	assert_int_not_equal(file(st->a, BASE + 3600, "failed", "body", NULL,
+				  false), 0);
+	assert_int_equal(findings(st->path, "RESEND_IDENTICAL"), 1);
+	assert_int_equal(findings(st->path, "FLOOD"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +333,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rolled_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(long_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(by_sender, setup, teardown),
+		cmocka_unit_test_setup_teardown(automated_mail, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -491,12 +491,17 @@ static void switches(void **state)
 /* The flood rules: which rule and severity the facts make, and the words. */
 static void flood_wording(void **state)
 {
-	struct pw_resend_facts rf = { "a@example.org", 1767225600,
-				      1767225600 + 3600, false, 0 };
+	struct pw_resend_facts rf = { .orig_msgid = "a@example.org",
+				      .orig_date = 1767225600,
+				      .date = 1767225600 + 3600,
+				      .version = 1, .same_subject = true,
+				      .same_body = true,
+				      .same_recipients = true };
 	char *t;
 
 	(void)state;
-	/* Most under a cover letter: FLOOD_SERIES, a warning from 100. */
+	/* Most under cover letters: FLOOD_SERIES, info whatever its size
+	 * (separate series, each under its cover letter). */
 	assert_int_equal(pw_flood_rank(20, 20, 11), PW_FLOOD_RANK_SERIES);
 	assert_int_equal(pw_flood_rank(100, 100, 51), PW_FLOOD_RANK_TREEWIDE);
 	assert_int_equal(pw_flood_rank(20, 11, 0), PW_FLOOD_RANK_CHAINED);
@@ -504,31 +509,68 @@ static void flood_wording(void **state)
 	assert_int_equal(pw_flood_rule(PW_FLOOD_RANK_TREEWIDE), PW_R_FLOOD_SERIES);
 	assert_int_equal(pw_flood_rule(PW_FLOOD_RANK_CHAINED), PW_R_FLOOD);
 	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_SERIES), PW_SEV_INFO);
-	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_TREEWIDE), PW_SEV_WARNING);
+	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_TREEWIDE), PW_SEV_INFO);
 	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_CHAINED), PW_SEV_WARNING);
 	assert_int_equal(pw_flood_severity(PW_FLOOD_RANK_SEPARATE), PW_SEV_ERROR);
 	t = pw_flood_message(PW_FLOOD_RANK_SEPARATE, "b@example.org", 7);
 	assert_non_null(strstr(t, "from b@example.org, each sent on its own"));
 	assert_non_null(strstr(t, "(flood 7)"));
 	g_free(t);
-
-	/* A lone copy an hour later is a double send; marked RESEND, info. */
-	assert_int_equal(pw_resend_severity(&rf), PW_SEV_WARNING);
-	t = pw_resend_message(&rf);
-	assert_string_equal(t, "the same change (patch-id) as <a@example.org> of"
-			    " 2026-01-01, sent again under another Message-ID:"
-			    " one message with every list in Cc reaches them all"
-			    " as one");
+	t = pw_flood_message(PW_FLOOD_RANK_SERIES, "b@example.org", 7);
+	assert_non_null(strstr(t, "many separate series"));
 	g_free(t);
+
+	/* A lone copy an hour later, to the same people: sent twice. */
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_TWICE);
+	assert_int_equal(pw_resend_severity(PW_RESEND_TWICE), PW_SEV_WARNING);
+	t = pw_resend_message(PW_RESEND_TWICE, &rf);
+	assert_string_equal(t, "sent twice: the same patch as <a@example.org>"
+			    " went to the same recipients 60 minutes earlier"
+			    " under another Message-ID; say which copy to"
+			    " review, so that replies go to one");
+	g_free(t);
+	/* To others: a cross-post made of separate copies. */
+	rf.same_recipients = false;
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_ELSEWHERE);
+	t = pw_resend_message(PW_RESEND_ELSEWHERE, &rf);
+	assert_non_null(strstr(t, "to other recipients"));
+	assert_non_null(strstr(t, "one message with all of them in To and Cc"));
+	g_free(t);
+	rf.same_recipients = true;
+	/* Marked RESEND: announced, info. */
 	rf.resend = true;
-	assert_int_equal(pw_resend_severity(&rf), PW_SEV_INFO);
-	t = pw_resend_message(&rf);
-	assert_string_equal(t, "resends the same change (patch-id) as"
-			    " <a@example.org> of 2026-01-01");
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_MARKED);
+	assert_int_equal(pw_resend_severity(PW_RESEND_MARKED), PW_SEV_INFO);
+	t = pw_resend_message(PW_RESEND_MARKED, &rf);
+	assert_string_equal(t, "resends (marked RESEND) the change of"
+			    " <a@example.org> of 2026-01-01, unchanged");
 	g_free(t);
 	rf.resend = false;
-	rf.date = rf.orig_date + PW_FLOOD_CROSSPOST;
-	assert_int_equal(pw_resend_severity(&rf), PW_SEV_INFO);
+	/* A day later, unchanged, unmarked: info. */
+	rf.date = rf.orig_date + PW_FLOOD_TWICE;
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_UNMARKED);
+	assert_int_equal(pw_resend_severity(PW_RESEND_UNMARKED), PW_SEV_INFO);
+	/* A changed description, the same version: a v2 not called so. */
+	rf.same_body = false;
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_UNVERSIONED);
+	t = pw_resend_message(PW_RESEND_UNVERSIONED, &rf);
+	assert_non_null(strstr(t, "changed commit message but the same"
+			       " version: a changed patch is a new version"
+			       " ([PATCH v2])"));
+	g_free(t);
+	rf.same_body = true;
+	/* Patches of series: only a double send with the same series. */
+	rf.total = rf.orig_total = 5;
+	rf.date = rf.orig_date + 600;
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_SERIES_TWICE);
+	assert_int_equal(pw_resend_severity(PW_RESEND_SERIES_TWICE), PW_SEV_INFO);
+	rf.date = rf.orig_date + PW_FLOOD_SERIES_TWICE;
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_NONE);
+	rf.date = rf.orig_date + 600;
+	rf.total = 4;
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_NONE);
+	rf.total = 0;
+	assert_int_equal(pw_resend_kind(&rf), PW_RESEND_NONE);
 
 	/* "[PATCH 0014/1285]": oversized, a warning unless threaded. */
 	assert_true(pw_oversized(true, 1285));
@@ -537,9 +579,20 @@ static void flood_wording(void **state)
 	assert_int_equal(pw_oversized_severity(false), PW_SEV_WARNING);
 	assert_int_equal(pw_oversized_severity(true), PW_SEV_INFO);
 	t = pw_oversized_message(14, 1285, false);
-	assert_non_null(strstr(t, "a series of 1285 patches ([PATCH 14/1285])"));
+	assert_non_null(strstr(t, "counts 1285 patches in this series"
+			       " ([PATCH 14/1285])"));
 	assert_non_null(strstr(t, "thread it under a cover letter"));
 	g_free(t);
+	/* Stable review and AUTOSEL series are the stable process's. */
+	assert_true(pw_flood_stable_tags("5.4"));
+	assert_true(pw_flood_stable_tags("AUTOSEL,5.6"));
+	assert_true(pw_flood_stable_tags("4.19.y"));
+	assert_true(pw_flood_stable_tags("net,6.1-stable"));
+	assert_false(pw_flood_stable_tags(""));
+	assert_false(pw_flood_stable_tags("net-next,RFC"));
+	assert_false(pw_flood_stable_tags("linux dev-5.15"));
+	assert_false(pw_flood_stable_tags("v2"));
+	assert_false(pw_flood_stable_tags("2"));
 }
 
 int main(void)
