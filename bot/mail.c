@@ -891,6 +891,9 @@ static void read_origin(const struct headers *h, struct pw_mail *m)
 	o.patchwork_hint = hint;
 	o.stable = stable;
 	o.list_headers = h->v[F_LIST_ID]->len || h->v[F_LIST]->len;
+	o.prefixes = m->tags.prefixes;
+	o.is_reply = m->tags.is_reply;
+	o.other_author = m->sender_addr != NULL;
 	m->automated = pw_mail_automated(&o, NULL);
 	g_free(prec);
 	g_free(hint);

@@ -431,8 +431,10 @@ enum pw_status pw_reply_policy_new_patch(struct pw_db *db,
 					 const struct pw_mail *m,
 					 int64_t flood_id, bool flood_rule_on)
 {
-	/* A list that switches FLOOD off answers its patches one by one. */
-	if (!flood_rule_on)
+	/* A list that switches FLOOD off answers its patches one by one;
+	 * mail a machine sent is never answered nor held for a flood it
+	 * takes no part in (the answer stores why). */
+	if (!flood_rule_on || m->automated)
 		return pw_reply_policy_answer(db, cfg, message_id);
 	if (flood_id)
 		return reply_flood(db, cfg, flood_id, message_id);

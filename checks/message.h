@@ -144,6 +144,11 @@ struct pw_mail_origin {
 	const char *stable;		/* X-stable, the stable team's bots' */
 	bool list_headers;		/* List-Id, X-Mailing-List, List-Post,
 					 * List-Unsubscribe or Mailing-List */
+	const char *prefixes;		/* the subject's other bracket words
+					 * (struct pw_subject_tags), or NULL */
+	bool is_reply;			/* the subject is a reply's */
+	bool other_author;		/* an in-body From: names another
+					 * author than the poster */
 };
 
 /*

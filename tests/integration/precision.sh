@@ -15,7 +15,8 @@
 # Two checks hold whatever the .expected files say: no reply is queued
 # to automated mail (the Message-IDs of automated.list: stable notices,
 # AUTOSEL, stable review patches, robots), and every reply composed is
-# under 60 lines.
+# under 60 lines; and every message of automated.list is stored as
+# automated (message.automated), every other one as a person's.
 . "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3
 dir=$TOP/tests/cases/precision
@@ -54,8 +55,13 @@ floods = query("query", "floods", "--limit", "0")
 con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
 kinds = {}
 dates = {}
-for mid, kind, date in con.execute("SELECT msgid, kind, date FROM message"):
+machine = {}
+for mid, kind, date, auto in con.execute(
+        "SELECT msgid, kind, date, automated FROM message"):
     kinds[mid] = kind
+    # Why a machine sent it, when one did: never answered, never
+    # counted against a person.
+    machine[mid] = ' automated="%s"' % auto if auto else ""
     # A date is shown only when it is wrong: none stored, or later than
     # the run (a sender's clock off by decades).
     dates[mid] = " date=unknown" if date is None else \
@@ -104,7 +110,8 @@ for msg in mailbox.mbox(path):
         reply = "none (only info findings)"
     else:
         reply = "none (findings at warning or above, yet no reply)"
-    print("%s kind=%s%s findings=%s reply=%s" % (mid, kind, dates[mid], text, reply))
+    print("%s kind=%s%s%s findings=%s reply=%s"
+          % (mid, kind, machine[mid], dates[mid], text, reply))
 for f in floods:
     print("flood %s rule=%s severity=%s size=%s claims=%s threaded=%s reported=%s"
           % (f["first_message"], f["rule"], f["severity"], f["size"],
@@ -138,6 +145,7 @@ EOF
 		sed 's/^/#   /' "$T/$name/report.err" | tail -n 5
 		continue
 	fi
+	printf '%s\n' "$got" >>"$T/all.lines"
 	if [ -n "${UPDATE:-}" ]; then
 		printf '%s\n' "$got" >"$dir/$name.expected"
 		echo "# $name updated"
@@ -180,6 +188,12 @@ answered=$(grep -vE '^#|^$' "$dir/automated.list" | while read -r mid _; do
 done)
 is "no reply is queued to automated mail ($(grep -cvE '^#|^$' "$dir/automated.list") messages)" \
 	"$answered" ""
+# The bot's judgement of who is a machine is the corpus's: each message
+# of automated.list is stored with a reason, and no other one is.
+listed=$(grep -vE '^#|^$' "$dir/automated.list" | cut -f1 | sort -u)
+marked=$(grep -E '^[^ ]+ kind=[a-z]+ automated=' "$T/all.lines" | cut -d' ' -f1 | sort -u)
+is "automated.list is what the bot stores as automated" \
+	"$(comm -3 <(printf '%s\n' "$listed") <(printf '%s\n' "$marked") | sed 's/^\t/+ /; s/^[^+]/- &/')" ""
 # A reply a list reads whole: under 60 lines of body.  This fails on the
 # code of 2026-12-04, which lists every finding of a patch.
 long=$(awk '$3 >= 60 { print $2 " (" $3 " lines)" }' "$T/replies")

@@ -187,6 +187,24 @@ static void automated(void **state)
 	judged(&o, NULL, "tree notice (patch added)");
 	o.subject = "Re: patch \"iio: fix\" added to staging-next";
 	judged(&o, NULL, NULL);
+	/* A stable review patch without X-stable (before 2023): another
+	 * author's commit under a stable tree's tag.  The poster's own
+	 * backport, or a reply to one, is a person's. */
+	o.subject = "[PATCH 4.9 45/62] hwmon: (coretemp) Check for null";
+	o.prefixes = "4.9";
+	o.other_author = true;
+	judged(&o, NULL, "stable backport (4.9) of another author's commit");
+	o.prefixes = "net,5.10.y";
+	judged(&o, NULL, "stable backport (5.10.y) of another author's commit");
+	o.prefixes = "v2";
+	judged(&o, NULL, NULL);
+	o.prefixes = "4.9";
+	o.is_reply = true;
+	judged(&o, NULL, NULL);
+	o.is_reply = false;
+	o.other_author = false;
+	judged(&o, NULL, NULL);
+	o.prefixes = NULL;
 	o.subject = "[PATCH 6.6 144/341] hwmon: (pc87360) Bounds check";
 	o.stable = "review";
 	o.patchwork_hint = "ignore";
