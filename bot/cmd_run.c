@@ -35,6 +35,7 @@
 #include "bot/cmd.h"
 #include "bot/ingest.h"
 #include "bot/log.h"
+#include "bot/report.h"
 #include "bot/reply_send.h"
 #include "bot/service.h"
 
@@ -90,6 +91,7 @@ int pw_cmd_run(int argc, char **argv)
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	struct pw_ingest_counts counts = { 0 };
+	struct pw_finding_counts fc = { 0 };
 	struct pw_ingest_opts o = { 0 };
 	struct pw_reply_send_opts so = { 0 };
 	struct pw_reply_send_stats ost = { 0 };
@@ -135,8 +137,17 @@ int pw_cmd_run(int argc, char **argv)
 	o.stdin_one = true;	/* an MTA pipes one message per run */
 	o.quiet = false;
 	o.no_floods = no_floods || !cfg->flood_detect;
+	if (pw_db_finding_tally_start(db)) {
+		pw_error("%s", pw_db_errmsg(db));
+		rc = EX_TEMPFAIL;
+		goto out;
+	}
 	rc = ingest(db, cfg, argv + 1, argc - 1, &o, &counts);
-	pw_ingest_counts_print(&counts, false);
+	if (rc != EX_TEMPFAIL && pw_db_finding_tally(db, &fc)) {
+		pw_error("%s", pw_db_errmsg(db));
+		rc = EX_TEMPFAIL;
+	}
+	pw_report_stored(stdout, NULL, &counts, &fc, false, NULL, false);
 	/*
 	 * Replies that cannot go now wait in the outbox for the next send:
 	 * they do not make the delivery fail, which an MTA piping the mail
