@@ -7,7 +7,9 @@
  * patchwarden db [--db PATH] [--config FILE] vacuum
  *
  * stats prints the stored counts as one key=value line (or one JSON
- * object), with the raw rows no message names; recheck re-runs the
+ * object): every finding in the store at each severity and those flood
+ * detection made, the messages kept as ingest errors, and the raw rows
+ * no message names; recheck re-runs the
  * current rules over stored patches, so improved rules reach old
  * history, and prints its counts the same way.  check runs SQLite's
  * integrity check on both files of the store and removes the raw rows
@@ -34,6 +36,7 @@
 #include "bot/ingest.h"
 #include "bot/log.h"
 #include "bot/printer.h"
+#include "bot/report.h"
 
 static const char usage[] =
 	"usage: patchwarden db [--db PATH] [--config FILE] COMMAND\n"
@@ -54,33 +57,47 @@ static int failed(enum pw_status s)
 		EX_TEMPFAIL : 2;
 }
 
-static void stats_print(const struct pw_db_stats *st, int64_t orphans,
+/*
+ * Every finding in the store (fc: the patch checks', and flood
+ * detection's on series, resends and floods, whenever they were made),
+ * at each severity; errors are the messages kept as ingest errors.
+ */
+static void stats_print(const struct pw_db_stats *st,
+			const struct pw_finding_counts *fc, int64_t orphans,
 			bool json)
 {
-	const struct pw_count n[] = {
+	struct pw_count n[] = {
 		{ "messages", st->messages }, { "patches", st->patches },
 		{ "series", st->series }, { "covers", st->covers },
 		{ "comments", st->comments }, { "pulls", st->pulls },
-		{ "lists", st->lists }, { "findings", st->findings },
+		{ "lists", st->lists }, { NULL, 0 }, { NULL, 0 }, { NULL, 0 },
+		{ NULL, 0 }, { NULL, 0 },
 		{ "errors", st->errors }, { "raw_orphans", orphans },
 	};
 
+	pw_report_finding_counts(fc, n + 7);
 	pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
 }
 
 static int stats(struct pw_db *db, bool json)
 {
+	struct pw_finding_counts fc;
 	struct pw_db_stats st;
 	int64_t orphans = 0;
 
 	enum pw_status s;
 
 	if ((s = pw_db_stats(db, &st)) ||
+	    (s = pw_db_finding_counts(db, &fc)) ||
 	    (s = pw_db_raw_orphans(db, false, &orphans))) {
 		pw_error("%s", pw_db_errmsg(db));
 		return failed(s);
 	}
-	stats_print(&st, orphans, json);
+	stats_print(&st, &fc, orphans, json);
+	if (st.errors)
+		pw_warn("%" G_GINT64_FORMAT " messages could not be read or"
+			" stored: \"patchwarden query errors\" lists them",
+			(gint64)st.errors);
 	if (orphans)
 		pw_warn("%s-raw: %" G_GINT64_FORMAT " raw rows that no message"
 			" names (left by an interrupted writer): \"patchwarden"

@@ -4,7 +4,9 @@
  *                    [--no-flood-detection] SOURCE...
  *
  * Stores every message of each source (mbox, Maildir, .eml, "-" for
- * stdin), checks its patch, and prints one summary line.  Exit status
+ * stdin), checks its patch, and prints one summary line: what it
+ * stored, and the findings it stored (by the patch checks and flood
+ * detection) at each severity.  Exit status
  * (README.md, "Exit status"): 0 every message stored, findings or not;
  * 1 some messages of the files could not be read or stored (each is
  * named on stderr); 0 as well when the messages that could not be read
@@ -22,6 +24,7 @@
 #include "bot/cmd.h"
 #include "bot/ingest.h"
 #include "bot/log.h"
+#include "bot/report.h"
 
 int pw_cmd_ingest(int argc, char **argv)
 {
@@ -42,6 +45,7 @@ int pw_cmd_ingest(int argc, char **argv)
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	struct pw_ingest_counts counts = { 0 };
+	struct pw_finding_counts fc = { 0 };
 	struct pw_ingest_opts o = { 0 };
 	struct pw_config *cfg = NULL;
 	struct pw_db *db = NULL;
@@ -78,8 +82,18 @@ int pw_cmd_ingest(int argc, char **argv)
 	o.progress = every;
 	/* For timing ingest with and without it (tests/bench/flood.sh). */
 	o.no_floods = no_floods || !cfg->flood_detect;
+	/* The findings it stores, the patch checks' and flood detection's. */
+	if (pw_db_finding_tally_start(db)) {
+		pw_error("%s", pw_db_errmsg(db));
+		rc = EX_TEMPFAIL;
+		goto out;
+	}
 	stored = pw_ingest_paths(db, cfg, argv + 1, argc - 1, &o, &counts);
-	pw_ingest_counts_print(&counts, json);
+	if (stored && pw_db_finding_tally(db, &fc)) {
+		pw_error("%s", pw_db_errmsg(db));
+		stored = false;
+	}
+	pw_report_stored(stdout, NULL, &counts, &fc, false, NULL, json);
 	rc = 0;
 	/*
 	 * A message that cannot be read is stored as an ingest error with

@@ -6,9 +6,11 @@
  * into series and floods, and, after a subscription's first poll,
  * answered under the reply policy (the replies wait in the outbox for
  * "outbox send" or the service).  Prints one line per source with what
- * it added.  Exit status (README.md, "Exit status"): 0 every source
- * polled, findings or not; 1 some failed (each says why, and "subscribe
- * list" keeps it); 2 usage, or a name that is no subscription; 75
+ * it added and the findings it stored.  Exit status (README.md, "Exit
+ * status"): 0 every source polled and every message stored, findings or
+ * not; 1 some failed (each says why, and "subscribe list" keeps it), or
+ * some messages could not be read or stored (kept as ingest errors:
+ * "query errors"); 2 usage, or a name that is no subscription; 75
  * (EX_TEMPFAIL) the configuration could not be read or was refused, or
  * the store could not be opened or failed.  SIGTERM or SIGINT stops it cleanly: what was read is kept.
  */
@@ -20,6 +22,7 @@
 #include "bot/cmd.h"
 #include "bot/log.h"
 #include "bot/printer.h"
+#include "bot/report.h"
 #include "bot/signals.h"
 #include "bot/subscription.h"
 
@@ -57,35 +60,11 @@ static bool choose(GPtrArray *subs, char **names, int n)
 }
 
 void pw_poll_print(const struct pw_subscription *s,
-		   const struct pw_ingest_counts *c, const char *error, bool json)
+		   const struct pw_ingest_counts *c,
+		   const struct pw_finding_counts *fc, const char *error,
+		   bool json)
 {
-	const struct pw_count n[] = {
-		{ "messages", c->messages }, { "patches", c->patches },
-		{ "covers", c->covers }, { "comments", c->comments },
-		{ "pulls", c->pulls }, { "others", c->others },
-		{ "duplicates", c->duplicates }, { "removed", c->removed },
-		{ "errors", c->errors }, { "findings", c->findings },
-	};
-
-	if (json) {
-		struct pw_printer *p = pw_printer_new(PW_FORMAT_JSON, stdout, NULL,
-						      PW_PRINTER_COMPACT);
-		size_t i;
-
-		pw_print_begin_map(p);
-		pw_print_str_at(p, "name", s->name);
-		for (i = 0; i < G_N_ELEMENTS(n); i++)
-			pw_print_int_at(p, n[i].name, n[i].value);
-		pw_print_str_at(p, "error", error);
-		pw_print_end(p);
-		pw_printer_free(p);
-		return;
-	}
-	printf("%s: ", s->name);
-	fflush(stdout);
-	pw_print_counts(n, G_N_ELEMENTS(n), false, stdout);
-	if (error)
-		printf("%s: failed: %s\n", s->name, error);
+	pw_report_stored(stdout, s->name, c, fc, true, error, json);
 }
 
 int pw_cmd_poll(int argc, char **argv)
@@ -132,6 +111,7 @@ int pw_cmd_poll(int argc, char **argv)
 	for (i = 0; i < subs->len && !pw_stop_requested; i++) {
 		struct pw_subscription *s = subs->pdata[i];
 		struct pw_ingest_counts c = { 0 };
+		struct pw_finding_counts fc = { 0 };
 		char *err = NULL;
 		enum pw_status st;
 
@@ -149,9 +129,35 @@ int pw_cmd_poll(int argc, char **argv)
 			pw_subscription_release(&cur);
 			continue;
 		}
+		/* The findings this poll stores, whoever makes them: the
+		 * patch checks on its new patches, flood detection on them
+		 * and on the earlier patches of a flood they grow. */
+		if (pw_db_finding_tally_start(db)) {
+			pw_error("%s", pw_db_errmsg(db));
+			pw_subscription_release(&cur);
+			rc = EX_TEMPFAIL;
+			break;
+		}
 		st = pw_subscription_poll(db, cfg, &cur, &pw_stop_requested, &c, &err);
-		pw_poll_print(&cur, &c, st ? (err ? err : pw_status_str(st)) : NULL,
+		if (st != PW_ERR_DB && st != PW_ERR_TRANSIENT &&
+		    pw_db_finding_tally(db, &fc)) {
+			pw_error("%s", pw_db_errmsg(db));
+			st = PW_ERR_DB;
+		}
+		pw_poll_print(&cur, &c, &fc,
+			      st ? (err ? err : pw_status_str(st)) : NULL,
 			      f == PW_FORMAT_JSON);
+		/* Messages it could not read are stored as ingest errors
+		 * and passed over, as ingest does with a file's: the poll
+		 * went on, but it did not store everything ("query errors"
+		 * lists them). */
+		if (c.errors && !st) {
+			fprintf(stderr, "patchwarden poll: %s: %" G_GINT64_FORMAT
+				" messages could not be read or stored; 'patchwarden"
+				" query errors' lists them\n", cur.name,
+				(gint64)c.errors);
+			rc = rc ? rc : 1;
+		}
 		pw_subscription_release(&cur);
 		g_free(err);
 		if (st == PW_ERR_DB || st == PW_ERR_TRANSIENT) {

@@ -4,7 +4,8 @@
  * patchwarden query ... message MSGID [--format text|json]
  *
  * Reads the stored history without changing it.  KIND is series,
- * patches, findings, floods, senders or stats; the filters (bot/report.h)
+ * patches, findings, floods, senders, stats or errors (the messages that
+ * could not be read or stored, with where and why); the filters (bot/report.h)
  * are the query parameters of the dashboard's /api/KIND under the same
  * names.  Text is one line per row for people; json is one array of
  * objects for programs; csv is a header line and one line per row (RFC
@@ -30,7 +31,7 @@
 
 static const char usage_text[] =
 	"usage: patchwarden query [--db PATH] [--config FILE] KIND [filters] [--format text|json|csv]\n"
-	"  KIND: series, patches, findings, floods, senders, stats; or message MSGID\n"
+	"  KIND: series, patches, findings, floods, senders, stats, errors; or message MSGID\n"
 	"  filters: --list NAME --from ADDR --since WHEN --until WHEN --rule ID\n"
 	"           --severity LEVEL --path GLOB --version N --has-findings yes|no\n"
 	"           --state complete|incomplete|flood --series ID --per day|week\n"
@@ -129,7 +130,7 @@ int pw_cmd_query(int argc, char **argv)
 		{ "since", 0, 0, G_OPTION_ARG_STRING, &vals[2], "only what is dated since (YYYY-MM-DD, @unix, 7d, 12h)", "WHEN" },
 		{ "until", 0, 0, G_OPTION_ARG_STRING, &vals[3], "only what is dated before", "WHEN" },
 		{ "rule", 0, 0, G_OPTION_ARG_STRING, &vals[4], "only this rule ID (any case)", "ID" },
-		{ "severity", 0, 0, G_OPTION_ARG_STRING, &vals[5], "findings: at least this severe (info, warning, error)", "LEVEL" },
+		{ "severity", 0, 0, G_OPTION_ARG_STRING, &vals[5], "findings, stats: the least severe shown: error, warning (default) or info (every finding)", "LEVEL" },
 		{ "path", 0, 0, G_OPTION_ARG_STRING, &vals[6], "findings: in files matching this glob", "GLOB" },
 		{ "version", 0, 0, G_OPTION_ARG_STRING, &vals[7], "series, patches: only this version", "N" },
 		{ "has-findings", 0, 0, G_OPTION_ARG_STRING, &vals[8], "series, patches, senders: with findings (yes) or without (no)", "yes|no" },

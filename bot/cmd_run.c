@@ -5,13 +5,16 @@
  * until SIGTERM or SIGINT.
  *
  * patchwarden run [--config FILE] [--db PATH] [--list NAME]
- *                 [--no-flood-detection] SOURCE...
+ *                 [--threads N] [--no-flood-detection] SOURCE...
  *
  * The bot's main job on what it is handed: every message of the sources
  * (mbox, Maildir, .eml, or "-", one message from an MTA pipe) is taken
  * as just arrived: stored, checked, filed into its series and flood, and
  * answered under the reply policy; then every reply that is due is sent
- * (to the dry-run mbox while no SMTP server is configured).  Exit status
+ * (to the dry-run mbox while no SMTP server is configured).  --threads
+ * sets the parser threads as for ingest: the messages are still stored,
+ * filed and answered one by one in source order, so that the threads
+ * change the time it takes, never what is stored or who is answered.  Exit status
  * (README.md, "Exit status"): 0 every message stored, findings or not,
  * and from "-" also when the message could not be read (too large,
  * not mail, over a limit): it is stored as an ingest error with its
@@ -32,6 +35,7 @@
 #include "bot/cmd.h"
 #include "bot/ingest.h"
 #include "bot/log.h"
+#include "bot/report.h"
 #include "bot/reply_send.h"
 #include "bot/service.h"
 
@@ -76,16 +80,18 @@ static int ingest(struct pw_db *db, const struct pw_config *cfg,
 
 int pw_cmd_run(int argc, char **argv)
 {
-	char *db_path = NULL, *config = NULL, *list = NULL;
+	char *db_path = NULL, *config = NULL, *list = NULL, *threads = NULL;
 	gboolean no_floods = FALSE;
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file (default: [core] db, else patchwarden.db)", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
 		{ "list", 'l', 0, G_OPTION_ARG_STRING, &list, "file every message under this list (default: its List-Id)", "NAME" },
+		{ "threads", 0, 0, G_OPTION_ARG_STRING, &threads, "with SOURCEs: parser threads, 1 to 256 (default: one per core)", "N" },
 		{ "no-flood-detection", 0, 0, G_OPTION_ARG_NONE, &no_floods, "with SOURCEs: no fingerprints, no flood detection", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	struct pw_ingest_counts counts = { 0 };
+	struct pw_finding_counts fc = { 0 };
 	struct pw_ingest_opts o = { 0 };
 	struct pw_reply_send_opts so = { 0 };
 	struct pw_reply_send_stats ost = { 0 };
@@ -102,14 +108,16 @@ int pw_cmd_run(int argc, char **argv)
 				" subscription has its own (subscribe add --list)\n");
 			goto out;
 		}
-		if (no_floods) {
-			fprintf(stderr, "patchwarden run: --no-flood-detection is"
-				" for SOURCEs\n");
+		if (no_floods || threads) {
+			fprintf(stderr, "patchwarden run: --%s is for SOURCEs\n",
+				threads ? "threads" : "no-flood-detection");
 			goto out;
 		}
 		rc = pw_service_run(config, db_path);
 		goto out;
 	}
+	if (!pw_cli_threads("run", threads, &o.threads))
+		goto out;
 	/* A file named that is not there is the caller's mistake, said
 	 * before anything is stored. */
 	if (!pw_cli_inputs_ok("run", argv + 1, argc - 1))
@@ -129,8 +137,17 @@ int pw_cmd_run(int argc, char **argv)
 	o.stdin_one = true;	/* an MTA pipes one message per run */
 	o.quiet = false;
 	o.no_floods = no_floods || !cfg->flood_detect;
+	if (pw_db_finding_tally_start(db)) {
+		pw_error("%s", pw_db_errmsg(db));
+		rc = EX_TEMPFAIL;
+		goto out;
+	}
 	rc = ingest(db, cfg, argv + 1, argc - 1, &o, &counts);
-	pw_ingest_counts_print(&counts, false);
+	if (rc != EX_TEMPFAIL && pw_db_finding_tally(db, &fc)) {
+		pw_error("%s", pw_db_errmsg(db));
+		rc = EX_TEMPFAIL;
+	}
+	pw_report_stored(stdout, NULL, &counts, &fc, false, NULL, false);
 	/*
 	 * Replies that cannot go now wait in the outbox for the next send:
 	 * they do not make the delivery fail, which an MTA piping the mail
@@ -150,5 +167,6 @@ out:
 	g_free(db_path);
 	g_free(config);
 	g_free(list);
+	g_free(threads);
 	return rc;
 }

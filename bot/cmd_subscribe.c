@@ -26,16 +26,6 @@
 
 #define DEFAULT_INTERVAL 300	/* seconds */
 
-/* "ok", "paused", "failing", or "new" before its first poll. */
-static const char *state_of(const struct pw_subscription *s)
-{
-	if (s->paused)
-		return "paused";
-	if (s->failures)
-		return "failing";
-	return s->last_poll ? "ok" : "new";
-}
-
 /* A time, or null for never (0). */
 static void time_at(struct pw_printer *p, const char *key, int64_t t)
 {
@@ -55,12 +45,13 @@ static void sub_print(struct pw_printer *p, const struct pw_subscription *s)
 	pw_print_str_at(p, "kind", s->kind);
 	pw_print_str_at(p, "url", s->url);
 	pw_print_str_at(p, "list", s->list);
-	pw_print_str_at(p, "state", state_of(s));
+	pw_print_str_at(p, "state", pw_subscription_state(s));
 	pw_print_int_at(p, "interval", s->interval);
 	pw_print_str_at(p, "every", iv);
 	pw_print_bool_at(p, "paused", s->paused);
 	pw_print_bool_at(p, "backfilled", s->backfilled);
 	pw_print_int_at(p, "messages", s->messages);
+	pw_print_int_at(p, "unreadable", s->unreadable);
 	time_at(p, "last_poll", s->last_poll);
 	time_at(p, "last_ok", s->last_ok);
 	time_at(p, "next_poll", s->next_poll);
@@ -82,7 +73,8 @@ static int list(struct pw_db *db, enum pw_format f)
 	}
 	p = pw_printer_new(f, stdout,
 			   "%(name:-16) %(kind:-12) %(state:-8) every %(every:-7)"
-			   " %(messages) messages, last poll %(if:last_poll)"
+			   " %(messages) messages%(if:unreadable), %(unreadable)"
+			   " unreadable ('query errors')%(end), last poll %(if:last_poll)"
 			   "%(last_poll)%(else)never%(end)\n"
 			   "  %(url)%(if:list) (list %(list))%(end)\n"
 			   "%(if:last_error)  last error (%(failures) in a row):"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bot/cli.h"
+#include "bot/ingest.h"
 #include "bot/report.h"
 #include "checks/rules.h"
 #include "db/flood.h"
@@ -17,6 +18,7 @@ static const char *const kind_names[] = {
 	[PW_REPORT_FLOODS] = "floods",
 	[PW_REPORT_SENDERS] = "senders",
 	[PW_REPORT_STATS] = "stats",
+	[PW_REPORT_ERRORS] = "errors",
 };
 
 /* The filters each kind takes, space-separated. */
@@ -30,7 +32,9 @@ static const char *const kind_keys[] = {
 	[PW_REPORT_FLOODS] = "list from since until message order limit offset",
 	[PW_REPORT_SENDERS] = "list from since until has-findings rule limit"
 		" offset",
-	[PW_REPORT_STATS] = "list from since until per order limit offset",
+	[PW_REPORT_STATS] = "list from since until severity per order limit"
+		" offset",
+	[PW_REPORT_ERRORS] = "list since until order limit offset",
 };
 
 /* Most rows to skip: a page number past this is a mistake. */
@@ -48,11 +52,13 @@ struct pw_report *pw_report_new(const char *kind, int64_t limit,
 			break;
 	if (i == G_N_ELEMENTS(kind_names)) {
 		*err = g_strdup("not a report: series, patches, findings,"
-				" floods, senders or stats");
+				" floods, senders, stats or errors");
 		return NULL;
 	}
 	r = g_new0(struct pw_report, 1);
 	r->kind = i;
+	if (r->kind == PW_REPORT_FINDINGS || r->kind == PW_REPORT_STATS)
+		r->f.min_severity = PW_REPORT_MIN_SEVERITY;
 	r->f.limit = limit;
 	r->f.newest_first = newest_first;
 	r->max_limit = max_limit;
@@ -418,6 +424,20 @@ static void stat_print(struct pw_printer *p, const struct pw_query_stat *q)
 	pw_print_end(p);
 }
 
+static void error_print(struct pw_printer *p, const struct pw_query_error *q)
+{
+	pw_print_begin_record(p);
+	pw_print_int_at(p, "id", q->id);
+	pw_print_time_at(p, "at", q->at);
+	pw_print_str_at(p, "subscription", q->subscription);
+	pw_print_str_at(p, "source", q->source);
+	pw_print_str_at(p, "location", q->location);
+	pw_print_str_at(p, "msgid", q->msgid);
+	pw_print_str_at(p, "error", q->error);
+	pw_print_int_at(p, "kept", q->kept);
+	pw_print_end(p);
+}
+
 /* Prints one row of a kind read as a GPtrArray. */
 static void row_print(struct pw_printer *p, enum pw_report_kind kind,
 		      gconstpointer row)
@@ -437,6 +457,9 @@ static void row_print(struct pw_printer *p, enum pw_report_kind kind,
 		break;
 	case PW_REPORT_STATS:
 		stat_print(p, row);
+		break;
+	case PW_REPORT_ERRORS:
+		error_print(p, row);
 		break;
 	case PW_REPORT_FLOODS:
 		break;
@@ -614,6 +637,9 @@ enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 	case PW_REPORT_SENDERS:
 		s = pw_db_query_senders(db, &f, &a);
 		break;
+	case PW_REPORT_ERRORS:
+		s = pw_db_query_errors(db, &f, &a);
+		break;
 	default:
 		s = pw_db_query_stats(db, &f, &a);
 		break;
@@ -744,6 +770,61 @@ void pw_report_outbox_row(struct pw_printer *p, const struct pw_outbox_row *r)
 	g_strfreev(rcpt);
 }
 
+/* ---- what a run stored ---- */
+
+void pw_report_finding_counts(const struct pw_finding_counts *fc,
+			      struct pw_count n[5])
+{
+	n[0] = (struct pw_count){ "findings", fc->findings };
+	n[1] = (struct pw_count){ "findings_error", fc->severity[PW_SEV_ERROR] };
+	n[2] = (struct pw_count){ "findings_warning", fc->severity[PW_SEV_WARNING] };
+	n[3] = (struct pw_count){ "findings_info", fc->severity[PW_SEV_INFO] };
+	n[4] = (struct pw_count){ "findings_flood", fc->flood };
+}
+
+void pw_report_stored(FILE *out, const char *name,
+		      const struct pw_ingest_counts *c,
+		      const struct pw_finding_counts *fc, bool removed,
+		      const char *error, bool json)
+{
+	struct pw_count n[16];
+	struct pw_printer *p;
+	size_t k = 0, i;
+
+	n[k++] = (struct pw_count){ "messages", c->messages };
+	n[k++] = (struct pw_count){ "patches", c->patches };
+	n[k++] = (struct pw_count){ "covers", c->covers };
+	n[k++] = (struct pw_count){ "comments", c->comments };
+	n[k++] = (struct pw_count){ "pulls", c->pulls };
+	n[k++] = (struct pw_count){ "others", c->others };
+	n[k++] = (struct pw_count){ "duplicates", c->duplicates };
+	if (removed)
+		n[k++] = (struct pw_count){ "removed", c->removed };
+	n[k++] = (struct pw_count){ "errors", c->errors };
+	pw_report_finding_counts(fc, n + k);
+	k += 5;
+	if (!json) {
+		if (name)
+			fprintf(out, "%s: ", name);
+		fflush(out);
+		pw_print_counts(n, k, false, out);
+		if (error)
+			fprintf(out, "%s: failed: %s\n", name ? name : "", error);
+		fflush(out);
+		return;
+	}
+	p = pw_printer_new(PW_FORMAT_JSON, out, NULL, PW_PRINTER_COMPACT);
+	pw_print_begin_map(p);
+	if (name)
+		pw_print_str_at(p, "name", name);
+	for (i = 0; i < k; i++)
+		pw_print_int_at(p, n[i].name, n[i].value);
+	if (name)
+		pw_print_str_at(p, "error", error);
+	pw_print_end(p);
+	pw_printer_free(p);
+}
+
 /* ---- layouts ---- */
 
 static const char *const text_layouts[] = {
@@ -770,6 +851,9 @@ static const char *const text_layouts[] = {
 	[PW_REPORT_STATS] =
 		"%(period) %(if:list)%(list)%(else)-%(end) messages=%(messages)"
 		" patches=%(patches) findings=%(findings)%(if:rules) %(rules)%(end)\n",
+	[PW_REPORT_ERRORS] =
+		"%(at) %(location)%(if:msgid) <%(msgid)>%(end): %(error)\n"
+		"  from %(source)%(if:kept) (%(kept) bytes kept)%(end)\n",
 };
 
 const char *pw_report_layout(enum pw_report_kind kind)
@@ -813,6 +897,10 @@ static const char *const html_rows[] = {
 		"<tr><td>%(period)</td><td>%(list)</td><td class=\"n\">%(messages)</td>"
 		"<td class=\"n\">%(patches)</td><td class=\"n\">%(findings)</td>"
 		"<td>%(rules)</td></tr>\n",
+	[PW_REPORT_ERRORS] =
+		"<tr><td>%(at)</td><td>%(subscription)</td><td><code>%(source)</code></td>"
+		"<td><code>%(location)</code></td><td>%(if:msgid)<code>%(msgid)</code>%(end)</td>"
+		"<td>%(error)</td><td class=\"n\">%(kept)</td></tr>\n",
 };
 
 static const char *const html_heads[] = {
@@ -829,6 +917,8 @@ static const char *const html_heads[] = {
 		"<th>findings</th><th>floods</th><th>last seen</th></tr>\n",
 	[PW_REPORT_STATS] = "<tr><th>period</th><th>list</th><th>messages</th>"
 		"<th>patches</th><th>findings</th><th>by rule</th></tr>\n",
+	[PW_REPORT_ERRORS] = "<tr><th>when</th><th>subscription</th><th>source</th>"
+		"<th>where</th><th>Message-ID</th><th>why</th><th>bytes kept</th></tr>\n",
 };
 
 const char *pw_report_html_row(enum pw_report_kind kind)

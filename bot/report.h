@@ -22,7 +22,17 @@ enum pw_report_kind {
 	PW_REPORT_FLOODS,
 	PW_REPORT_SENDERS,
 	PW_REPORT_STATS,
+	PW_REPORT_ERRORS,	/* messages that could not be read or stored */
 };
+
+/*
+ * The least severe findings shown unless asked otherwise (severity=info,
+ * --severity info, shows every finding): info findings, most of them
+ * flood detection's notes on large series and resends, are hidden by
+ * default from the findings and stats reports, the overview, and the
+ * findings listed on a message's and a series' pages.
+ */
+#define PW_REPORT_MIN_SEVERITY PW_SEV_WARNING
 
 /* One report asked for: its kind and its filters (owned copies). */
 struct pw_report {
@@ -35,7 +45,7 @@ struct pw_report {
 
 /*
  * A new report of the kind named (series, patches, findings, floods,
- * senders, stats) with the defaults of a front end: rows per page
+ * senders, stats, errors) with the defaults of a front end: rows per page
  * (limit, 0: all), the largest limit a caller may ask, and the order.
  * NULL with a reason in *err (new) for an unknown kind.
  */
@@ -74,6 +84,25 @@ struct pw_outbox_row;
  * Unix times.
  */
 void pw_report_outbox_row(struct pw_printer *p, const struct pw_outbox_row *r);
+
+struct pw_ingest_counts;
+
+/*
+ * Prints what one ingest, run or poll stored: c, then the findings it
+ * stored (fc: the patch checks' and flood detection's), as one line
+ * "[NAME: ]messages=N ... errors=N findings=N findings_error=N
+ * findings_warning=N findings_info=N findings_flood=N" or, with json,
+ * one object.  name (a subscription), the "removed" count (polls) and
+ * error (a poll that failed: a second line in text) appear when given.
+ */
+void pw_report_stored(FILE *out, const char *name,
+		      const struct pw_ingest_counts *c,
+		      const struct pw_finding_counts *fc, bool removed,
+		      const char *error, bool json);
+
+/* The findings_* keys of fc into n[0..4] (for pw_print_counts). */
+void pw_report_finding_counts(const struct pw_finding_counts *fc,
+			      struct pw_count n[5]);
 
 /* The text layout of the kind's rows (PW_FORMAT_TEXT). */
 const char *pw_report_layout(enum pw_report_kind kind);

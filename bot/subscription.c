@@ -114,6 +114,15 @@ bool pw_duration_parse(const char *s, int64_t *seconds)
 	return true;
 }
 
+const char *pw_subscription_state(const struct pw_subscription *sub)
+{
+	if (sub->paused)
+		return "paused";
+	if (sub->failures)
+		return "failing";
+	return sub->last_poll ? "ok" : "new";
+}
+
 int64_t pw_subscription_backoff(const struct pw_subscription *sub, int failures)
 {
 	int64_t d = 30;

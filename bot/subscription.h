@@ -14,6 +14,7 @@
 
 #include "bot/config.h"
 #include "bot/ingest.h"
+#include "db/query.h"
 #include "db/subscription.h"
 
 /*
@@ -47,11 +48,22 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 				    struct pw_ingest_counts *counts, char **err);
 
 /*
- * Prints what a poll of s added (c), and its error when it failed, as
- * one line "NAME: messages=N ..." or one JSON object.
+ * Prints what a poll of s added (c), the findings it stored (fc), and
+ * its error when it failed, as one line "NAME: messages=N ..." or one
+ * JSON object (pw_report_stored()).
  */
 void pw_poll_print(const struct pw_subscription *s,
-		   const struct pw_ingest_counts *c, const char *error, bool json);
+		   const struct pw_ingest_counts *c,
+		   const struct pw_finding_counts *fc, const char *error,
+		   bool json);
+
+/*
+ * The state of sub as "subscribe list" and the dashboard show it:
+ * "paused", "failing" (its last poll failed), "ok", or "new" before its
+ * first poll.  An ok subscription may have met messages it could not
+ * read (sub->unreadable): its polls went on past them.
+ */
+const char *pw_subscription_state(const struct pw_subscription *sub);
 
 /* When a poll that failed failures times in a row is retried: seconds. */
 int64_t pw_subscription_backoff(const struct pw_subscription *sub, int failures);

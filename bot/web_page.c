@@ -14,6 +14,7 @@
 #include "bot/pubinbox.h"
 #include "bot/printer.h"
 #include "bot/report.h"
+#include "bot/subscription.h"
 #include "bot/web_page.h"
 #include "checks/rules.h"
 #include "db/outbox.h"
@@ -47,7 +48,8 @@ static const char style[] =
 	"background:#fff3cd;border-left:4px solid #e90;padding:.2em .5em;margin:.1em 0 .4em}"
 	".note.sev-error{background:#fde2e2;border-color:#c00}"
 	".legend span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
-	".counts td{min-width:5em}";
+	".counts td{min-width:5em}"
+	".hint{color:#555;font-size:90%}";
 
 /* ---- escaping and the frame ---- */
 
@@ -90,7 +92,8 @@ static void page_begin(struct pw_web_answer *a, const char *title)
 			       "<a href=\"/floods\">floods</a>"
 			       "<a href=\"/senders\">senders</a>"
 			       "<a href=\"/stats\">stats</a>"
-			       "<a href=\"/outbox\">outbox</a></header><main><h1>",
+			       "<a href=\"/outbox\">outbox</a>"
+			       "<a href=\"/errors\">errors</a></header><main><h1>",
 			       style);
 	esc(a->body, title);
 	g_string_append(a->body, "</h1>\n");
@@ -267,7 +270,7 @@ static void page_link(GString *o, const char *path, GHashTable *args,
 	g_list_free(keys);
 }
 
-/* /series, /patches, /findings, /floods, /senders, /stats. */
+/* /series, /patches, /findings, /floods, /senders, /stats, /errors. */
 static void report_page(struct pw_db *db, const char *kind, GHashTable *args,
 			struct pw_web_answer *a)
 {
@@ -288,13 +291,34 @@ static void report_page(struct pw_db *db, const char *kind, GHashTable *args,
 		if (!pw_report_takes(r, form_keys[i]))
 			continue;
 		v = g_hash_table_lookup(args, form_keys[i]);
-		g_string_append_printf(o, "<label>%s <input name=\"%s\" value=\"",
-				       form_keys[i], form_keys[i]);
+		g_string_append_printf(o, "<label>%s <input name=\"%s\"%s value=\"",
+				       form_keys[i], form_keys[i],
+				       strcmp(form_keys[i], "severity") ? "" :
+				       " placeholder=\"warning\"");
 		esc(o, v);
 		g_string_append(o, "\"></label>");
 	}
 	g_string_append_printf(o, "<button>filter</button> <a href=\"/api/%s\">"
 			       "JSON</a></form>\n", kind);
+	/* Info findings are hidden unless asked: said, with the way to them. */
+	if (pw_report_takes(r, "severity") && r->f.min_severity > PW_SEV_INFO) {
+		GHashTable *with = g_hash_table_new(g_str_hash, g_str_equal);
+		GHashTableIter it;
+		gpointer k, v;
+
+		g_hash_table_iter_init(&it, args);
+		while (g_hash_table_iter_next(&it, &k, &v))
+			g_hash_table_insert(with, k, v);
+		g_hash_table_insert(with, "severity", "info");
+		g_string_append_printf(o, "<p class=\"hint\">Shown and counted:"
+				       " findings at %s and above. ",
+				       pw_severity_str(r->f.min_severity));
+		path = g_strdup_printf("/%s", kind);
+		page_link(o, path, with, 0, "show every finding");
+		g_free(path);
+		g_string_append(o, "</p>\n");
+		g_hash_table_destroy(with);
+	}
 	if (!report_table(db, r, o, &more, a))
 		goto out;
 	path = g_strdup_printf("/%s", kind);
@@ -347,6 +371,63 @@ static void api_report(struct pw_db *db, const char *kind, GHashTable *args,
 	}
 	g_free(err);
 	pw_report_free(r);
+}
+
+/* ---- findings not shown ---- */
+
+/*
+ * The severity= of a page that lists findings (PW_REPORT_MIN_SEVERITY
+ * when absent) into *min; false after answering a 400.
+ */
+static bool page_severity(GHashTable *args, enum pw_severity *min,
+			  struct pw_web_answer *a)
+{
+	const char *v = args ? g_hash_table_lookup(args, "severity") : NULL;
+
+	*min = PW_REPORT_MIN_SEVERITY;
+	if (!v || !*v)
+		return true;
+	if (!pw_severity_parse(v, min)) {
+		pw_web_answer_error(a, false, 400, "severity: info, warning or error");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The findings of all at least min severe (a new array borrowing its
+ * elements); *hidden receives the number of the others.
+ */
+static GPtrArray *shown_findings(GPtrArray *all, enum pw_severity min,
+				 int64_t *hidden)
+{
+	GPtrArray *v = g_ptr_array_new();
+	guint i;
+
+	for (i = 0; i < all->len; i++) {
+		const struct pw_query_finding *f = all->pdata[i];
+
+		if (f->severity >= min)
+			g_ptr_array_add(v, all->pdata[i]);
+		else
+			(*hidden)++;
+	}
+	return v;
+}
+
+/* Says that hidden findings below the severity shown are not shown,
+ * with a link to path (a page's own) showing every one. */
+static void hidden_note(GString *o, int64_t hidden, enum pw_severity min,
+			const char *path)
+{
+	if (!hidden)
+		return;
+	g_string_append_printf(o, "<p class=\"hint\">%" G_GINT64_FORMAT
+			       " finding%s below %s not shown: <a href=\"",
+			       (gint64)hidden, hidden == 1 ? "" : "s",
+			       pw_severity_str(min));
+	esc(o, path);
+	g_string_append(o, "?severity=info\">show every finding</a>.</p>\n");
 }
 
 /* ---- the diff with its findings ---- */
@@ -517,15 +598,22 @@ static const char message_head[] =
 	"</table>\n";
 
 static void message_page(struct pw_db *db, const char *msgid,
-			 struct pw_web_answer *a, bool api)
+			 GHashTable *args, struct pw_web_answer *a, bool api)
 {
 	struct pw_query_message *m = NULL;
+	enum pw_severity min = PW_SEV_INFO;
+	GPtrArray *shown;
 	struct pw_printer *p;
 	struct pw_web_sink s;
 	enum pw_status st;
+	int64_t hidden = 0;
+	char *path, *esc_msgid;
 	bool found;
 	guint i;
 
+	/* The API's record is whole: every finding, with its severity. */
+	if (!api && !page_severity(args, &min, a))
+		return;
 	st = pw_db_query_message(db, msgid, &m, &found);
 	if (st) {
 		store_error(a, api, db, st);
@@ -573,21 +661,32 @@ static void message_page(struct pw_db *db, const char *msgid,
 		g_string_append(a->body, "</table>\n");
 	}
 	g_string_append_printf(a->body, "<h2>Patch</h2>\n");
-	message_body(db, m->id, m->findings, a->body);
+	shown = shown_findings(m->findings, min, &hidden);
+	esc_msgid = g_uri_escape_string(msgid, NULL, FALSE);
+	path = g_strdup_printf("/message/%s", esc_msgid);
+	g_free(esc_msgid);
+	hidden_note(a->body, hidden, min, path);
+	message_body(db, m->id, shown, a->body);
 	page_end(a);
+	g_free(path);
+	g_ptr_array_unref(shown);
 	pw_query_message_free(m);
 }
 
 static void series_page(struct pw_db *db, const char *id_text,
-			struct pw_web_answer *a)
+			GHashTable *args, struct pw_web_answer *a)
 {
 	struct pw_query_filter f = { 0 };
 	GPtrArray *series = NULL, *patches = NULL;
 	struct pw_query_series *se;
+	enum pw_severity min;
 	enum pw_status st;
+	int64_t hidden = 0;
 	char *end;
 	guint i;
 
+	if (!page_severity(args, &min, a))
+		return;
 	f.series_only = g_ascii_strtoll(id_text, &end, 10);
 	if (!g_ascii_isdigit(*id_text) || *end || f.series_only <= 0) {
 		pw_web_answer_error(a, false, 404, "no such series");
@@ -615,6 +714,25 @@ static void series_page(struct pw_db *db, const char *id_text,
 	esc(a->body, se->from_addr);
 	g_string_append_printf(a->body, "; %d findings%s.</p>\n", se->findings,
 			       se->flood_id ? "; part of a <a href=\"/floods\">flood</a>" : "");
+	/* The findings of every patch of it, to say how many are not shown. */
+	{
+		struct pw_query_filter all = { .series_id = se->id };
+		GPtrArray *fs = NULL, *shown;
+		char *path;
+
+		st = pw_db_query_findings(db, &all, &fs);
+		if (st) {
+			store_error(a, false, db, st);
+			goto out;
+		}
+		shown = shown_findings(fs, min, &hidden);
+		path = g_strdup_printf("/series/%" G_GINT64_FORMAT, (gint64)se->id);
+		hidden_note(a->body, hidden, min, path);
+		g_free(path);
+		g_ptr_array_unref(shown);
+		g_ptr_array_unref(fs);
+		hidden = 0;
+	}
 	g_string_append(a->body, "<ol>\n");
 	for (i = 0; i < patches->len; i++) {
 		const struct pw_query_patch *q = patches->pdata[i];
@@ -636,7 +754,7 @@ static void series_page(struct pw_db *db, const char *id_text,
 	for (i = 0; i < patches->len && i < SERIES_DIFFS; i++) {
 		const struct pw_query_patch *q = patches->pdata[i];
 		struct pw_query_filter ff = { .message_id = q->message_id };
-		GPtrArray *fs = NULL;
+		GPtrArray *fs = NULL, *shown;
 
 		g_string_append_printf(a->body, "<h2 id=\"p%" G_GINT64_FORMAT
 				       "\"><a href=\"/message/", (gint64)q->id);
@@ -649,7 +767,9 @@ static void series_page(struct pw_db *db, const char *id_text,
 			store_error(a, false, db, st);
 			goto out;
 		}
-		message_body(db, q->message_id, fs, a->body);
+		shown = shown_findings(fs, min, &hidden);
+		message_body(db, q->message_id, shown, a->body);
+		g_ptr_array_unref(shown);
 		g_ptr_array_unref(fs);
 	}
 	page_end(a);
@@ -788,8 +908,14 @@ static void overview(struct pw_db *db, GHashTable *args,
 		     struct pw_web_answer *a)
 {
 	struct pw_query_filter f = { .all_lists = true, .newest_first = true,
-				     .limit = 30 };
+				     .limit = 30,
+				     .min_severity = PW_REPORT_MIN_SEVERITY };
+	struct pw_finding_counts fc;
+	GPtrArray *subs = NULL;
 	struct pw_db_stats c;
+	int64_t shown = 0;
+	int sev;
+	guint i;
 	struct pw_report *r = NULL;
 	GPtrArray *days = NULL;
 	GArray *weeks = NULL;
@@ -802,26 +928,79 @@ static void overview(struct pw_db *db, GHashTable *args,
 		return;
 	}
 	if ((st = pw_db_stats(db, &c)) ||
+	    (st = pw_db_finding_counts(db, &fc)) ||
+	    (st = pw_db_subscription_list(db, &subs)) ||
 	    (st = pw_db_query_stats(db, &f, &days)) ||
 	    (st = pw_db_query_flood_weeks(db, 26, &weeks)) ||
 	    (st = pw_db_query_lists(db, &lists))) {
 		store_error(a, false, db, st);
 		goto out;
 	}
+	for (sev = PW_REPORT_MIN_SEVERITY; sev <= PW_SEV_ERROR; sev++)
+		shown += fc.severity[sev];
 	page_begin(a, "Overview");
 	g_string_append_printf(a->body, "<table class=\"counts\"><tr><th>messages</th>"
-			       "<th>patches</th><th>series</th><th>findings</th>"
+			       "<th>patches</th><th>series</th>"
+			       "<th><a href=\"/findings\">findings</a></th>"
 			       "<th>lists</th><th>unreadable</th></tr><tr>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
-			       "<td class=\"n\">%" G_GINT64_FORMAT "</td></tr></table>\n",
+			       "<td class=\"n%s\">%s%" G_GINT64_FORMAT "%s</td></tr></table>\n",
 			       (gint64)c.messages, (gint64)c.patches,
-			       (gint64)c.series, (gint64)c.findings,
-			       (gint64)c.lists, (gint64)c.errors);
-	g_string_append(a->body, "<h2>Findings per day and rule</h2>\n");
+			       (gint64)c.series, (gint64)shown,
+			       (gint64)c.lists, c.errors ? " bad" : "",
+			       c.errors ? "<a href=\"/errors\">" : "",
+			       (gint64)c.errors, c.errors ? "</a>" : "");
+	g_string_append_printf(a->body, "<p class=\"hint\">Findings: %" G_GINT64_FORMAT
+			       " at %s and above (%" G_GINT64_FORMAT " error, %"
+			       G_GINT64_FORMAT " warning) are counted and charted;"
+			       " %" G_GINT64_FORMAT " info findings are not"
+			       " (<a href=\"/findings?severity=info\">every finding</a>)."
+			       " Unreadable: messages that could not be read or"
+			       " stored (<a href=\"/errors\">errors</a>).</p>\n",
+			       (gint64)shown, pw_severity_str(PW_REPORT_MIN_SEVERITY),
+			       (gint64)fc.severity[PW_SEV_ERROR],
+			       (gint64)fc.severity[PW_SEV_WARNING],
+			       (gint64)fc.severity[PW_SEV_INFO]);
+	if (subs->len) {
+		g_string_append(a->body, "<h2>Subscriptions</h2>\n<table><tr>"
+				"<th>name</th><th>kind</th><th>state</th>"
+				"<th>messages</th><th>unreadable</th>"
+				"<th>last poll</th><th>last error</th></tr>\n");
+		for (i = 0; i < subs->len; i++) {
+			const struct pw_subscription *u = subs->pdata[i];
+			char *t = u->last_poll ? pw_iso_time(u->last_poll) :
+				g_strdup("never");
+
+			g_string_append(a->body, "<tr><td>");
+			esc(a->body, u->name);
+			g_string_append(a->body, "</td><td>");
+			esc(a->body, u->kind);
+			g_string_append_printf(a->body, "</td><td>%s</td>"
+					       "<td class=\"n\">%" G_GINT64_FORMAT
+					       "</td><td class=\"n%s\">",
+					       pw_subscription_state(u),
+					       (gint64)u->messages,
+					       u->unreadable ? " bad" : "");
+			if (u->unreadable)
+				g_string_append_printf(a->body, "<a href=\"/errors\">%"
+						       G_GINT64_FORMAT "</a>",
+						       (gint64)u->unreadable);
+			else
+				g_string_append(a->body, "0");
+			g_string_append_printf(a->body, "</td><td>%s</td><td>", t);
+			esc(a->body, u->last_error);
+			g_string_append(a->body, "</td></tr>\n");
+			g_free(t);
+		}
+		g_string_append(a->body, "</table>\n");
+	}
+	g_string_append_printf(a->body, "<h2>Findings per day and rule (%s and"
+			       " above)</h2>\n",
+			       pw_severity_str(PW_REPORT_MIN_SEVERITY));
 	findings_chart(a->body, days);
 	g_string_append(a->body, "<h2>Floods per week</h2>\n");
 	floods_chart(a->body, weeks);
@@ -840,6 +1019,8 @@ static void overview(struct pw_db *db, GHashTable *args,
 	page_end(a);
 out:
 	pw_report_free(r);
+	if (subs)
+		g_ptr_array_unref(subs);
 	if (days)
 		g_ptr_array_unref(days);
 	if (weeks)
@@ -1058,7 +1239,8 @@ static bool is_report(const char *name)
 {
 	return !strcmp(name, "series") || !strcmp(name, "patches") ||
 	       !strcmp(name, "findings") || !strcmp(name, "floods") ||
-	       !strcmp(name, "senders") || !strcmp(name, "stats");
+	       !strcmp(name, "senders") || !strcmp(name, "stats") ||
+	       !strcmp(name, "errors");
 }
 
 void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
@@ -1073,17 +1255,17 @@ void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
 		if (is_report(rest))
 			api_report(db, rest, args, a);
 		else if (g_str_has_prefix(rest, "message/") && rest[8])
-			message_page(db, rest + 8, a, true);
+			message_page(db, rest + 8, args, a, true);
 		else
 			pw_web_answer_error(a, true, 404, "no such API; there are"
 					    " /api/series, patches, findings, floods,"
-					    " senders, stats and message/MSGID");
+					    " senders, stats, errors and message/MSGID");
 	} else if (is_report(path + 1)) {
 		report_page(db, path + 1, args, a);
 	} else if (g_str_has_prefix(path, "/series/")) {
-		series_page(db, path + 8, a);
+		series_page(db, path + 8, args, a);
 	} else if (g_str_has_prefix(path, "/message/") && path[9]) {
-		message_page(db, path + 9, a, false);
+		message_page(db, path + 9, args, a, false);
 	} else if (!strcmp(path, "/outbox")) {
 		outbox_page(db, args, a);
 	} else if (g_str_has_prefix(path, "/list/") && path[6]) {

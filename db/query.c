@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "checks/rules.h"
 #include "db/db-private.h"
 #include "db/flood.h"
 #include "db/query.h"
@@ -477,6 +478,58 @@ enum pw_status pw_db_query_senders(struct pw_db *db,
 	return run(db, &q, sender_row, sender_free, out);
 }
 
+/* ---- ingest errors ---- */
+
+static void error_free(gpointer p)
+{
+	struct pw_query_error *q = p;
+
+	g_free(q->source);
+	g_free(q->location);
+	g_free(q->msgid);
+	g_free(q->error);
+	g_free(q->subscription);
+	g_free(q);
+}
+
+static gpointer error_row(sqlite3_stmt *st)
+{
+	struct pw_query_error *q = g_new0(struct pw_query_error, 1);
+
+	q->id = sqlite3_column_int64(st, 0);
+	q->source = pw_db_col_dup(st, 1);
+	q->location = pw_db_col_dup(st, 2);
+	q->msgid = pw_db_col_dup(st, 3);
+	q->error = pw_db_col_dup(st, 4);
+	q->at = sqlite3_column_int64(st, 5);
+	q->kept = sqlite3_column_int64(st, 6);
+	q->subscription = pw_db_col_dup(st, 7);
+	if (q->msgid && !*q->msgid)
+		g_clear_pointer(&q->msgid, g_free);
+	return q;
+}
+
+enum pw_status pw_db_query_errors(struct pw_db *db,
+				  const struct pw_query_filter *f,
+				  GPtrArray **out)
+{
+	struct qb q;
+
+	/* A subscription's source is its URL (bot/subscription.c reads it
+	 * under that name): the errors it met carry it. */
+	qb_init(&q, "SELECT e.id, e.source, e.location, e.msgid, e.error, e.at,"
+		" coalesce(length(e.raw), 0),"
+		" (SELECT min(s.name) FROM subscription s WHERE s.url = e.source)"
+		" FROM ingest_error e");
+	cond_dates(&q, f, "e.at >= ?", "e.at < ?");
+	cond_text(&q, "EXISTS (SELECT 1 FROM subscription s"
+		  " WHERE s.url = e.source AND s.list = ?)", f->list);
+	qb_end(&q, f->newest_first ? " ORDER BY e.at DESC, e.id DESC" :
+	       " ORDER BY e.at, e.id", f);
+	q.stream = f->each ? f : NULL;
+	return run(db, &q, error_row, error_free, out);
+}
+
 /* ---- stats ---- */
 
 static void stat_free(gpointer p)
@@ -588,6 +641,7 @@ static enum pw_status stats_of(struct pw_db *db, const struct pw_query_filter *f
 			STAT_LISTS);
 	bind_text(&q, fmt);
 	stat_conds(&q, &all);
+	cond_num(&q, "fi.severity >= ?", f->min_severity, f->min_severity > 0);
 	g_string_append(q.sql, " GROUP BY period, lname, fi.rule");
 	qb_end(&q, " ORDER BY 4 DESC, fi.rule", &all);
 	s = run(db, &q, rule_count_row, rule_count_free, &rules);
@@ -947,6 +1001,80 @@ enum pw_status pw_db_query_lists(struct pw_db *db, char ***names)
 	return run_names(db, &q, names);
 }
 
+/* ---- counts of findings ---- */
+
+/*
+ * Reads the (severity, by flood detection, count) rows of the findings
+ * selected by from (constant text after "FROM ") into *c.
+ */
+static enum pw_status finding_counts(struct pw_db *db, const char *from,
+				     struct pw_finding_counts *c)
+{
+	static const int flood_rules[] = {
+		PW_R_FLOOD, PW_R_FLOOD_SERIES, PW_R_RESEND_IDENTICAL,
+		PW_R_SERIES_OVERSIZED,
+	};
+	GPtrArray *rows;
+	enum pw_status s;
+	struct qb q;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	qb_init(&q, "SELECT f.severity, f.rule IN (?, ?, ?, ?), count(*) FROM ");
+	for (i = 0; i < G_N_ELEMENTS(flood_rules); i++)
+		bind_text(&q, pw_rule_at(flood_rules[i])->id);
+	g_string_append(q.sql, from);
+	g_string_append(q.sql, " GROUP BY 1, 2");
+	s = run(db, &q, ints_row, g_free, &rows);
+	if (s)
+		return s;
+	for (i = 0; i < rows->len; i++) {
+		const int64_t *r = rows->pdata[i];
+
+		c->findings += r[2];
+		if (r[0] >= PW_SEV_INFO && r[0] <= PW_SEV_ERROR)
+			c->severity[r[0]] += r[2];
+		if (r[1])
+			c->flood += r[2];
+	}
+	g_ptr_array_unref(rows);
+	return PW_OK;
+}
+
+enum pw_status pw_db_finding_counts(struct pw_db *db,
+				    struct pw_finding_counts *c)
+{
+	return finding_counts(db, "finding f", c);
+}
+
+enum pw_status pw_db_finding_tally_start(struct pw_db *db)
+{
+	enum pw_status s;
+
+	/*
+	 * A TEMP trigger fires for this connection's writes alone: another
+	 * process storing meanwhile is not counted.  The ids are read back
+	 * at the end, so that a finding counts at the severity it has then.
+	 */
+	s = pw_db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS finding_tally"
+		       " (id INTEGER PRIMARY KEY)");
+	if (!s)
+		s = pw_db_exec(db, "CREATE TEMP TRIGGER IF NOT EXISTS"
+			       " finding_tally_add AFTER INSERT ON main.finding"
+			       " BEGIN INSERT OR IGNORE INTO finding_tally(id)"
+			       " VALUES (new.id); END");
+	if (!s)
+		s = pw_db_exec(db, "DELETE FROM temp.finding_tally");
+	return s;
+}
+
+enum pw_status pw_db_finding_tally(struct pw_db *db,
+				   struct pw_finding_counts *c)
+{
+	return finding_counts(db, "temp.finding_tally t"
+			      " JOIN main.finding f ON f.id = t.id", c);
+}
+
 enum pw_status pw_db_query_generation(struct pw_db *db,
 				      int64_t gen[PW_QUERY_GENERATION])
 {
@@ -957,7 +1085,9 @@ enum pw_status pw_db_query_generation(struct pw_db *db,
 	qb_init(&q, "SELECT coalesce((SELECT max(id) FROM message), 0),"
 		" coalesce((SELECT max(id) FROM finding), 0),"
 		" coalesce((SELECT max(id) FROM outbox), 0),"
-		" (SELECT count(*) FROM outbox WHERE state = 'pending')");
+		" (SELECT count(*) FROM outbox WHERE state = 'pending'),"
+		" coalesce((SELECT max(id) FROM ingest_error), 0),"
+		" coalesce((SELECT max(last_poll) FROM subscription), 0)");
 	s = run(db, &q, ints_row, g_free, &rows);
 	if (s)
 		return s;

@@ -32,7 +32,7 @@ enum pw_series_state {
  */
 struct pw_query_filter {
 	const char *rule;		/* this rule ID (as stored: upper case) */
-	enum pw_severity min_severity;	/* findings: at least this severe */
+	enum pw_severity min_severity;	/* findings, stats: at least this severe */
 	int64_t since;			/* dated at or after this Unix time */
 	int64_t until;			/* dated before this Unix time, 0: any */
 	const char *from;		/* author or sender address (any case) */
@@ -109,6 +109,23 @@ struct pw_query_stat {
 	char **rules;			/* "RULE=N", most first, NULL-terminated */
 };
 
+/*
+ * One message that could not be read or stored (an ingest error): a
+ * blob missing from an archive, bytes that are not mail, a message over
+ * a limit.  Owns its strings.
+ */
+struct pw_query_error {
+	int64_t id;
+	char *source;			/* the file, folder or archive read */
+	char *location;			/* where in it: message N and offset,
+					 * an archive's commit, a file */
+	char *msgid;			/* its Message-ID when known, else NULL */
+	char *error;			/* why it could not be read */
+	int64_t at;			/* when, Unix time */
+	int64_t kept;			/* bytes of it kept in the store */
+	char *subscription;		/* the subscription whose source it is */
+};
+
 /* A stored message with what the store knows of it.  Owns everything. */
 struct pw_query_message {
 	int64_t id;
@@ -150,6 +167,13 @@ enum pw_status pw_db_query_patches(struct pw_db *db,
 enum pw_status pw_db_query_senders(struct pw_db *db,
 				   const struct pw_query_filter *f,
 				   GPtrArray **out);
+/*
+ * The ingest errors, by when they happened (f: list, the list of the
+ * subscription whose source it is; since, until; order and paging).
+ */
+enum pw_status pw_db_query_errors(struct pw_db *db,
+				  const struct pw_query_filter *f,
+				  GPtrArray **out);
 /* Per list and day (or week), newest first unless oldest asked. */
 enum pw_status pw_db_query_stats(struct pw_db *db,
 				 const struct pw_query_filter *f,
@@ -180,13 +204,39 @@ enum pw_status pw_db_query_message(struct pw_db *db, const char *msgid,
 				   struct pw_query_message **out, bool *found);
 void pw_query_message_free(struct pw_query_message *m);
 
+/* Findings counted by severity and by who made them. */
+struct pw_finding_counts {
+	int64_t findings;		/* in all */
+	int64_t severity[PW_SEV_ERROR + 1];	/* by enum pw_severity */
+	/* Of them, made by flood detection (FLOOD, FLOOD_SERIES,
+	 * RESEND_IDENTICAL, SERIES_OVERSIZED: db/FLOODS.md), about a
+	 * patch's company; the rest the patch checks made of its text. */
+	int64_t flood;
+};
+
+/* Every finding in the store, into *c. */
+enum pw_status pw_db_finding_counts(struct pw_db *db,
+				    struct pw_finding_counts *c);
+
+/*
+ * Starts counting the findings this connection stores from now on (the
+ * patch checks' and flood detection's, whatever patch they are about;
+ * a transaction rolled back takes its findings out again), forgetting
+ * those counted before.  pw_db_finding_tally() reads them, as they are
+ * when read (a flood that grew raises its findings' severity).
+ */
+enum pw_status pw_db_finding_tally_start(struct pw_db *db);
+enum pw_status pw_db_finding_tally(struct pw_db *db,
+				   struct pw_finding_counts *c);
+
 /*
  * What the store holds now, in a few indexed reads: the newest message,
- * finding and reply ids and the replies pending.  Two reads that give
- * the same values saw the same messages, findings and outbox, so that
- * an answer computed at one may be given again at the other.
+ * finding, reply and ingest error ids, the replies pending and the last
+ * poll.  Two reads that give the same values saw the same messages,
+ * findings, outbox, errors and subscriptions, so that an answer
+ * computed at one may be given again at the other.
  */
-#define PW_QUERY_GENERATION 4
+#define PW_QUERY_GENERATION 6
 enum pw_status pw_db_query_generation(struct pw_db *db,
 				      int64_t gen[PW_QUERY_GENERATION]);
 

@@ -28,7 +28,8 @@ void pw_subscription_free(struct pw_subscription *s)
 #define SUB_COLUMNS \
 	"id, name, url, kind, list, interval, paused, backfilled," \
 	" created_at, last_poll, last_ok, next_poll, failures, last_error," \
-	" messages"
+	" messages, (SELECT count(*) FROM ingest_error e" \
+	"  WHERE e.source = subscription.url)"
 
 static void sub_read(sqlite3_stmt *st, struct pw_subscription *s)
 {
@@ -47,6 +48,7 @@ static void sub_read(sqlite3_stmt *st, struct pw_subscription *s)
 	s->failures = sqlite3_column_int(st, 12);
 	s->last_error = pw_db_col_dup(st, 13);
 	s->messages = sqlite3_column_int64(st, 14);
+	s->unreadable = sqlite3_column_int64(st, 15);
 }
 
 enum pw_status pw_db_subscription_add(struct pw_db *db,

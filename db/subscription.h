@@ -27,6 +27,10 @@ struct pw_subscription {
 	int failures;		/* polls failed in a row */
 	char *last_error;	/* the last failure's text, NULL once one succeeds */
 	int64_t messages;	/* new messages it brought, in all */
+	/* Its messages that could not be read or stored (a blob missing
+	 * from an archive, mail that is not mail), kept as ingest errors:
+	 * "query errors" lists them.  Read only. */
+	int64_t unreadable;
 };
 
 /* Releases the strings of s (not s itself). */

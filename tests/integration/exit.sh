@@ -104,6 +104,19 @@ is "1 ingest FILE: stored, and the ingest error too" \
 	"$(q "$T/m.db" "SELECT (SELECT count(*) FROM message), (SELECT count(*) FROM ingest_error)")" "1|1"
 is "1 run FILE: a message that is not mail" \
 	"$(st run --config "$RUNCONF" --db "$T/m2/pw.db" "$T/mixed.mbox")" 1
+# A subscribed Maildir with a message that is not mail: the poll goes on,
+# stores it as an ingest error, and says by its status that not every
+# message was stored (as ingest of a file does).
+mkdir -p "$T/mdx/cur" "$T/mdx/new" "$T/mdx/tmp"
+cp "$T/good.mbox" "$T/mdx/new/1.eml"
+printf 'this is not a mail message\n' >"$T/mdx/new/2.eml"
+$PW subscribe --db "$T/px.db" add mdx "$T/mdx" >/dev/null
+is "1 poll: a message could not be read, the rest stored" "$(st poll --config "$RUNCONF" --db "$T/px.db")" 1
+is "1 poll: says errors=1" "$(kv errors "$(cat "$T/out")")" 1
+contains "1 poll: names the message" "$(cat "$T/err")" "mdx: $T/mdx/new/2.eml"
+is "1 poll: stored, and the ingest error too" \
+	"$(q "$T/px.db" "SELECT (SELECT count(*) FROM message), (SELECT count(*) FROM ingest_error)")" "1|1"
+is "0 poll: the next poll, nothing new" "$(st poll --config "$RUNCONF" --db "$T/px.db")" 0
 mkdir -p "$T/gone/cur" "$T/gone/new" "$T/gone/tmp"
 $PW subscribe --db "$T/p.db" add gone "$T/gone" >/dev/null
 rm -rf "$T/gone"

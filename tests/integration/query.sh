@@ -14,7 +14,18 @@ sed 's/^Subject: .*/Subject: [PATCH] =?utf-8?q?perms=2C_=22octal=22_please?=/' \
 	"$TOP/tests/cases/PERM_SYMBOLIC/baole-ni-mail.eml" >"$T/q.eml"
 $py "$TOP/tests/gen_flood.py" --out "$T/g" --flood-size 40 --noise 30 --seed 5 >/dev/null
 $PW ingest -q --reply --config "$TOP/tests/data/run.conf" --db "$db" \
-	"$T/q.eml" "$T/g/arrival.mbox" "$TOP/tests/data/sample.mbox" >/dev/null
+	"$T/q.eml" "$T/g/arrival.mbox" "$TOP/tests/data/sample.mbox" >"$T/ingest.out"
+# What ingest's findings count: every finding it stored, the patch
+# checks' and flood detection's, at each severity (the store was empty).
+for k in "findings:" "findings_error:WHERE severity = 2" "findings_warning:WHERE severity = 1" \
+	"findings_info:WHERE severity = 0" \
+	"findings_flood:WHERE rule IN ('FLOOD', 'FLOOD_SERIES', 'RESEND_IDENTICAL', 'SERIES_OVERSIZED')"; do
+	is "ingest: ${k%%:*} as the store counts them" "$(kv "${k%%:*}" "$(cat "$T/ingest.out")")" \
+		"$(sqlite3 -batch -noheader "$db" "SELECT count(*) FROM finding ${k#*:}")"
+done
+is "ingest --format json: the same counts" \
+	"$($PW ingest -q --db "$T/q2.db" --format json "$T/g/arrival.mbox" | jq -c '[.findings, .findings_error, .findings_warning, .findings_info, .findings_flood]')" \
+	"$(sqlite3 -batch -noheader "$T/q2.db" "SELECT json_array(count(*), sum(severity = 2), sum(severity = 1), sum(severity = 0), sum(rule IN ('FLOOD', 'FLOOD_SERIES', 'RESEND_IDENTICAL', 'SERIES_OVERSIZED'))) FROM finding")"
 # bot/mail.c folds line breaks out of headers; rows written otherwise
 # (an SMTP server's multi-line refusal, another writer) can hold them.
 q "$db" "UPDATE message SET subject = subject || char(10) || 'second line' || char(13) || char(10) || 'third'
@@ -192,7 +203,18 @@ with=$(jn patches --has-findings yes); without=$(jn patches --has-findings no)
 is "patches --has-findings yes and no split them" "$((with + without))" "$(sq 'SELECT count(*) FROM patch')"
 
 # findings
-is "findings: every finding" "$(jn findings)" "$(sq 'SELECT count(*) FROM finding')"
+# Info findings are hidden unless asked: --severity is the least severe
+# shown, warning by default, info for every finding.
+check "findings: the store has info findings to hide" test "$(sq 'SELECT count(*) FROM finding WHERE severity = 0')" -gt 0
+is "findings: warning and above by default" "$(jn findings)" "$(sq 'SELECT count(*) FROM finding WHERE severity >= 1')"
+is "findings --severity info: every finding" "$(jn findings --severity info)" "$(sq 'SELECT count(*) FROM finding')"
+is "findings --severity warning: the default" "$(jn findings --severity warning)" "$(jn findings)"
+is "findings: no info row by default" "$($PW query --db "$db" findings --format json | jq '[.[] | select(.severity == "info")] | length')" 0
+stat_findings() { $PW query --db "$db" stats --limit 0 --format json "$@" | jq '[.[].findings] | add'; }
+is "stats: findings counted at warning and above by default" "$(stat_findings)" \
+	"$(( $(sq 'SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message WHERE f.severity >= 1 AND m.date IS NOT NULL AND NOT EXISTS (SELECT 1 FROM message_list ml WHERE ml.message = m.id)') + $(sq 'SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message JOIN message_list ml ON ml.message = m.id WHERE f.severity >= 1 AND m.date IS NOT NULL') ))"
+is "stats --severity info: every finding counted" "$(stat_findings --severity info)" \
+	"$(( $(sq 'SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message WHERE m.date IS NOT NULL AND NOT EXISTS (SELECT 1 FROM message_list ml WHERE ml.message = m.id)') + $(sq 'SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message JOIN message_list ml ON ml.message = m.id WHERE m.date IS NOT NULL') ))"
 is "findings --rule perm_symbolic: any case" "$(jn findings --rule perm_symbolic)" "$(jn findings --rule PERM_SYMBOLIC)"
 is "findings --rule: as the store says" "$(jn findings --rule PERM_SYMBOLIC)" "$(sq "SELECT count(*) FROM finding WHERE rule = 'PERM_SYMBOLIC'")"
 is "findings --path: a glob over files" "$($PW query --db "$db" findings --path 'drivers/net/*' --format json | jq -r '[.[].file | startswith("drivers/net/")] | unique | join(",")')" true
@@ -260,7 +282,7 @@ bad "has-findings" "yes or no" series --has-findings maybe
 bad "version" "version: a number" series --version 0
 bad "order" "newest or oldest" findings --order random
 bad "a filter the kind does not take" "does not apply" series --severity error
-bad "unknown kind" "series, patches, findings, floods, senders or stats" bogus
+bad "unknown kind" "series, patches, findings, floods, senders, stats or errors" bogus
 
 # The filters have indexes (migration 11).
 for ix in message_list_list message_date_kind message_patch_from finding_patch_rule series_last series_first finding_file message_sender_addr flood_group_sender; do

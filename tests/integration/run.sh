@@ -43,6 +43,24 @@ is "flood: every flood patch's reply held" \
 	"$flood_ids"
 contains "flood: the summary is in the dry-run mbox" "$(cat "$T/f/outbox.mbox")" "Auto-Submitted: auto-generated"
 
+# --threads, as for ingest: the same store and the same replies whatever
+# the number of parser threads, since storing and answering keep source
+# order; out of range, or without SOURCEs, a usage error.
+for n in 1 3; do
+	$PW run --threads $n --config "$TOP/tests/data/run.conf" --db "$T/f/t$n.db" "$T/f/arrival.mbox" >"$T/t$n.out" 2>/dev/null
+	is "run --threads $n: exit status" "$?" 0
+done
+is "run --threads 1 and 3: the same counts" "$(cat "$T/t3.out")" "$(cat "$T/t1.out")"
+replies() { q "$1" "SELECT answers, state, coalesce(reason, '') FROM outbox ORDER BY answers"; }
+is "run --threads 1 and 3: the same replies, held for the same reasons" \
+	"$(replies "$T/f/t3.db")" "$(replies "$T/f/t1.db")"
+$PW run --threads 0 --db "$T/f/t0.db" "$T/f/arrival.mbox" >/dev/null 2>"$T/err"
+is "run --threads 0: usage error" "$?" 2
+contains "run --threads 0: says the range" "$(cat "$T/err")" "--threads is 1 to 256"
+$PW run --threads 2 --db "$T/f/t0.db" >/dev/null 2>"$T/err"
+is "run --threads without SOURCEs: usage error" "$?" 2
+contains "run --threads without SOURCEs: says so" "$(cat "$T/err")" "--threads is for SOURCEs"
+
 # Configuration: the shipped example loads; secrets in a file others can
 # read are refused, a password inside the SMTP URL included.
 $PW run --config "$TOP/deploy/patchwarden.conf.example" --db "$T/ex.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"

@@ -152,3 +152,67 @@ out=$($PW poll --db "$T/md2.db")
 is "maildir under .../new/...: both read" "$(kv messages "$out")" 2
 is "maildir under .../new/...: cur/ left as it was, new/ moved in" \
 	"$(ls "$md2/cur" | tr '\n' ' ')" "1700000001.1.host 1700000002.1.host:2, "
+
+# ---- an archive with a message it cannot give: a blob missing ----
+# As in real archives (linux-hwmon has three): the commit is there, its
+# blob m is not.  The poll reads past it, stores it as an ingest error and
+# says so by its status; "subscribe list", "query errors" and "db stats"
+# tell it.
+$PW archive "$T/holey" "$TOP/tests/data/sample.mbox" >/dev/null
+hrepo=$T/holey/git/0.git
+hcommit=$(git -C "$hrepo" rev-list --reverse master | sed -n 5p)
+hblob=$(git -C "$hrepo" rev-parse "$hcommit:m")
+rm -f "$hrepo/objects/${hblob:0:2}/${hblob:2}"
+check "fixture: the blob is gone" test -z "$(git -C "$hrepo" cat-file -t "$hblob" 2>/dev/null)"
+hdb=$T/holey.db
+$PW subscribe --db "$hdb" add holey "$hrepo" --list sample.example.org >/dev/null
+out=$($PW poll --config "$conf" --db "$hdb" 2>"$T/err")
+is "missing blob: poll exits 1 (not every message stored)" "$?" 1
+is "missing blob: the other 60 stored" "$(kv messages "$out")" 60
+is "missing blob: errors=1" "$(kv errors "$out")" 1
+contains "missing blob: stderr names the commit" "$(cat "$T/err")" "commit $hcommit"
+contains "missing blob: stderr says where they are listed" "$(cat "$T/err")" "query errors"
+js=$($PW subscribe --db "$hdb" list --format json)
+is "missing blob: the subscription is ok (its polls go on)" "$(echo "$js" | jq -r '.[0].state')" ok
+is "missing blob: subscribe list --format json: unreadable 1" "$(echo "$js" | jq -r '.[0].unreadable')" 1
+contains "missing blob: subscribe list says it" "$($PW subscribe --db "$hdb" list)" "60 messages, 1 unreadable ('query errors')"
+contains "missing blob: subscribe list --format csv has the column" \
+	"$($PW subscribe --db "$hdb" list --format csv | head -n 1)" ",messages,unreadable,"
+ej=$($PW query --db "$hdb" errors --format json)
+is "query errors: one row" "$(echo "$ej" | jq length)" 1
+is "query errors: the subscription and the archive" "$(echo "$ej" | jq -r '.[0] | "\(.subscription) \(.source)"')" "holey $hrepo"
+contains "query errors: the commit" "$(echo "$ej" | jq -r '.[0].location')" "commit $hcommit"
+contains "query errors: why" "$(echo "$ej" | jq -r '.[0].error')" "blob $hblob: object not found"
+check "query errors: when" test -n "$(echo "$ej" | jq -r '.[0].at | select(. != null)')"
+contains "query errors: text, one per error" "$($PW query --db "$hdb" errors)" "holey: repository commit $hcommit"
+is "query errors --format csv: a header and the row" "$($PW query --db "$hdb" errors --format csv | wc -l)" 2
+is "query errors --list: the subscription's list" "$($PW query --db "$hdb" errors --list sample.example.org --format json | jq length)" 1
+is "query errors --since tomorrow: none" "$($PW query --db "$hdb" errors --since "@$(( $(date +%s) + 86400 ))" --format json | jq length)" 0
+$PW query --db "$hdb" errors --rule FLOOD >/dev/null 2>"$T/err"
+is "query errors --rule: not a filter of errors" "$?" 2
+is "db stats: errors=1" "$(kv errors "$($PW db stats --db "$hdb" 2>/dev/null)")" 1
+out=$($PW poll --config "$conf" --db "$hdb" 2>"$T/err")
+is "missing blob: the next poll, with nothing new, exits 0" "$?" 0
+is "missing blob: still 1 unreadable" "$($PW subscribe --db "$hdb" list --format json | jq -r '.[0].unreadable')" 1
+
+# ---- what "findings" counts, in poll and in db stats ----
+# A first poll into an empty store stores every finding the store then
+# holds: the patch checks' and flood detection's (a flood's and the
+# resends' findings), at each severity.
+/usr/bin/python3 "$TOP/tests/gen_flood.py" --out "$T/fl" --flood-size 40 --noise 30 --seed 5 >/dev/null
+$PW archive "$T/flinbox" "$T/fl/arrival.mbox" >/dev/null
+fdb=$T/fl.db
+$PW subscribe --db "$fdb" add fl "$T/flinbox" >/dev/null
+out=$($PW poll --config "$conf" --db "$fdb")
+st=$($PW db stats --db "$fdb")
+sev() { q "$fdb" "SELECT count(*) FROM finding WHERE severity = $1"; }
+floodn=$(q "$fdb" "SELECT count(*) FROM finding WHERE rule IN ('FLOOD', 'FLOOD_SERIES', 'RESEND_IDENTICAL', 'SERIES_OVERSIZED')")
+check "fixture: flood findings and others" test "$floodn" -gt 0 -a "$floodn" -lt "$(q "$fdb" 'SELECT count(*) FROM finding')"
+for w in poll "db stats"; do
+	[ "$w" = poll ] && o=$out || o=$st
+	is "$w: findings, every finding stored" "$(kv findings "$o")" "$(q "$fdb" 'SELECT count(*) FROM finding')"
+	is "$w: findings_error" "$(kv findings_error "$o")" "$(sev 2)"
+	is "$w: findings_warning" "$(kv findings_warning "$o")" "$(sev 1)"
+	is "$w: findings_info" "$(kv findings_info "$o")" "$(sev 0)"
+	is "$w: findings_flood, flood detection's" "$(kv findings_flood "$o")" "$floodn"
+done

@@ -9,6 +9,8 @@
 
 db=$T/w.db
 make_store "$db"
+# A message that is no mail: stored as an ingest error, for /errors.
+$PW ingest -q --db "$db" "$TOP/tests/hostile/not-mail.eml" >/dev/null
 serve "$db" || exit 1
 mips=linux-mips.vger.kernel.org
 flooder=pat.flood@example.org
@@ -67,7 +69,13 @@ same senders list=$mips
 same senders from=$flooder
 same senders since=2016-08-02 until=2016-08-03
 same senders has-findings=yes rule=FLOOD
+same findings severity=info
+same findings severity=warning
+same errors
+same errors order=oldest limit=1
+same errors since=2000-01-01
 same stats
+same stats severity=info
 same stats list=$mips per=week
 same stats from=$flooder order=oldest
 same stats since=2019-01-01 until=2020-01-01
@@ -126,6 +134,49 @@ is "/outbox: a row per reply (up to 50)" "$(printf '%s' "$page" | grep -c '^<tr>
 page=$(get "$URL/outbox?state=suppressed")
 is "/outbox?state=suppressed: only those" "$(printf '%s' "$page" | grep '^<tr><td>[0-9]' | grep -vc '<td>suppressed</td>')" 0
 contains "/outbox?state=suppressed: with the reason" "$page" "held until it is clear whether it is a flood"
+# Info findings: hidden unless asked, on every page that lists findings.
+q() { sqlite3 -batch -noheader "$db" "$1"; }
+check "the store has info findings to hide" test "$(q 'SELECT count(*) FROM finding WHERE severity = 0')" -gt 0
+is "/api/findings: no info finding by default" \
+	"$(get "$URL/api/findings?limit=500" | jq '[.[] | select(.severity == "info")] | length')" 0
+check "/api/findings?severity=info: info findings too" \
+	test "$(get "$URL/api/findings?limit=500&severity=info" | jq '[.[] | select(.severity == "info")] | length')" -gt 0
+page=$(get "$URL/findings")
+is "/findings: no info row" "$(printf '%s' "$page" | grep -c '<tr class="sev-info"')" 0
+contains "/findings: says what is shown, and links to every finding" "$page" 'Shown and counted: findings at warning and above.'
+contains "/findings: the link to every finding" "$page" 'href="/findings?severity=info&amp;offset=0">show every finding</a>'
+check "/findings?severity=info: info rows" grep -q '<tr class="sev-info"' <(get "$URL/findings?severity=info")
+# A message whose only finding is info: none shown, and said so.
+info_msg=$(q "SELECT m.msgid FROM message m JOIN patch p ON p.message = m.id WHERE EXISTS (SELECT 1 FROM finding f WHERE f.patch = p.id AND f.severity = 0) AND NOT EXISTS (SELECT 1 FROM finding f WHERE f.patch = p.id AND f.severity > 0) LIMIT 1")
+check "a patch with info findings only" test -n "$info_msg"
+enc=$(jq -rn --arg s "$info_msg" '$s | @uri')
+page=$(get "$URL/message/$enc")
+is "/message/MSGID: no info finding's note" "$(printf '%s' "$page" | grep -c 'class="note sev-info"')" 0
+contains "/message/MSGID: says how many are not shown" "$page" "finding"
+contains "/message/MSGID: with the link to them" "$page" "?severity=info\">show every finding</a>"
+check "/message/MSGID?severity=info: the info finding's note" grep -q 'class="note sev-info"' <(get "$URL/message/$enc?severity=info")
+is "/message/MSGID?severity=bogus: 400" "$(get "$URL/message/$enc?severity=bogus" >/dev/null; code)" 400
+sid=$(q "SELECT p.series FROM patch p JOIN finding f ON f.patch = p.id WHERE f.severity = 0 AND p.series IS NOT NULL LIMIT 1")
+page=$(get "$URL/series/$sid")
+contains "/series/ID: says info findings are not shown" "$page" "below warning not shown"
+is "/series/ID: no info finding's note" "$(printf '%s' "$page" | grep -c 'class="note sev-info"')" 0
+page=$(get "$URL/")
+contains "/: findings counted at warning and above" "$page" \
+	"<th><a href=\"/findings\">findings</a></th><th>lists</th><th>unreadable</th></tr><tr><td class=\"n\">$(q 'SELECT count(*) FROM message')</td><td class=\"n\">$(q 'SELECT count(*) FROM patch')</td><td class=\"n\">$(q 'SELECT count(*) FROM series')</td><td class=\"n\">$(q 'SELECT count(*) FROM finding WHERE severity >= 1')</td>"
+contains "/: says how many info findings are not counted" "$page" "$(q 'SELECT count(*) FROM finding WHERE severity = 0') info findings are not"
+
+# Unreadable messages: counted on the overview, linked to /errors, listed
+# there with where and why.
+contains "/: the unreadable message counted, linked to /errors" "$page" '<td class="n bad"><a href="/errors">1</a></td>'
+page=$(get "$URL/errors")
+is "/errors: 200 HTML" "$(code) $(ctype)" "200 text/html; charset=utf-8"
+contains "/errors: the file it came from" "$page" "<code>$TOP/tests/hostile/not-mail.eml</code>"
+contains "/errors: why" "$page" "<td>not a mail message (no header fields)</td>"
+contains "/errors: linked from every page" "$page" '<a href="/errors">errors</a></header>'
+is "/api/errors: the error, with its bytes kept" \
+	"$(get "$URL/api/errors" | jq -r '.[0] | "\(.error)|\(.kept)|\(.msgid)"')" \
+	"not a mail message (no header fields)|$(q 'SELECT length(raw) FROM ingest_error')|null"
+
 page=$(get "$URL/list/$mips")
 is "/list/NAME: 200" "$(code)" 200
 contains "/list/NAME: its feed" "$page" "href=\"/list/$mips/atom\""

@@ -64,6 +64,8 @@ is "overview: its title" "$(title "$T/overview.dom")" "Overview - patchwarden"
 check "overview: the findings chart has bars" grep -q '<svg role="img" aria-label="findings per day and rule".*<rect' "$T/overview.dom"
 check "overview: the floods chart has bars" grep -q 'aria-label="floods per week".*<rect' "$T/overview.dom"
 check "overview: the latest series" grep -q '<a href="/series/[0-9]*">' "$T/overview.dom"
+check "overview: says the info findings it does not count" grep -q '[0-9][0-9]* info findings are not' "$T/overview.dom"
+check "overview: a link to the unreadable messages" grep -q '<a href="/errors">errors</a></header>' "$T/overview.dom"
 
 shot series /series/1
 is "series: its title" "$(title "$T/series.dom")" "Replace numeric parameter like 0444 with macro - patchwarden"
