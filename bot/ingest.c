@@ -835,19 +835,6 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 	return true;
 }
 
-void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json)
-{
-	const struct pw_count n[] = {
-		{ "messages", c->messages }, { "patches", c->patches },
-		{ "covers", c->covers }, { "comments", c->comments },
-		{ "pulls", c->pulls }, { "others", c->others },
-		{ "duplicates", c->duplicates }, { "errors", c->errors },
-		{ "findings", c->findings },
-	};
-
-	pw_print_counts(n, G_N_ELEMENTS(n), json, stdout);
-}
-
 enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 				 int64_t since, int64_t *checked,
 				 int64_t *findings, char **err)

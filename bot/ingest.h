@@ -92,8 +92,6 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 		     char **paths, int n, const struct pw_ingest_opts *o,
 		     struct pw_ingest_counts *counts);
 
-/* Prints counts as one key=value line, or as a JSON object. */
-void pw_ingest_counts_print(const struct pw_ingest_counts *c, bool json);
 
 /*
  * Re-runs the current rules over the stored patches dated at or after

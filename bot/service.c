@@ -17,6 +17,7 @@
 #include "bot/signals.h"
 #include "bot/subscription.h"
 #include "bot/web.h"
+#include "db/query.h"
 
 #define MAX_SLEEP 30	/* seconds: replies to retry come due meanwhile */
 
@@ -135,6 +136,7 @@ static bool poll_due(struct service *sv, int64_t *next)
 	for (i = 0; i < subs->len && !pw_stop_requested; i++) {
 		struct pw_subscription *s = subs->pdata[i];
 		struct pw_ingest_counts c = { 0 };
+		struct pw_finding_counts fc = { 0 };
 		int64_t now = (int64_t)time(NULL);
 		char *err = NULL;
 		enum pw_status st;
@@ -162,9 +164,23 @@ static bool poll_due(struct service *sv, int64_t *next)
 		}
 		alive(sv);
 		sd_notifyf(0, "STATUS=polling %s", s->name);
+		/* The findings the poll stores, counted as poll counts them
+		 * (the patch checks' and flood detection's). */
+		if (pw_db_finding_tally_start(sv->db)) {
+			pw_error("subscriptions: %s", pw_db_errmsg(sv->db));
+			pw_subscription_release(&cur);
+			ok = false;
+			break;
+		}
 		st = pw_subscription_poll(sv->db, sv->cfg, &cur, &pw_stop_requested,
 					  &c, &err);
 		pw_subscription_release(&cur);
+		if (st != PW_ERR_DB && st != PW_ERR_TRANSIENT &&
+		    pw_db_finding_tally(sv->db, &fc)) {
+			g_free(err);
+			err = g_strdup(pw_db_errmsg(sv->db));
+			st = PW_ERR_DB;
+		}
 		if (st == PW_ERR_DB || st == PW_ERR_TRANSIENT) {
 			pw_error("%s: the store failed: %s", s->name, err);
 			g_free(err);
@@ -178,9 +194,15 @@ static bool poll_due(struct service *sv, int64_t *next)
 		} else if (c.messages || c.errors || c.removed) {
 			pw_info("%s: messages=%" G_GINT64_FORMAT " new=%" G_GINT64_FORMAT
 				" patches=%" G_GINT64_FORMAT " findings=%" G_GINT64_FORMAT
+				" findings_error=%" G_GINT64_FORMAT
+				" findings_warning=%" G_GINT64_FORMAT
+				" findings_info=%" G_GINT64_FORMAT
+				" findings_flood=%" G_GINT64_FORMAT
 				" removed=%" G_GINT64_FORMAT " errors=%" G_GINT64_FORMAT "%s",
 				s->name, c.messages, c.messages - c.duplicates,
-				c.patches, c.findings, c.removed, c.errors,
+				c.patches, fc.findings, fc.severity[PW_SEV_ERROR],
+				fc.severity[PW_SEV_WARNING], fc.severity[PW_SEV_INFO],
+				fc.flood, c.removed, c.errors,
 				s->backfilled ? "" : " (backfill: never answered)");
 		} else {
 			pw_debug("%s: nothing new", s->name);

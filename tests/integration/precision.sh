@@ -43,7 +43,7 @@ def msgid(msg):
 
 patches = {p["msgid"]: p for p in query("query", "patches", "--limit", "0")}
 findings = {}
-for f in query("query", "findings", "--limit", "0"):
+for f in query("query", "findings", "--severity", "info", "--limit", "0"):
     k = "%s:%s" % (f["rule"], f["severity"])
     c = findings.setdefault(f["msgid"], {})
     c[k] = c.get(k, 0) + 1
