@@ -211,11 +211,14 @@ bool pw_report_set(struct pw_report *r, struct pw_db *db, const char *key,
 			return false;
 		}
 		f->rule = rule->id;
+		if (!r->severity_given)
+			f->min_severity = PW_SEV_INFO;
 	} else if (!strcmp(key, "severity")) {
 		if (!pw_severity_parse(v, &f->min_severity)) {
 			*err = g_strdup("severity: info, warning or error");
 			return false;
 		}
+		r->severity_given = true;
 	} else if (!strcmp(key, "path")) {
 		if (!*v) {
 			*err = g_strdup("path: a file name or glob is needed");

@@ -30,7 +30,9 @@ enum pw_report_kind {
  * --severity info, shows every finding): info findings, most of them
  * flood detection's notes on large series and resends, are hidden by
  * default from the findings and stats reports, the overview, and the
- * findings listed on a message's and a series' pages.
+ * findings listed on a message's and a series' pages.  A rule asked for
+ * by name (rule=, --rule) is shown at every severity unless severity is
+ * given too: who names RESEND_IDENTICAL wants its notes.
  */
 #define PW_REPORT_MIN_SEVERITY PW_SEV_WARNING
 
@@ -41,6 +43,7 @@ struct pw_report {
 	char *message;			/* floods: the flood of this Message-ID */
 	int64_t max_limit;		/* largest limit accepted, 0: none */
 	GPtrArray *strings;		/* what f's strings point into */
+	bool severity_given;		/* severity was among the filters */
 };
 
 /*

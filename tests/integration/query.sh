@@ -210,6 +210,13 @@ is "findings: warning and above by default" "$(jn findings)" "$(sq 'SELECT count
 is "findings --severity info: every finding" "$(jn findings --severity info)" "$(sq 'SELECT count(*) FROM finding')"
 is "findings --severity warning: the default" "$(jn findings --severity warning)" "$(jn findings)"
 is "findings: no info row by default" "$($PW query --db "$db" findings --format json | jq '[.[] | select(.severity == "info")] | length')" 0
+# A rule named is shown at every severity, unless a severity is given.
+irule=$(sq "SELECT rule FROM finding WHERE severity = 0 GROUP BY rule ORDER BY count(*) DESC LIMIT 1")
+is "findings --rule $irule: its info findings too" "$(jn findings --rule "$irule")" \
+	"$(sq "SELECT count(*) FROM finding WHERE rule = '$irule'")"
+is "findings --rule $irule --severity warning: the severity given wins" \
+	"$(jn findings --severity warning --rule "$irule")" \
+	"$(sq "SELECT count(*) FROM finding WHERE rule = '$irule' AND severity >= 1")"
 stat_findings() { $PW query --db "$db" stats --limit 0 --format json "$@" | jq '[.[].findings] | add'; }
 is "stats: findings counted at warning and above by default" "$(stat_findings)" \
 	"$(( $(sq 'SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message WHERE f.severity >= 1 AND m.date IS NOT NULL AND NOT EXISTS (SELECT 1 FROM message_list ml WHERE ml.message = m.id)') + $(sq 'SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message JOIN message_list ml ON ml.message = m.id WHERE f.severity >= 1 AND m.date IS NOT NULL') ))"
