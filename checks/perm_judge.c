@@ -182,49 +182,6 @@ static bool is_identifier(const char *s)
 	return true;
 }
 
-static bool blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/*
- * The parameters of the function-like #define whose logical line (lines
- * continued with backslashes) starts at offset b of the sanitized text
- * s, as a new NULL-terminated vector (g_strfreev), or NULL when that
- * line is no such #define.
- */
-static char **macro_params_at(const char *s, size_t len, size_t b)
-{
-	size_t e;
-	char *list, **v;
-	int i;
-
-	while (b < len && blank(s[b]))
-		b++;
-	if (b >= len || s[b] != '#')
-		return NULL;
-	for (b++; b < len && blank(s[b]); b++)
-		;
-	if (len - b < 7 || memcmp(s + b, "define", 6) || !blank(s[b + 6]))
-		return NULL;
-	for (b += 6; b < len && blank(s[b]); b++)
-		;
-	while (b < len && (g_ascii_isalnum(s[b]) || s[b] == '_'))
-		b++;
-	if (b >= len || s[b] != '(')
-		return NULL;
-	for (e = ++b; e < len && s[e] != ')' && s[e] != '\n'; e++)
-		;
-	if (e >= len || s[e] != ')')
-		return NULL;
-	list = g_strndup(s + b, e - b);
-	v = g_strsplit(list, ",", -1);
-	for (i = 0; v[i]; i++)
-		g_strstrip(v[i]);
-	g_free(list);
-	return v;
-}
-
 /*
  * The parameters of the function-like #define whose body holds offset
  * at of the text, or NULL when at is in none; sc keeps them (freed by
@@ -239,7 +196,7 @@ static char *const *macro_params(struct pw_scan *sc, size_t at)
 
 	if (!sc->macro_known || sc->macro_at != b) {
 		g_strfreev(sc->macro_params);
-		sc->macro_params = macro_params_at(sc->san, sc->t->len, b);
+		sc->macro_params = pw_perm_macro_at(sc->san, sc->t->len, b, NULL, NULL);
 		sc->macro_at = b;
 		sc->macro_known = true;
 	}
