@@ -476,7 +476,8 @@ static void value_rules(struct probs *ps, struct pw_scan *sc,
 					    strchr(b->str, ' ') ? "" : "s", what(k),
 					    verified(k) ? " and VERIFY_OCTAL_PERMISSIONS rejects it" : "",
 					    five ? "; a 4-digit mode was surely meant" : ""));
-			if (!oc->relative && !(m->flags & PW_MODE_UNKNOWN))
+			if (!oc->relative && !(m->flags & PW_MODE_UNKNOWN) &&
+			    !((m->flags & PW_MODE_HEX) && m->meant_valid))
 				set_fix(ps, PW_R_PERM_SPECIAL_BITS,
 					house_spelling(sc, oc, v & ~07000u), oc->mode);
 		} else if (perm & 06000) {
@@ -486,12 +487,32 @@ static void value_rules(struct probs *ps, struct pw_scan *sc,
 		}
 		g_string_free(b, TRUE);
 	}
-	if (m->flags & (PW_MODE_HEX | PW_MODE_WIDTH)) {
+	if ((m->flags & PW_MODE_HEX) && m->meant_valid) {
+		char *oct = pw_mode_spell_octal(v);
+		char *meant = pw_mode_spell_octal(m->meant);
+
+		/*
+		 * 0x00444 is 02104, but nobody writes a mode in hex with
+		 * only the digits 0-7: the octal 0444 was meant, and the
+		 * fix is that, not the hex value's bits tidied up.
+		 */
+		add(ps, sc, PW_R_PERM_NOT_OCTAL, ksev, true,
+		    g_strdup_printf("%s is hex, so the mode is %s; its digits are all octal digits, so %s was surely meant",
+				    written, oct, meant));
+		set_fix(ps, PW_R_PERM_NOT_OCTAL, house_spelling(sc, oc, m->meant),
+			oc->mode);
+		g_free(oct);
+		g_free(meant);
+	} else if ((m->flags & (PW_MODE_HEX | PW_MODE_WIDTH)) ||
+		   ((m->flags & PW_MODE_DECIMAL) && v < 8)) {
 		char *oct = pw_mode_spell_octal(v);
 
 		add(ps, sc, PW_R_PERM_NOT_OCTAL, ksev, true,
 		    (m->flags & PW_MODE_HEX) ?
 		    g_strdup_printf("%s is hex; modes read best in octal: %s", written, oct) :
+		    (m->flags & PW_MODE_DECIMAL) ?
+		    g_strdup_printf("%s means the same in decimal and octal, but is not a 4-digit octal mode: %s",
+				    written, oct) :
 		    g_strdup_printf("%s is not a 4-digit octal mode: %s", written, oct));
 		set_fix(ps, PW_R_PERM_NOT_OCTAL, house_spelling(sc, oc, v), oc->mode);
 		g_free(oct);
@@ -668,7 +689,13 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 					    (int)m->undef_len, m->undef));
 		}
 	}
-	if ((m->flags & PW_MODE_DECIMAL) && !(m->flags & PW_MODE_UNKNOWN)) {
+	/*
+	 * A decimal of one digit, 1 to 7, is the same number in octal:
+	 * no misread mode, only an unusual spelling, so the value rules
+	 * judge it as written.
+	 */
+	if ((m->flags & PW_MODE_DECIMAL) && !(m->flags & PW_MODE_UNKNOWN) &&
+	    m->value >= 8) {
 		if (oc->kind == PW_CTX_VALUE || oc->kind == PW_CTX_MEMBER)
 			goto done;
 		if (m->meant_valid) {
@@ -708,7 +735,8 @@ done:
 		if (ps.p[i].repl && ps.p[i].span.s == oc->mode.s && mode_added)
 			fixer = i;
 
-	if (m->flags & (PW_MODE_DECIMAL | PW_MODE_UNKNOWN)) {
+	if ((m->flags & PW_MODE_UNKNOWN) ||
+	    ((m->flags & PW_MODE_DECIMAL) && m->value >= 8)) {
 		head = g_strdup(written);
 	} else if (oc->relative) {
 		char ls[10];
