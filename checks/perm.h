@@ -131,7 +131,7 @@ void pw_perm_cut(struct pw_scan *sc);
  * s, as a new NULL-terminated vector (g_strfreev), or NULL when that
  * line is no such #define.  When name is not NULL it is set to the
  * macro's name, and when body is not NULL to the offset just after
- * the parameter list.
+ * the parameter list.  perm_macro.c.
  */
 char **pw_perm_macro_at(const char *s, size_t len, size_t b,
 			struct pw_span *name, size_t *body);
