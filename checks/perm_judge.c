@@ -488,7 +488,6 @@ static void value_rules(struct probs *ps, struct pw_scan *sc,
 		g_string_free(b, TRUE);
 	}
 	if ((m->flags & PW_MODE_HEX) && m->meant_valid) {
-		char *oct = pw_mode_spell_octal(v);
 		char *meant = pw_mode_spell_octal(m->meant);
 
 		/*
@@ -497,11 +496,10 @@ static void value_rules(struct probs *ps, struct pw_scan *sc,
 		 * fix is that, not the hex value's bits tidied up.
 		 */
 		add(ps, sc, PW_R_PERM_NOT_OCTAL, ksev, true,
-		    g_strdup_printf("%s is hex, so the mode is %s; its digits are all octal digits, so %s was surely meant",
-				    written, oct, meant));
+		    g_strdup_printf("%s is hex, but its digits are all octal digits: %s was surely meant",
+				    written, meant));
 		set_fix(ps, PW_R_PERM_NOT_OCTAL, house_spelling(sc, oc, m->meant),
 			oc->mode);
-		g_free(oct);
 		g_free(meant);
 	} else if ((m->flags & (PW_MODE_HEX | PW_MODE_WIDTH)) ||
 		   ((m->flags & PW_MODE_DECIMAL) && v < 8)) {
