@@ -400,6 +400,26 @@ static char *house_spelling(struct pw_scan *sc, const struct pw_occ *oc,
 	return pw_mode_spell_octal(v);
 }
 
+/*
+ * Whether a decimal mode means its value, not its digits read as
+ * octal: one digit (1 to 7 are the same in both), or the decimal
+ * spelling of a usual mode (420 is 0644, 493 is 0755, as Python code
+ * and stat output write them) whose digits make no usual mode.
+ */
+static bool decimal_as_written(const struct pw_mode *m)
+{
+	static const unsigned usual[] = { 0200, 0220, 0400, 0440, 0444, 0555,
+					  0600, 0640, 0644, 0660, 0664, 0666,
+					  0700, 0750, 0755, 0770, 0775, 0777 };
+
+	if (!(m->flags & PW_MODE_DECIMAL))
+		return false;
+	if (m->value < 8)
+		return true;
+	return in_set(m->value, usual, G_N_ELEMENTS(usual)) &&
+	       !(m->meant_valid && in_set(m->meant, usual, G_N_ELEMENTS(usual)));
+}
+
 static void value_rules(struct probs *ps, struct pw_scan *sc,
 			const struct pw_occ *oc, const struct pw_mode *m,
 			const char *written)
@@ -502,14 +522,17 @@ static void value_rules(struct probs *ps, struct pw_scan *sc,
 			oc->mode);
 		g_free(meant);
 	} else if ((m->flags & (PW_MODE_HEX | PW_MODE_WIDTH)) ||
-		   ((m->flags & PW_MODE_DECIMAL) && v < 8)) {
+		   decimal_as_written(m)) {
 		char *oct = pw_mode_spell_octal(v);
 
 		add(ps, sc, PW_R_PERM_NOT_OCTAL, ksev, true,
 		    (m->flags & PW_MODE_HEX) ?
 		    g_strdup_printf("%s is hex; modes read best in octal: %s", written, oct) :
-		    (m->flags & PW_MODE_DECIMAL) ?
+		    (m->flags & PW_MODE_DECIMAL) && v < 8 ?
 		    g_strdup_printf("%s means the same in decimal and octal, but is not a 4-digit octal mode: %s",
+				    written, oct) :
+		    (m->flags & PW_MODE_DECIMAL) ?
+		    g_strdup_printf("%s is the decimal spelling of %s; modes read best in octal",
 				    written, oct) :
 		    g_strdup_printf("%s is not a 4-digit octal mode: %s", written, oct));
 		set_fix(ps, PW_R_PERM_NOT_OCTAL, house_spelling(sc, oc, v), oc->mode);
@@ -688,12 +711,12 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 		}
 	}
 	/*
-	 * A decimal of one digit, 1 to 7, is the same number in octal:
-	 * no misread mode, only an unusual spelling, so the value rules
-	 * judge it as written.
+	 * A decimal of one digit, 1 to 7, is the same number in octal,
+	 * and 420 is 0644 spelt in decimal: no misread mode, only an
+	 * unusual spelling, so the value rules judge it as written.
 	 */
 	if ((m->flags & PW_MODE_DECIMAL) && !(m->flags & PW_MODE_UNKNOWN) &&
-	    m->value >= 8) {
+	    !decimal_as_written(m)) {
 		if (oc->kind == PW_CTX_VALUE || oc->kind == PW_CTX_MEMBER)
 			goto done;
 		if (m->meant_valid) {
@@ -734,7 +757,7 @@ done:
 			fixer = i;
 
 	if ((m->flags & PW_MODE_UNKNOWN) ||
-	    ((m->flags & PW_MODE_DECIMAL) && m->value >= 8)) {
+	    ((m->flags & PW_MODE_DECIMAL) && !decimal_as_written(m))) {
 		head = g_strdup(written);
 	} else if (oc->relative) {
 		char ls[10];
