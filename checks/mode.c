@@ -147,6 +147,18 @@ static void number(const char *t, size_t n, enum pw_mode_lang lang,
 		}
 		m->value |= (unsigned)v;
 		m->flags |= v ? PW_MODE_HEX : PW_MODE_ZERO;
+		/* 0x00444: hex digits that are all octal digits were
+		 * surely meant as that octal number. */
+		m->meant = 0;
+		m->meant_valid = n - 2 <= 6;
+		for (i = 2; i < n && m->meant_valid; i++) {
+			if (t[i] < '0' || t[i] > '7')
+				m->meant_valid = false;
+			else
+				m->meant = m->meant * 8 + (unsigned)(t[i] - '0');
+		}
+		if (m->meant > 07777 || m->meant == (unsigned)v)
+			m->meant_valid = false;
 		return;
 	}
 	if (lang == PW_MODE_PYTHON && n > 2 && t[0] == '0' &&

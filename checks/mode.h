@@ -37,7 +37,8 @@ struct pw_mode {
 	unsigned flags;		/* enum pw_mode_flags */
 	int nterms;		/* literals and names in the expression */
 	bool single;		/* the expression is one literal or name */
-	unsigned meant;		/* a lone decimal of digits 0-7: their octal value */
+	unsigned meant;		/* a lone decimal (644) or hex (0x444) literal of
+				 * digits 0-7 only: the octal value of its digits */
 	bool meant_valid;
 	const char *undef;	/* the first undefined PERM_ name (points into
 				 * the evaluated text), or NULL */

@@ -125,6 +125,17 @@ struct pw_finding *pw_perm_keep(struct pw_scan *sc, struct pw_finding *f);
 /* Sorts sc->out and keeps its first sc->cap findings, counting the rest. */
 void pw_perm_cut(struct pw_scan *sc);
 
+/*
+ * The parameters of the function-like #define whose logical line (lines
+ * continued with backslashes) starts at offset b of the sanitized text
+ * s, as a new NULL-terminated vector (g_strfreev), or NULL when that
+ * line is no such #define.  When name is not NULL it is set to the
+ * macro's name, and when body is not NULL to the offset just after
+ * the parameter list.  perm_macro.c.
+ */
+char **pw_perm_macro_at(const char *s, size_t len, size_t b,
+			struct pw_span *name, size_t *body);
+
 /* Frees what pw_perm_split_args() and the judge kept for the current
  * text. */
 void pw_perm_scan_reset(struct pw_scan *sc);

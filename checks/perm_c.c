@@ -26,7 +26,7 @@ struct centry {
 	unsigned char kind;	/* enum pw_ctx_kind */
 	unsigned char show;	/* 1-based show argument, 0 if none */
 	unsigned char store;
-	unsigned char attr_name;	/* 1-based name argument */
+	unsigned char attr_name;	/* 1-based name argument, 0 if none */
 };
 
 #define SYSFS(n, pos) { n, 0, pos, PW_CTX_SYSFS, 0, 0, 0 }
@@ -74,9 +74,20 @@ static const struct centry table[] = {
 	SYSFS_CB("SENSOR_DEVICE_ATTR_2", 2, 0),
 	SYSFS_CB("SENSOR_TEMPLATE", 3, 0),
 	SYSFS_CB("SENSOR_TEMPLATE_2", 3, 0),
+	SYSFS_CB("SENSOR_DEVICE_TEMPLATE", 2, 0),
+	SYSFS_CB("SENSOR_DEVICE_TEMPLATE_2", 2, 0),
+	SYSFS_CB("IIO_ATTR", 2, 0),
 	SYSFS_CB("IIO_DEVICE_ATTR", 2, 0),
 	SYSFS_CB("IIO_DEVICE_ATTR_NAMED", 3, 0),
-	{ "IIO_DEV_ATTR_", F_PREFIX, 1, PW_CTX_SYSFS, 0, 0, 0 },
+	/*
+	 * Only IIO_DEV_ATTR_SAMP_FREQ(_mode, _show, _store) of the
+	 * kernel's IIO_DEV_ATTR_* macros takes a mode first: the others
+	 * take a show callback (_SAMP_FREQ_AVAIL, _INT_TIME_AVAIL,
+	 * _TEMP_RAW), and drivers define their own whose first argument
+	 * is a channel or an index.  So no name pattern, unlike
+	 * checkpatch.pl's IIO_DEV_ATTR_[A-Z_]+.
+	 */
+	{ "IIO_DEV_ATTR_SAMP_FREQ", 0, 1, PW_CTX_SYSFS, 2, 3, 0 },
 	{ "open", 0, 3, PW_CTX_CREATE, 0, 0, 0 },
 	{ "open64", 0, 3, PW_CTX_CREATE, 0, 0, 0 },
 	{ "openat", 0, 4, PW_CTX_CREATE, 0, 0, 0 },
@@ -120,7 +131,32 @@ struct cscan {
 	GHashTable *defines;	/* local #define NAME value, built lazily */
 	bool defines_built;
 	int runtime_modes;	/* -1 not yet known, else 0 or 1 */
+	/* The function-like macros the text defines (struct ldef by
+	 * name), and the first characters of their names. */
+	GHashTable *ldefs;
+	bool lfirst[256];
 };
+
+/*
+ * A function-like macro the text defines: which of its parameters
+ * reach a mode argument of a call in its body, worked out when a call
+ * of it is first met.
+ */
+struct ldef {
+	char **params;
+	size_t body_s, body_e;	/* the body, to the end of its logical line */
+	int state;		/* 0 not yet known, 1 being worked out, 2 known */
+	unsigned mask;		/* bit i: parameter i is a mode argument */
+	unsigned char kind;	/* enum pw_ctx_kind of the first such use */
+};
+
+static void ldef_free(gpointer p)
+{
+	struct ldef *d = p;
+
+	g_strfreev(d->params);
+	g_free(d);
+}
 
 /* Does the text change attribute modes at run time? */
 static bool runtime_modes(struct cscan *cs)
@@ -286,6 +322,67 @@ int pw_perm_split_args(struct pw_scan *sc, size_t lp, struct pw_span *args,
 	return n;
 }
 
+/* The end of the logical line holding offset i: its first '\n' not
+ * continued by a backslash (which the sanitized text blanks, so the
+ * text itself is read), or the end of the text. */
+static size_t logical_end(const struct cscan *cs, size_t i)
+{
+	const char *raw = cs->sc->t->buf;
+
+	for (; i < cs->len; i++) {
+		size_t k = i;
+
+		if (raw[i] != '\n')
+			continue;
+		if (k > 0 && raw[k - 1] == '\r')
+			k--;
+		if (k == 0 || raw[k - 1] != '\\')
+			return i;
+	}
+	return cs->len;
+}
+
+/* Finds every function-like #define of the text, once. */
+static void build_ldefs(struct cscan *cs)
+{
+	size_t i = 0;
+
+	if (!memmem(cs->s, cs->len, "define", 6))
+		return;
+	while (i < cs->len) {
+		const char *h = memchr(cs->s + i, '#', cs->len - i);
+		struct pw_span nm;
+		size_t body;
+		char **params, *key;
+		struct ldef *d;
+
+		if (!h)
+			break;
+		i = (size_t)(h - cs->s) + 1;
+		params = pw_perm_macro_at(cs->s, cs->len, (size_t)(h - cs->s), &nm, &body);
+		if (!params)
+			continue;
+		if (!cs->ldefs)
+			cs->ldefs = g_hash_table_new_full(g_str_hash, g_str_equal,
+							  g_free, ldef_free);
+		d = g_new0(struct ldef, 1);
+		d->params = params;
+		d->body_s = body;
+		d->body_e = logical_end(cs, body);
+		i = d->body_e;
+		key = g_strndup(cs->s + nm.s, nm.e - nm.s);
+		/* A macro defined twice (#ifdef branches): the first
+		 * definition speaks for it. */
+		if (g_hash_table_contains(cs->ldefs, key)) {
+			g_free(key);
+			ldef_free(d);
+			continue;
+		}
+		g_hash_table_insert(cs->ldefs, key, d);
+		cs->lfirst[(unsigned char)cs->s[nm.s]] = true;
+	}
+}
+
 static void build_defines(struct cscan *cs)
 {
 	size_t i = 0;
@@ -408,7 +505,7 @@ static void call(struct cscan *cs, const struct centry *ce, size_t p, size_t q)
 	oc.call.e = rp + 1;
 	if (ce->show && n >= ce->store && ce->store <= MAX_ARGS) {
 		oc.callbacks = true;
-		oc.name = args[ce->attr_name - 1];
+		oc.name = ce->attr_name ? args[ce->attr_name - 1] : oc.mode;
 		oc.show = args[ce->show - 1];
 		oc.store = args[ce->store - 1];
 		oc.runtime_modes = runtime_modes(cs);
@@ -906,6 +1003,132 @@ static const struct centry *lookup_call(const struct cscan *cs, const char *id,
 	return NULL;
 }
 
+static struct ldef *lookup_ldef(const struct cscan *cs, const char *id, size_t n)
+{
+	char key[128];
+
+	if (!cs->ldefs || !cs->lfirst[(unsigned char)id[0]] || n >= sizeof(key))
+		return NULL;
+	memcpy(key, id, n);
+	key[n] = '\0';
+	return g_hash_table_lookup(cs->ldefs, key);
+}
+
+/* The index of the parameter that argument a is, whole (brackets
+ * around it allowed), or -1. */
+static int param_index(const struct cscan *cs, char *const *params,
+		       struct pw_span a)
+{
+	int i;
+
+	while (a.e - a.s >= 2 && cs->s[a.s] == '(' && cs->s[a.e - 1] == ')') {
+		a.s++;
+		a.e--;
+		trim(cs, &a);
+	}
+	for (i = 0; params[i]; i++)
+		if (strlen(params[i]) == a.e - a.s &&
+		    !memcmp(params[i], cs->s + a.s, a.e - a.s))
+			return i;
+	return -1;
+}
+
+/*
+ * Which parameters of d reach a mode argument in its body: passed
+ * whole as the mode of a permission-taking call, or of another macro
+ * the text defines that does so.  A parameter only part of a mode
+ * expression ("_m | S_IWUSR") is no mode of its own.
+ */
+static unsigned ldef_mask(struct cscan *cs, struct ldef *d, int depth)
+{
+	struct pw_span args[MAX_ARGS];
+	size_t p, q, rp;
+	int n, j, k;
+
+	if (d->state == 2 || d->state == 1 || depth > 8)
+		return d->state == 2 ? d->mask : 0;
+	d->state = 1;
+	for (p = d->body_s; p < d->body_e; p = q) {
+		const struct centry *ce = NULL;
+		struct ldef *sub;
+		unsigned m;
+		size_t lp;
+
+		if (!cs->cls[(unsigned char)cs->s[p]]) {
+			q = p + 1;
+			continue;
+		}
+		for (q = p + 1; q < cs->len && cs->cls[(unsigned char)cs->s[q]]; q++)
+			;
+		if (cs->cls[(unsigned char)cs->s[p]] == 2)
+			continue;
+		lp = skip_sp(cs, q);
+		if (lp >= d->body_e || cs->s[lp] != '(')
+			continue;
+		sub = lookup_ldef(cs, cs->s + p, q - p);
+		if (sub == d)
+			continue;
+		if (!sub && !(cs->first[(unsigned char)cs->s[p]] &&
+			      (ce = lookup_call(cs, cs->s + p, q - p))))
+			continue;
+		n = pw_perm_split_args(cs->sc, lp, args, MAX_ARGS, &rp);
+		if (n <= 0)
+			continue;
+		m = sub ? ldef_mask(cs, sub, depth + 1) : 1u << (ce->pos - 1);
+		for (j = 0; j < n; j++) {
+			if (!(m & (1u << j)) || (k = param_index(cs, d->params, args[j])) < 0 ||
+			    k >= MAX_ARGS)
+				continue;
+			if (!d->mask)
+				d->kind = sub ? sub->kind : ce->kind;
+			d->mask |= 1u << k;
+		}
+	}
+	d->state = 2;
+	return d->mask;
+}
+
+/*
+ * A call of a macro the text defines.  Its definition, not its name,
+ * says which arguments are modes: IIO_DEV_ATTR_PHASE_CONFIG(_idx)
+ * defined as IIO_DEVICE_ATTR(..##_idx, 0644, ...) takes an index, and
+ * the 0644 of its body is judged where it is written.  When the name
+ * is also in the table and the definition agrees with it, the table's
+ * entry (with its callbacks) judges the call.
+ */
+static void local_call(struct cscan *cs, struct ldef *d, const struct centry *ce,
+		       size_t p, size_t q)
+{
+	struct pw_span args[MAX_ARGS];
+	struct pw_occ oc;
+	size_t lp = skip_sp(cs, q), rp = 0;
+	unsigned mask;
+	int n, j;
+
+	if (lp >= cs->len || cs->s[lp] != '(' || define_name_before(cs, q - 1))
+		return;
+	mask = ldef_mask(cs, d, 0);
+	if (!mask)
+		return;
+	if (ce && mask == 1u << (ce->pos - 1)) {
+		call(cs, ce, p, q);
+		return;
+	}
+	n = pw_perm_split_args(cs->sc, lp, args, MAX_ARGS, &rp);
+	for (j = 0; j < n; j++) {
+		if (!(mask & (1u << j)))
+			continue;
+		memset(&oc, 0, sizeof(oc));
+		oc.kind = (enum pw_ctx_kind)d->kind;
+		oc.lang = PW_MODE_C;
+		oc.c = true;
+		oc.mode = args[j];
+		oc.call.s = p;
+		oc.call.e = rp + 1;
+		judge_span(cs, &oc);
+	}
+}
+
 void pw_perm_scan_c(struct pw_scan *sc)
 {
 	struct cscan cs;
@@ -927,11 +1150,13 @@ void pw_perm_scan_c(struct pw_scan *sc)
 
 	for (i = 0; i < 256; i++)
 		cs.cls[i] = idch((unsigned char)i) ? ((i >= '0' && i <= '9') ? 2 : 1) : 0;
+	build_ldefs(&cs);
 
 	p = 0;
 	while (p < cs.len) {
 		unsigned char c = (unsigned char)cs.s[p];
 		const struct centry *ce;
+		struct ldef *ld;
 
 		if (!cs.cls[c]) {
 			p++;
@@ -948,6 +1173,10 @@ void pw_perm_scan_c(struct pw_scan *sc)
 			member(&cs, p, q);
 		else if (q - p == 6 && !memcmp(cs.s + p, "i_mode", 6))
 			member(&cs, p, q);
+		else if (cs.ldefs && (ld = lookup_ldef(&cs, cs.s + p, q - p)))
+			local_call(&cs, ld,
+				   cs.first[c] ? lookup_call(&cs, cs.s + p, q - p) : NULL,
+				   p, q);
 		else if (cs.first[c] && (ce = lookup_call(&cs, cs.s + p, q - p)))
 			call(&cs, ce, p, q);
 		else if (p >= cs.consumed && ((c == 'S' && q - p >= 6 && cs.s[p + 1] == '_' &&
@@ -958,4 +1187,6 @@ void pw_perm_scan_c(struct pw_scan *sc)
 	}
 	if (cs.defines)
 		g_hash_table_destroy(cs.defines);
+	if (cs.ldefs)
+		g_hash_table_destroy(cs.ldefs);
 }

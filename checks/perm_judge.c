@@ -182,49 +182,6 @@ static bool is_identifier(const char *s)
 	return true;
 }
 
-static bool blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/*
- * The parameters of the function-like #define whose logical line (lines
- * continued with backslashes) starts at offset b of the sanitized text
- * s, as a new NULL-terminated vector (g_strfreev), or NULL when that
- * line is no such #define.
- */
-static char **macro_params_at(const char *s, size_t len, size_t b)
-{
-	size_t e;
-	char *list, **v;
-	int i;
-
-	while (b < len && blank(s[b]))
-		b++;
-	if (b >= len || s[b] != '#')
-		return NULL;
-	for (b++; b < len && blank(s[b]); b++)
-		;
-	if (len - b < 7 || memcmp(s + b, "define", 6) || !blank(s[b + 6]))
-		return NULL;
-	for (b += 6; b < len && blank(s[b]); b++)
-		;
-	while (b < len && (g_ascii_isalnum(s[b]) || s[b] == '_'))
-		b++;
-	if (b >= len || s[b] != '(')
-		return NULL;
-	for (e = ++b; e < len && s[e] != ')' && s[e] != '\n'; e++)
-		;
-	if (e >= len || s[e] != ')')
-		return NULL;
-	list = g_strndup(s + b, e - b);
-	v = g_strsplit(list, ",", -1);
-	for (i = 0; v[i]; i++)
-		g_strstrip(v[i]);
-	g_free(list);
-	return v;
-}
-
 /*
  * The parameters of the function-like #define whose body holds offset
  * at of the text, or NULL when at is in none; sc keeps them (freed by
@@ -239,7 +196,7 @@ static char *const *macro_params(struct pw_scan *sc, size_t at)
 
 	if (!sc->macro_known || sc->macro_at != b) {
 		g_strfreev(sc->macro_params);
-		sc->macro_params = macro_params_at(sc->san, sc->t->len, b);
+		sc->macro_params = pw_perm_macro_at(sc->san, sc->t->len, b, NULL, NULL);
 		sc->macro_at = b;
 		sc->macro_known = true;
 	}
@@ -443,6 +400,26 @@ static char *house_spelling(struct pw_scan *sc, const struct pw_occ *oc,
 	return pw_mode_spell_octal(v);
 }
 
+/*
+ * Whether a decimal mode means its value, not its digits read as
+ * octal: one digit (1 to 7 are the same in both), or the decimal
+ * spelling of a usual mode (420 is 0644, 493 is 0755, as Python code
+ * and stat output write them) whose digits make no usual mode.
+ */
+static bool decimal_as_written(const struct pw_mode *m)
+{
+	static const unsigned usual[] = { 0200, 0220, 0400, 0440, 0444, 0555,
+					  0600, 0640, 0644, 0660, 0664, 0666,
+					  0700, 0750, 0755, 0770, 0775, 0777 };
+
+	if (!(m->flags & PW_MODE_DECIMAL))
+		return false;
+	if (m->value < 8)
+		return true;
+	return in_set(m->value, usual, G_N_ELEMENTS(usual)) &&
+	       !(m->meant_valid && in_set(m->meant, usual, G_N_ELEMENTS(usual)));
+}
+
 static void value_rules(struct probs *ps, struct pw_scan *sc,
 			const struct pw_occ *oc, const struct pw_mode *m,
 			const char *written)
@@ -519,7 +496,8 @@ static void value_rules(struct probs *ps, struct pw_scan *sc,
 					    strchr(b->str, ' ') ? "" : "s", what(k),
 					    verified(k) ? " and VERIFY_OCTAL_PERMISSIONS rejects it" : "",
 					    five ? "; a 4-digit mode was surely meant" : ""));
-			if (!oc->relative && !(m->flags & PW_MODE_UNKNOWN))
+			if (!oc->relative && !(m->flags & PW_MODE_UNKNOWN) &&
+			    !((m->flags & PW_MODE_HEX) && m->meant_valid))
 				set_fix(ps, PW_R_PERM_SPECIAL_BITS,
 					house_spelling(sc, oc, v & ~07000u), oc->mode);
 		} else if (perm & 06000) {
@@ -529,12 +507,33 @@ static void value_rules(struct probs *ps, struct pw_scan *sc,
 		}
 		g_string_free(b, TRUE);
 	}
-	if (m->flags & (PW_MODE_HEX | PW_MODE_WIDTH)) {
+	if ((m->flags & PW_MODE_HEX) && m->meant_valid) {
+		char *meant = pw_mode_spell_octal(m->meant);
+
+		/*
+		 * 0x00444 is 02104, but nobody writes a mode in hex with
+		 * only the digits 0-7: the octal 0444 was meant, and the
+		 * fix is that, not the hex value's bits tidied up.
+		 */
+		add(ps, sc, PW_R_PERM_NOT_OCTAL, ksev, true,
+		    g_strdup_printf("%s is hex, but its digits are all octal digits: %s was surely meant",
+				    written, meant));
+		set_fix(ps, PW_R_PERM_NOT_OCTAL, house_spelling(sc, oc, m->meant),
+			oc->mode);
+		g_free(meant);
+	} else if ((m->flags & (PW_MODE_HEX | PW_MODE_WIDTH)) ||
+		   decimal_as_written(m)) {
 		char *oct = pw_mode_spell_octal(v);
 
 		add(ps, sc, PW_R_PERM_NOT_OCTAL, ksev, true,
 		    (m->flags & PW_MODE_HEX) ?
 		    g_strdup_printf("%s is hex; modes read best in octal: %s", written, oct) :
+		    (m->flags & PW_MODE_DECIMAL) && v < 8 ?
+		    g_strdup_printf("%s means the same in decimal and octal, but is not a 4-digit octal mode: %s",
+				    written, oct) :
+		    (m->flags & PW_MODE_DECIMAL) ?
+		    g_strdup_printf("%s is the decimal spelling of %s; modes read best in octal",
+				    written, oct) :
 		    g_strdup_printf("%s is not a 4-digit octal mode: %s", written, oct));
 		set_fix(ps, PW_R_PERM_NOT_OCTAL, house_spelling(sc, oc, v), oc->mode);
 		g_free(oct);
@@ -711,7 +710,13 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 					    (int)m->undef_len, m->undef));
 		}
 	}
-	if ((m->flags & PW_MODE_DECIMAL) && !(m->flags & PW_MODE_UNKNOWN)) {
+	/*
+	 * A decimal of one digit, 1 to 7, is the same number in octal,
+	 * and 420 is 0644 spelt in decimal: no misread mode, only an
+	 * unusual spelling, so the value rules judge it as written.
+	 */
+	if ((m->flags & PW_MODE_DECIMAL) && !(m->flags & PW_MODE_UNKNOWN) &&
+	    !decimal_as_written(m)) {
 		if (oc->kind == PW_CTX_VALUE || oc->kind == PW_CTX_MEMBER)
 			goto done;
 		if (m->meant_valid) {
@@ -751,7 +756,8 @@ done:
 		if (ps.p[i].repl && ps.p[i].span.s == oc->mode.s && mode_added)
 			fixer = i;
 
-	if (m->flags & (PW_MODE_DECIMAL | PW_MODE_UNKNOWN)) {
+	if ((m->flags & PW_MODE_UNKNOWN) ||
+	    ((m->flags & PW_MODE_DECIMAL) && !decimal_as_written(m))) {
 		head = g_strdup(written);
 	} else if (oc->relative) {
 		char ls[10];

@@ -79,6 +79,18 @@ static void mode_decimal_meant(void **state)
 	assert_int_equal(m.meant, 0444);
 	pw_mode_eval("488", 3, PW_MODE_C, NULL, NULL, &m);
 	assert_false(m.meant_valid);
+	/* Hex of octal digits only: the octal number was meant. */
+	pw_mode_eval("0x00444", 7, PW_MODE_C, NULL, NULL, &m);
+	assert_int_equal(m.value, 0x444);
+	assert_true(m.meant_valid);
+	assert_int_equal(m.meant, 0444);
+	pw_mode_eval("0x1a4", 5, PW_MODE_C, NULL, NULL, &m);
+	assert_false(m.meant_valid);
+	/* 0x4 is 04 either way: nothing else was meant. */
+	pw_mode_eval("0x4", 3, PW_MODE_C, NULL, NULL, &m);
+	assert_false(m.meant_valid);
+	pw_mode_eval("0x444 | 0x2", 11, PW_MODE_C, NULL, NULL, &m);
+	assert_false(m.meant_valid);
 	pw_mode_eval("0o644", 5, PW_MODE_PYTHON, NULL, NULL, &m);
 	assert_int_equal(m.value, 0644);
 	assert_true(m.flags & PW_MODE_OCTAL);
