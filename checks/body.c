@@ -9,8 +9,9 @@
  *    primitives, so a signature or a list footer after the last hunk is
  *    never part of the diff;
  *  - the commit message: the text before the first patch separator
- *    (git mailinfo's patchbreak(): "---", "diff -", "Index: "), with
- *    format=flowed text unwrapped as git mailinfo unwraps it;
+ *    (git mailinfo's patchbreak(): "---", "diff -", "Index: ");
+ *  - both from format=flowed text unwrapped first, as git mailinfo
+ *    unwraps every line of it;
  *  - the pull request URL: patchwork's parse_pull_request().
  */
 #include <string.h>
@@ -434,6 +435,21 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 
 	if (b->diff->len)
 		return false;
+	/*
+	 * git mailinfo unwraps format=flowed text line by line before it
+	 * tells the commit message from the patch (handle_filter_flowed()),
+	 * so a patch a mail client sent flowed, space-stuffed and
+	 * soft-wrapped, is whole again for git am: the diff is read from
+	 * the unwrapped text too, or an intact patch would look cut.
+	 */
+	if (flow != PW_BODY_FIXED) {
+		GString *u = g_string_sized_new(n);
+
+		unflow(u, t, n, flow == PW_BODY_FLOWED_DELSP);
+		cut = pw_body_add_text(b, u->str, u->len, PW_BODY_FIXED);
+		g_string_free(u, TRUE);
+		return cut;
+	}
 	found = pw_body_find_diff(t, n, &ds, &de, &cut);
 	if (!b->separated) {
 		if (!b->pull_url)
@@ -447,10 +463,7 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 		}
 		if (b->msg->len && pos > 0)
 			g_string_append_c(b->msg, '\n');
-		if (flow != PW_BODY_FIXED)
-			unflow(b->msg, t, pos, flow == PW_BODY_FLOWED_DELSP);
-		else
-			g_string_append_len(b->msg, t, (gssize)pos);
+		g_string_append_len(b->msg, t, (gssize)pos);
 	}
 	if (found) {
 		b->separated = true;
