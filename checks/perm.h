@@ -129,7 +129,8 @@ void pw_perm_cut(struct pw_scan *sc);
  * The parameters of the function-like #define whose logical line (lines
  * continued with backslashes) starts at offset b of the sanitized text
  * s, as a new NULL-terminated vector (g_strfreev), or NULL when that
- * line is no such #define.  When name is not NULL it is set to the
+ * line is no such #define, or its parameter list does not close on its
+ * first physical line (as the kernel writes them).  When name is not NULL it is set to the
  * macro's name, and when body is not NULL to the offset just after
  * the parameter list.  perm_macro.c.
  */

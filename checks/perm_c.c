@@ -360,8 +360,15 @@ static void build_ldefs(struct cscan *cs)
 			break;
 		i = (size_t)(h - cs->s) + 1;
 		params = pw_perm_macro_at(cs->s, cs->len, (size_t)(h - cs->s), &nm, &body);
-		if (!params)
+		if (!params) {
+			/* A directive starts a line: none starts later on
+			 * this one, so its other '#'s are not read again
+			 * (a line of "#define a(#define a(..." stays linear). */
+			const char *nl = memchr(h, '\n', cs->len - (size_t)(h - cs->s));
+
+			i = nl ? (size_t)(nl - cs->s) + 1 : cs->len;
 			continue;
+		}
 		if (!cs->ldefs)
 			cs->ldefs = g_hash_table_new_full(g_str_hash, g_str_equal,
 							  g_free, ldef_free);

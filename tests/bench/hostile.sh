@@ -13,6 +13,9 @@
 #          (each finding's fix lies on an earlier line than the finding);
 # macro:   a hunk adding one #define continued with backslashes over N
 #          lines, a DEVICE_ATTR on each (each asks which macro it is in);
+# defines: a hunk adding N/500 lines, each of 6,500 "#define a(" that
+#          never close (each '#' once looked for a macro to its line's
+#          end: 100 such lines took 9 s);
 # subject: 40 mails whose Subject leads with N/8 ':' then N/8 '(' (git
 #          mailinfo's cleanup and the "(v2)" search); at most 16,000 and
 #          64,000 bytes, as bot/mail.c keeps 64 KiB of a header.
@@ -24,7 +27,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 PW=${PW:-$top/patchwarden}
 n=${1:-50000}
 [ $# -gt 0 ] && shift
-kinds=${*:-files calls attrs macro subject}
+kinds=${*:-files calls attrs macro defines subject}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 gen() {	# KIND COUNT FILE
@@ -41,6 +44,9 @@ with open(path, "w") as f:
         f.write(f"--- a/x.c\n+++ b/x.c\n@@ -0,0 +1,{n + 1} @@\n+#define M(x) \\\n")
         for i in range(n):
             f.write(f"+DEVICE_ATTR(a{i}, 0644, a{i}_show, a{i}_store); \\\n")
+    elif kind == "defines":
+        k = max(1, n // 500)
+        f.write(f"--- a/x.c\n+++ b/x.c\n@@ -0,0 +1,{k} @@\n" + ("+" + "#define a(" * 6500 + "\n") * k)
     elif kind == "subject":
         subj = ":" * (n // 2) + "(" * (n // 2) + ")"
         for i in range(40):
