@@ -118,6 +118,11 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 	}
 	if (own)
 		*why = g_strdup("the bot's own mail");
+	/* The senders as configured now: a row stored before the sender
+	 * was known to be a machine (or by a version that did not say) is
+	 * held all the same. */
+	else if (is_automated(cfg, poster))
+		*why = g_strdup_printf("automated sender %s", poster);
 	return PW_OK;
 }
 

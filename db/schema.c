@@ -372,9 +372,16 @@ static const char *const migrations[] = {
 	"PRAGMA writable_schema = RESET;"
 	"CREATE TABLE schema_cookie_bump (x);"
 	"DROP TABLE schema_cookie_bump;"
-	"UPDATE message SET automated = 'Auto-Submitted: ' || auto_submitted"
+	/* The value's first token, as checks/message.c reads it: before
+	 * any parameter (';') or comment ('('), trimmed, 64 bytes at most;
+	 * "no" is a person's. */
+	"UPDATE message SET automated = 'Auto-Submitted: ' || trim(substr("
+	"  auto_submitted, 1, min(64, instr(auto_submitted || ';', ';') - 1,"
+	"  instr(auto_submitted || '(', '(') - 1)))"
 	" WHERE automated IS NULL AND auto_submitted IS NOT NULL"
-	" AND lower(trim(auto_submitted)) NOT IN ('', 'no');",
+	" AND lower(trim(substr(auto_submitted, 1, min(64,"
+	"  instr(auto_submitted || ';', ';') - 1,"
+	"  instr(auto_submitted || '(', '(') - 1)))) NOT IN ('', 'no');",
 };
 
 const char *const *pw_db_migrations(size_t *n)

@@ -140,10 +140,21 @@ is "a configured sender: no reply" \
 # again changes nothing.
 cp "$db" "$T/old.db"; cp "$db-raw" "$T/old.db-raw"
 v=$(q "$db" "PRAGMA user_version")
-q "$T/old.db" "ALTER TABLE message DROP COLUMN automated; PRAGMA user_version = $((v - 1))"
+q "$T/old.db" "ALTER TABLE message DROP COLUMN automated; PRAGMA user_version = $((v - 1));
+	UPDATE message SET auto_submitted = CASE id % 4 WHEN 0 THEN 'No (a person)'
+	  WHEN 1 THEN 'auto-replied; owner-email=x@example.org' WHEN 2 THEN 'no; x=y'
+	  ELSE NULL END"
 $PW ingest -q --db "$T/old.db" "$A" >/dev/null 2>&1
 is "old store: migrated, the column back" \
 	"$(q "$T/old.db" "PRAGMA user_version"),$(q "$T/old.db" "SELECT count(*) FROM pragma_table_info('message') WHERE name = 'automated'")" "$v,1"
+# Its rows keep what they said, read as a new message's header is read:
+# "no" with a comment or parameters is a person's.
+is "old store: Auto-Submitted read for the rows stored before" \
+	"$(q "$T/old.db" "SELECT DISTINCT coalesce(auto_submitted, '-') || ' => ' || coalesce(automated, '-') FROM message ORDER BY 1")" \
+	"- => -
+No (a person) => -
+auto-replied; owner-email=x@example.org => Auto-Submitted: auto-replied
+no; x=y => -"
 q "$T/old.db" "PRAGMA user_version = $((v - 1))"
 $PW ingest -q --db "$T/old.db" /dev/null >/dev/null 2>&1
 is "old store again: one column, the store whole" \

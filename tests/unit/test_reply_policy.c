@@ -133,6 +133,9 @@ static void test_policy(void **state)
 	 * of its own: the store keeps why, and the reply reads it. */
 	int64_t e = add_patch(f, "e@x", "sashal@kernel.org",
 			      "X-Patchwork-Hint: ignore", false);
+	/* A robot's row stored before the store said why (automated
+	 * NULL): the senders known now hold it all the same. */
+	int64_t g = add_patch(f, "g@x", "lkp@intel.com", NULL, false);
 	int64_t n;
 	char *s;
 
@@ -142,6 +145,10 @@ static void test_policy(void **state)
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, c), PW_OK);
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, d), PW_OK);
 	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, e), PW_OK);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, g), PW_OK);
+	s = reason_of(f, "msg:g@x");
+	assert_string_equal(s, "automated sender lkp@intel.com");
+	g_free(s);
 	s = reason_of(f, "msg:e@x");
 	assert_string_equal(s, "automated mail (X-Patchwork-Hint: ignore)");
 	g_free(s);
