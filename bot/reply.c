@@ -600,8 +600,11 @@ static char *page_url(const struct pw_reply_self *me, const char *msgid)
 	n = strlen(base);
 	while (n && base[n - 1] == '/')
 		base[--n] = '\0';
-	if (!msgid || !pw_reply_msgid_ok(msgid))
-		return g_strdup_printf("%s/", base);
+	if (!msgid || !pw_reply_msgid_ok(msgid)) {
+		url = g_strdup_printf("%s/", base);
+		g_free(base);
+		return url;
+	}
 	id = g_uri_escape_string(msgid,
 				 G_URI_RESERVED_CHARS_ALLOWED_IN_PATH_ELEMENT,
 				 FALSE);
@@ -943,7 +946,7 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 			}
 		}
 		if (brief)
-			append_group_short(part, i + 1, g);
+			append_group_short(part, groups->len > 1 ? i + 1 : 0, g);
 		if (used + count_lines(part) > budget)
 			break;
 		g_string_append(b, part->str);
