@@ -67,36 +67,6 @@ char *pw_flood_message(enum pw_flood_rank rank, const char *sender,
 		" one series per subsystem under a cover letter", sender, id);
 }
 
-bool pw_flood_stable_tags(const char *prefixes)
-{
-	char **tags = g_strsplit(prefixes ? prefixes : "", ",", -1);
-	bool stable = false;
-	char **t;
-
-	for (t = tags; !stable && *t; t++) {
-		const char *p = g_strstrip(*t);
-		int dots = 0;
-
-		if (!g_ascii_strcasecmp(p, "autosel") ||
-		    !g_ascii_strcasecmp(p, "stable")) {
-			stable = true;
-			break;
-		}
-		/* "5.4", "4.19.y", "6.1-stable": a tree's version. */
-		if (!g_ascii_isdigit(*p))
-			continue;
-		while (g_ascii_isdigit(*p) || *p == '.') {
-			dots += *p == '.';
-			p++;
-		}
-		if (*p == 'y' && p[-1] == '.')
-			p++;
-		stable = dots >= 1 && (!*p || !g_ascii_strcasecmp(p, "-stable"));
-	}
-	g_strfreev(tags);
-	return stable;
-}
-
 enum pw_resend_kind pw_resend_kind(const struct pw_resend_facts *f)
 {
 	bool unchanged = f->same_subject && f->same_body;

@@ -55,13 +55,6 @@ enum pw_severity pw_flood_severity(enum pw_flood_rank rank);
 char *pw_flood_message(enum pw_flood_rank rank, const char *sender,
 		       int64_t flood_id);
 
-/*
- * Whether a subject's bracket tags (pw_subject_tags.prefixes: "AUTOSEL,5.6",
- * "5.4") name a stable tree or the stable AUTOSEL process: the stable
- * maintainers' review and backport series, posted by design as they are.
- */
-bool pw_flood_stable_tags(const char *prefixes);
-
 /* A lone patch posted again unchanged within this many seconds (without
  * RESEND) was sent twice; later, it was sent again without saying so. */
 #define PW_FLOOD_TWICE PW_FLOOD_CROSSPOST
@@ -129,7 +122,7 @@ char *pw_resend_message(enum pw_resend_kind k, const struct pw_resend_facts *f);
  * SERIES_OVERSIZED: whether a "[PATCH number/total]" counter announces
  * a series that large, and the severity and message (a new string) for
  * the first patch of it observed, threaded or not.  A stable review or
- * AUTOSEL series (pw_flood_stable_tags) is not counted by the caller.
+ * AUTOSEL series (pw_subject_stable_tags()) is not counted by the caller.
  */
 bool pw_oversized(bool has_counter, int total);
 enum pw_severity pw_oversized_severity(bool threaded);

@@ -168,32 +168,14 @@ static const char *stable_notice(const char *subject)
 }
 
 /*
- * The stable tree a subject's bracket words name ("4.9", "5.10.y",
- * "6.1-stable"), as a new string, or NULL.  With another author's
- * commit under it, such a patch is a stable review posting or a
- * backport: the change is upstream already, the poster did not write
- * it, and the stable scripts post it (the older ones without X-stable).
+ * Who posts the stable trees' review and backport series: with another
+ * author's commit under a stable tree's tag, a posting of theirs is the
+ * stable scripts' (the older ones wrote no X-stable).  A person's own
+ * backport to a stable tree, sent from their own address, is theirs.
  */
-static char *stable_tree(const char *prefixes)
-{
-	char **w = g_strsplit(prefixes ? prefixes : "", ",", -1);
-	char *tree = NULL;
-	size_t i;
-
-	for (i = 0; w[i] && !tree; i++) {
-		const char *p = w[i];
-		int dots = 0;
-
-		if (!g_ascii_isdigit(*p))
-			continue;
-		while (g_ascii_isdigit(*p) || (*p == '.' && g_ascii_isdigit(p[1]) && ++dots))
-			p++;
-		if (dots && (!*p || !strcmp(p, ".y") || !strcmp(p, "-stable")))
-			tree = g_strdup(w[i]);
-	}
-	g_strfreev(w);
-	return tree;
-}
+static const char *const stable_posters[] = {
+	"gregkh@linuxfoundation.org", "sashal@kernel.org", NULL,
+};
 
 char *pw_mail_automated(const struct pw_mail_origin *o,
 			const char *const *extra)
@@ -217,12 +199,10 @@ char *pw_mail_automated(const struct pw_mail_origin *o,
 		g_free(t);
 		return why;
 	}
-	if (!o->is_reply && o->other_author && (t = stable_tree(o->prefixes))) {
-		why = g_strdup_printf("stable backport (%s) of another "
-				      "author's commit", t);
-		g_free(t);
-		return why;
-	}
+	if (!o->is_reply && o->other_author && o->sender &&
+	    match_any(stable_posters, o->sender) &&
+	    pw_subject_stable_tags(o->prefixes))
+		return g_strdup("stable review posting of another author's commit");
 	if (o->patchwork_hint) {
 		t = token(o->patchwork_hint);
 		if (!g_ascii_strcasecmp(t, "ignore"))

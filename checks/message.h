@@ -87,6 +87,13 @@ char *pw_subject_parse(const char *subject, struct pw_subject_tags *tags);
 void pw_subject_tags_release(struct pw_subject_tags *tags);
 
 /*
+ * Whether a subject's bracket tags (pw_subject_tags.prefixes: "AUTOSEL,5.6",
+ * "5.4", "4.19.y", "6.1-stable") name a stable tree or the stable AUTOSEL
+ * process: the stable maintainers' review and backport postings.
+ */
+bool pw_subject_stable_tags(const char *prefixes);
+
+/*
  * The reply and forward markers, the one list of them: the length of
  * the marker at s ("Re:", "Aw:", "Sv:", "Antw:" reply; "Fwd:", "Fw:"
  * forward; any case), 0 when there is none.  *reply is set (never

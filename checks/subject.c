@@ -293,3 +293,32 @@ void pw_subject_tags_release(struct pw_subject_tags *tags)
 	tags->prefixes = NULL;
 }
 
+bool pw_subject_stable_tags(const char *prefixes)
+{
+	char **tags = g_strsplit(prefixes ? prefixes : "", ",", -1);
+	bool stable = false;
+	char **t;
+
+	for (t = tags; !stable && *t; t++) {
+		const char *p = g_strstrip(*t);
+		int dots = 0;
+
+		if (!g_ascii_strcasecmp(p, "autosel") ||
+		    !g_ascii_strcasecmp(p, "stable")) {
+			stable = true;
+			break;
+		}
+		/* "5.4", "4.19.y", "6.1-stable": a tree's version, each dot
+		 * between digits. */
+		if (!g_ascii_isdigit(*p))
+			continue;
+		while (g_ascii_isdigit(*p) ||
+		       (*p == '.' && g_ascii_isdigit(p[1]) && ++dots))
+			p++;
+		if (p[0] == '.' && p[1] == 'y')
+			p += 2;
+		stable = dots >= 1 && (!*p || !g_ascii_strcasecmp(p, "-stable"));
+	}
+	g_strfreev(tags);
+	return stable;
+}

@@ -1023,7 +1023,7 @@ static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o,
 	 * process makes them: no one to tell to split them. */
 	if (!pw_oversized(t->has_counter, t->total) || o->series_id <= 0 ||
 	    !rule_on(p, PW_R_SERIES_OVERSIZED) ||
-	    pw_flood_stable_tags(t->prefixes))
+	    pw_subject_stable_tags(t->prefixes))
 		return PW_OK;
 	st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_oversized(series, message)"
 			" VALUES (?1, ?2)");

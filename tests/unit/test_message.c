@@ -188,14 +188,15 @@ static void automated(void **state)
 	o.subject = "Re: patch \"iio: fix\" added to staging-next";
 	judged(&o, NULL, NULL);
 	/* A stable review patch without X-stable (before 2023): another
-	 * author's commit under a stable tree's tag.  The poster's own
-	 * backport, or a reply to one, is a person's. */
+	 * author's commit under a stable tree's tag, posted by the stable
+	 * maintainers.  A person's own backport, or a reply, is a
+	 * person's. */
 	o.subject = "[PATCH 4.9 45/62] hwmon: (coretemp) Check for null";
 	o.prefixes = "4.9";
 	o.other_author = true;
-	judged(&o, NULL, "stable backport (4.9) of another author's commit");
+	judged(&o, NULL, "stable review posting of another author's commit");
 	o.prefixes = "net,5.10.y";
-	judged(&o, NULL, "stable backport (5.10.y) of another author's commit");
+	judged(&o, NULL, "stable review posting of another author's commit");
 	o.prefixes = "v2";
 	judged(&o, NULL, NULL);
 	o.prefixes = "4.9";
@@ -204,6 +205,11 @@ static void automated(void **state)
 	o.is_reply = false;
 	o.other_author = false;
 	judged(&o, NULL, NULL);
+	o.other_author = true;
+	o.sender = "backporter@example.com";
+	judged(&o, NULL, NULL);
+	o.sender = "gregkh@linuxfoundation.org";
+	o.other_author = false;
 	o.prefixes = NULL;
 	o.subject = "[PATCH 6.6 144/341] hwmon: (pc87360) Bounds check";
 	o.stable = "review";

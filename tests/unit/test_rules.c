@@ -595,16 +595,6 @@ static void flood_wording(void **state)
 			       " ([PATCH 14/1285])"));
 	assert_non_null(strstr(t, "thread it under a cover letter"));
 	g_free(t);
-	/* Stable review and AUTOSEL series are the stable process's. */
-	assert_true(pw_flood_stable_tags("5.4"));
-	assert_true(pw_flood_stable_tags("AUTOSEL,5.6"));
-	assert_true(pw_flood_stable_tags("4.19.y"));
-	assert_true(pw_flood_stable_tags("net,6.1-stable"));
-	assert_false(pw_flood_stable_tags(""));
-	assert_false(pw_flood_stable_tags("net-next,RFC"));
-	assert_false(pw_flood_stable_tags("linux dev-5.15"));
-	assert_false(pw_flood_stable_tags("v2"));
-	assert_false(pw_flood_stable_tags("2"));
 }
 
 int main(void)

@@ -171,6 +171,22 @@ static void flood_reads_the_same_markers(void **state)
 	}
 }
 
+static void stable_tags(void **state)
+{
+	(void)state;
+	/* Stable review and AUTOSEL series are the stable process's. */
+	assert_true(pw_subject_stable_tags("5.4"));
+	assert_true(pw_subject_stable_tags("AUTOSEL,5.6"));
+	assert_true(pw_subject_stable_tags("4.19.y"));
+	assert_true(pw_subject_stable_tags("net,6.1-stable"));
+	assert_false(pw_subject_stable_tags(""));
+	assert_false(pw_subject_stable_tags("net-next,RFC"));
+	assert_false(pw_subject_stable_tags("linux dev-5.15"));
+	assert_false(pw_subject_stable_tags("v2"));
+	assert_false(pw_subject_stable_tags("2"));
+	assert_false(pw_subject_stable_tags("5."));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +194,7 @@ int main(void)
 		cmocka_unit_test(markers),
 		cmocka_unit_test(leading),
 		cmocka_unit_test(flood_reads_the_same_markers),
+		cmocka_unit_test(stable_tags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
