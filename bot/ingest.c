@@ -82,7 +82,6 @@ static int64_t cpu_usec(bool self)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Parses and checks one message; thread-safe, no database. */
 /*
  * Adds [reply] automated_senders to what the parser judged from the
  * header block alone (checks/message.h, pw_mail_automated()): before
@@ -98,6 +97,7 @@ static void mark_automated(struct pw_mail *m, const struct pw_config *cfg)
 			(const char *const *)cfg->automated_senders);
 }
 
+/* Parses and checks one message; thread-safe, no database. */
 static void process(struct job *j, const struct pw_config *cfg,
 		    const struct pw_ingest_opts *o)
 {
