@@ -79,6 +79,26 @@ static char *squeeze(const char *s, size_t n)
 	return g_string_free(o, FALSE);
 }
 
+/*
+ * s (taken) cut to at most QUOTE_MAX bytes on a character boundary,
+ * "..." marking the cut: a finding quotes the mode as written, and a
+ * mode expression from mail can be as long as a statement (a chain of
+ * a thousand casts made a 19 KB finding); the fix carries it whole.
+ */
+#define QUOTE_MAX 120
+static char *quoted(char *s)
+{
+	const char *end;
+	char *q;
+
+	if (strlen(s) <= QUOTE_MAX)
+		return s;
+	g_utf8_validate(s, QUOTE_MAX - 3, &end);
+	q = g_strdup_printf("%.*s...", (int)(end - s), s);
+	g_free(s);
+	return q;
+}
+
 static bool exported(enum pw_ctx_kind k)
 {
 	return k == PW_CTX_SYSFS || k == PW_CTX_SYSFS_RT || k == PW_CTX_MODPARAM ||
@@ -644,6 +664,7 @@ static void judge_cond(struct pw_scan *sc, const struct pw_occ *oc,
 		       const char *written)
 {
 	const struct pw_mode_cond *c = oc->cond;
+	char *depends, *octal;
 	GString *msg;
 	struct pw_finding *f;
 	int i;
@@ -660,10 +681,14 @@ static void judge_cond(struct pw_scan *sc, const struct pw_occ *oc,
 				       i == c->nvals - 1 ? " or " : ", ", d);
 		g_free(d);
 	}
+	depends = quoted(g_strdup(c->depends));
+	octal = quoted(g_strdup(c->octal));
 	g_string_append_printf(msg, c->vars ? " to %s" : ", depending on %s",
-			       c->depends);
+			       depends);
 	g_string_append_printf(msg, ": this list writes modes in octal; write %s",
-			       c->octal);
+			       octal);
+	g_free(depends);
+	g_free(octal);
 	f = pw_perm_emit(sc, PW_R_PERM_SYMBOLIC, -1, oc->mode.s,
 			 g_string_free(msg, FALSE));
 	if (f)
@@ -689,7 +714,7 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 	if (!any_added)
 		return;
 	ps.n = 0;
-	written = squeeze(sc->san + oc->mode.s, oc->mode.e - oc->mode.s);
+	written = quoted(squeeze(sc->san + oc->mode.s, oc->mode.e - oc->mode.s));
 	if (oc->cond) {
 		if (mode_added)
 			judge_cond(sc, oc, written);
