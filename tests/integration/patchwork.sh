@@ -275,7 +275,7 @@ print(p["check"], len(api._get(p["checks"]).json()))'; git -C "$GR" config pw.pr
 	out=$(row many2@example.org demo description)
 	check "$be: many rules: a description of at most 255 bytes, the rest counted ($(printf %s "$out" | wc -c))" \
 		test "$(printf %s "$out" | wc -c)" -le 255
-	is "$be: many rules: each counted, most severe first" "$(printf %s "$out" | tr ',' '\n' | wc -l) ${out%%,*}" "12 3 PERM_NOT_OCTAL"
+	is "$be: many rules: each counted, most severe first" "$(printf '%s\n' "$out" | awk -F', ' '{print NF}') ${out%%,*}" "12 3 PERM_NOT_OCTAL"
 	contains "$be: the same description read back" "$(checks many2@example.org)" "$out"
 	# A forged token, and a user who maintains nothing: failed with
 	# Patchwork's answer.
