@@ -14,7 +14,8 @@ run the real one.  It enforces the rules patchwarden's checks depend on
        missing or unknown state, a context not matching ^[-a-zA-Z0-9_]+$
        or over 255 characters, a target_url that is not an http(s) URL
        or over 200 characters; 403 without a token ("You do not have
-       permission"), with an unknown token ("Invalid token."), or for a
+       permission"), with an unknown token ("Invalid token.", on a read
+       too), or for a
        user who is not a maintainer of the patch's project; 404 for a
        patch that does not exist
 
@@ -146,12 +147,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return p
         return None
 
+    def user(self):
+        """The user a token names, or the reason it is refused.  As in
+        Patchwork (Django REST framework, SessionAuthentication first),
+        a bad token is refused with 403 on any request, a read too."""
+        auth = self.headers.get('Authorization')
+        if not auth:
+            return None, None
+        parts = auth.split()
+        if len(parts) != 2 or parts[0].lower() != 'token':
+            return None, 'Invalid token header.'
+        user = self.server.store.users.get(parts[1])
+        return (user, None) if user else (None, 'Invalid token.')
+
     def do_GET(self):
         u = urllib.parse.urlsplit(self.path)
         q = urllib.parse.parse_qs(u.query)
         m = API.match(u.path)
         st = self.server.store
         with st.lock:
+            refused = self.user()[1]
+            if refused:
+                return self.answer(403, {'detail': refused})
             if not m:
                 return self.answer(404, {'detail': 'Not found.'})
             path = m.group(1)
@@ -203,15 +220,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pm = re.match(r'^/patches/(\d+)/checks/$', m.group(1)) if m else None
             if not pm:
                 return self.answer(405, {'detail': 'Method "POST" not allowed.'})
-            user = None
-            auth = self.headers.get('Authorization')
-            if auth:
-                parts = auth.split()
-                if len(parts) != 2 or parts[0].lower() != 'token':
-                    return self.answer(403, {'detail': 'Invalid token header.'})
-                user = st.users.get(parts[1])
-                if not user:
-                    return self.answer(403, {'detail': 'Invalid token.'})
+            user, refused = self.user()
+            if refused:
+                return self.answer(403, {'detail': refused})
             p = self.find_patch(int(pm.group(1)))
             if not p:
                 return self.answer(404, {'detail': 'Not found.'})

@@ -244,8 +244,10 @@ scenario() {
 		"24|8|0"
 
 	out=$($PW patchwork post --config "$C" 2>"$D/err"); rc=$?
+	# Deferred: late and never of the demo and bystander instances; the
+	# forged token is refused even its lookups.
 	is "$be: post: the patches Patchwork lacks wait (exit 1)" \
-		"$rc $(kv posted "$out") $(kv deferred "$out") $(kv failed "$out")" "1 6 6 12"
+		"$rc $(kv posted "$out") $(kv deferred "$out") $(kv failed "$out")" "1 6 4 14"
 	is "$be: p1 posted: fail, its finding counted, linked to the dashboard" \
 		"$(row p1@example.org demo "state || '|' || check_state || '|' || description || '|' || target_url")" \
 		"posted|fail|1 PERM_WORLD_WRITABLE|http://dash.example.org/pw/message/p1%40example.org"
@@ -376,6 +378,25 @@ printf '[patchwork x]\nurl = https://pw.example.org\nproject = demo\ntoken = %s\
 chmod 644 "$T/cfg/inline.conf"
 contains "config: a token in a file others can read is refused" \
 	"$($PW config check --config "$T/cfg/inline.conf" 2>&1)" "holds a secret ([patchwork x] token)"
+
+printf '[patchwork good]\ntoken = %s\n' "$TOKEN_MAINT" >"$T/cfg/cred2"
+chmod 600 "$T/cfg/cred2"
+printf '[core]\ncredentials = cred2\n[patchwork good]\nurl = https://pw.example.org/\nproject = demo\n' >"$T/cfg/good.conf"
+out=$($PW config check --config "$T/cfg/good.conf" 2>&1)
+contains "config check: the instance's settings, defaults filled in, the token hidden" "$out" \
+	"[patchwork good]
+url = https://pw.example.org
+project = demo
+token = (set)
+lists = 
+context = patchwarden
+min_severity = warning
+max_attempts = 10
+timeout = 30"
+check "config check: never the token itself" eval '! grep -q "$TOKEN_MAINT" <<<"$out"'
+printf '[core]\ncredentials = cred\n[patchwork nourl]\nproject = demo\n' >"$T/cfg/nourl.conf"
+contains "config: an instance without url, named with its line" \
+	"$($PW config check --config "$T/cfg/nourl.conf" 2>&1)" "nourl.conf:3: [patchwork nourl] has no url"
 
 if ! command -v git-pw >/dev/null; then
 	not_ok "git-pw is installed (make deps)"
