@@ -345,6 +345,21 @@ print(p["check"], len(api._get(p["checks"]).json()))'; git -C "$GR" config pw.pr
 		"$(row crash2@example.org demo last_error)" "found posted"
 	is "$be: every patch has exactly one patchwarden check" \
 		"$(for f in p2 late s1 s2 many many2 crash1 crash2; do ours $f@example.org; done | sort -u)" 1
+	# The service posts what is due as it goes.
+	plain drivers/misc/svc.c | mail "$M/svc.eml" svc@example.org "[PATCH] misc: svc"
+	"be_mail_$be" demo "$M/svc.eml"
+	mbox "$D/svc.mbox" "$M/svc.eml"
+	$PW ingest -q --reply --list demo-list --config "$C" "$D/svc.mbox" >/dev/null 2>&1
+	$PW run --config "$C" >"$D/service.out" 2>&1 &
+	local svc=$! i
+	for i in $(seq 300); do
+		[ "$(row svc@example.org demo state)" = posted ] && break
+		sleep 0.1
+	done
+	kill -TERM "$svc"; wait "$svc" 2>/dev/null
+	is "$be: the service posts the check of a patch that arrived" \
+		"$(row svc@example.org demo state) $(ours svc@example.org)" "posted 1"
+	contains "$be: the service logs what it posted" "$(cat "$D/service.out")" "patchwork: posted=1"
 	id=$(sqlite3 "$DB" "SELECT id FROM pwcheck WHERE msgid = 'never@example.org' AND instance = 'demo'")
 	$PW patchwork retry "$id" --config "$C" >/dev/null
 	is "$be: retry ID: pending again, attempts counted afresh" \
