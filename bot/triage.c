@@ -110,12 +110,16 @@ enum pw_status pw_triage_take(struct pw_db *db, const struct pw_config *cfg,
 	*id = 0;
 	if (covered)
 		*covered = 0;
-	s = pw_db_begin(db);
-	if (s)
-		goto out;
+	/* Checked before the transaction: a decision that names nothing
+	 * must not fail the caller's (ingest's batch, for mail). */
 	s = check(db, d, &message_id, &patch_id, err);
-	if (s)
-		goto out;
+	if (!s)
+		s = pw_db_begin(db);
+	if (s) {
+		if (!*err)
+			*err = g_strdup(pw_db_errmsg(db));
+		return s;
+	}
 	stored.msgid = d->msgid ? bare_msgid(d->msgid) : NULL;
 	s = pw_db_decision_add(db, &stored, id, covered);
 	g_free(stored.msgid);
@@ -125,7 +129,6 @@ enum pw_status pw_triage_take(struct pw_db *db, const struct pw_config *cfg,
 		s = moot(db, cfg, *id);
 	if (!s)
 		s = pw_db_commit(db);
-out:
 	if (s) {
 		pw_db_rollback(db);
 		if (!*err)
