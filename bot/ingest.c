@@ -841,49 +841,6 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 	return true;
 }
 
-/*
- * Re-runs the rules over stored patch r inside the caller's
- * transaction, replacing its findings; counts it in *checked and its
- * findings in *findings.  A patch whose bytes are gone is left alone.
- */
-static enum pw_status recheck_one(struct pw_db *db, const struct pw_config *cfg,
-				  const struct pw_db_patch_ref *r,
-				  int64_t *checked, int64_t *findings)
-{
-	struct pw_ingest_opts o = { .no_floods = true };	/* rules only */
-	struct job j;
-	GBytes *raw;
-	char *list;
-	enum pw_status s;
-
-	if ((s = pw_pubinbox_message(db, r->message_id, &raw)) || !raw)
-		return s;
-	memset(&j, 0, sizeof(j));
-	j.data = (char *)g_bytes_get_data(raw, &j.len);
-	s = pw_db_message_list(db, r->message_id, &list);
-	if (s) {
-		g_bytes_unref(raw);
-		return s;
-	}
-	o.list = list;
-	process(&j, cfg, &o);
-	if (j.error)
-		pw_warn("message %" G_GINT64_FORMAT ": %s", r->message_id, j.error);
-	else if (j.findings) {
-		s = pw_db_findings_set(db, r->patch_id, j.findings);
-		*findings += j.findings->len;
-		(*checked)++;
-	}
-	g_free(list);
-	j.data = NULL;
-	pw_mail_free(j.mail);
-	if (j.findings)
-		g_ptr_array_free(j.findings, TRUE);
-	g_free(j.error);
-	g_bytes_unref(raw);
-	return s;
-}
-
 enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 				 int64_t since, int64_t *checked,
 				 int64_t *findings, char **err)
@@ -897,11 +854,43 @@ enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 	pw_mail_init();
 	s = pw_db_patch_list(db, since, &refs);
 	for (i = 0; !s && i < refs->len; i++) {
+		const struct pw_db_patch_ref *r =
+			&g_array_index(refs, struct pw_db_patch_ref, i);
+		struct pw_ingest_opts o = { .no_floods = true };	/* rules only */
+		struct job j;
+		GBytes *raw;
+		char *list;
+
 		if (i % BATCH == 0 && (s = pw_db_begin(db)))
 			break;
-		s = recheck_one(db, cfg,
-				&g_array_index(refs, struct pw_db_patch_ref, i),
-				checked, findings);
+		if ((s = pw_pubinbox_message(db, r->message_id, &raw)))
+			break;
+		if (!raw)
+			goto next;
+		memset(&j, 0, sizeof(j));
+		j.data = (char *)g_bytes_get_data(raw, &j.len);
+		s = pw_db_message_list(db, r->message_id, &list);
+		if (s) {
+			g_bytes_unref(raw);
+			break;
+		}
+		o.list = list;
+		process(&j, cfg, &o);
+		if (j.error)
+			pw_warn("message %" G_GINT64_FORMAT ": %s", r->message_id, j.error);
+		else if (j.findings) {
+			s = pw_db_findings_set(db, r->patch_id, j.findings);
+			*findings += j.findings->len;
+			(*checked)++;
+		}
+		g_free(list);
+		j.data = NULL;
+		pw_mail_free(j.mail);
+		if (j.findings)
+			g_ptr_array_free(j.findings, TRUE);
+		g_free(j.error);
+		g_bytes_unref(raw);
+next:
 		if (!s && (i % BATCH == BATCH - 1 || i + 1 == refs->len))
 			s = pw_db_commit(db);
 	}
@@ -911,17 +900,4 @@ enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 	}
 	g_array_free(refs, TRUE);
 	return s;
-}
-
-enum pw_status pw_ingest_recheck_patch(struct pw_db *db,
-				       const struct pw_config *cfg,
-				       int64_t patch_id, int64_t message_id,
-				       int64_t *findings)
-{
-	struct pw_db_patch_ref r = { patch_id, message_id };
-	int64_t checked = 0;
-
-	*findings = 0;
-	pw_mail_init();
-	return recheck_one(db, cfg, &r, &checked, findings);
 }

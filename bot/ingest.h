@@ -102,15 +102,4 @@ enum pw_status pw_ingest_recheck(struct pw_db *db, const struct pw_config *cfg,
 				 int64_t since, int64_t *checked,
 				 int64_t *findings, char **err);
 
-/*
- * Re-runs the current rules over one stored patch (row patch_id of
- * message message_id) inside the caller's transaction, replacing its
- * findings (the maintainers' decisions cover the new ones as they are
- * stored); *findings receives how many it has now.
- */
-enum pw_status pw_ingest_recheck_patch(struct pw_db *db,
-				       const struct pw_config *cfg,
-				       int64_t patch_id, int64_t message_id,
-				       int64_t *findings);
-
 #endif

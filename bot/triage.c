@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "bot/ingest.h"
+#include "bot/recheck.h"
 #include "bot/triage.h"
 #include "db/outbox.h"
 #include "checks/rules.h"
@@ -124,7 +124,7 @@ enum pw_status pw_triage_take(struct pw_db *db, const struct pw_config *cfg,
 	s = pw_db_decision_add(db, &stored, id, covered);
 	g_free(stored.msgid);
 	if (!s && d->kind == PW_DECISION_RECHECK)
-		s = pw_ingest_recheck_patch(db, cfg, patch_id, message_id, &n);
+		s = pw_recheck_patch(db, cfg, patch_id, message_id, &n);
 	if (!s && d->kind != PW_DECISION_STOP)
 		s = moot(db, cfg, *id);
 	if (!s)

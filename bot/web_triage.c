@@ -3,6 +3,9 @@
  * bot/web_triage.h).  Everything that came from mail or a form is
  * escaped for where it goes.
  */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bot/printer.h"
@@ -13,6 +16,66 @@
 /* Longest by and reason a form may give, in bytes. */
 #define MAX_BY 200
 #define MAX_REASON 500
+
+/*
+ * A printer into memory, and its text appended to o when done: the
+ * dashboard's pages do the same (bot/web_page.c); this file calls
+ * nothing there, since web_page.c calls it.
+ */
+struct sink {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static struct pw_printer *sink_open(struct sink *s, enum pw_format fmt,
+				    const char *layout, unsigned flags)
+{
+	s->buf = NULL;
+	s->len = 0;
+	s->f = open_memstream(&s->buf, &s->len);
+	return pw_printer_new(fmt, s->f, layout, flags);
+}
+
+static void sink_close(struct sink *s, struct pw_printer *p, GString *o)
+{
+	pw_printer_free(p);
+	fclose(s->f);
+	g_string_append_len(o, s->buf, (gssize)s->len);
+	free(s->buf);
+}
+
+/* a answers status with a short reason: JSON for programs, else text. */
+static void G_GNUC_PRINTF(4, 5) fail(struct pw_web_answer *a, bool api,
+				     unsigned status, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *u;
+
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	u = g_utf8_make_valid(msg, -1);
+	g_string_truncate(a->body, 0);
+	a->status = status;
+	if (api) {
+		struct sink s;
+		struct pw_printer *p = sink_open(&s, PW_FORMAT_JSON, NULL,
+						 PW_PRINTER_COMPACT);
+
+		a->type = "application/json";
+		pw_print_begin_map(p);
+		pw_print_int_at(p, "status", status);
+		pw_print_str_at(p, "error", u);
+		pw_print_end(p);
+		sink_close(&s, p, a->body);
+	} else {
+		a->type = "text/plain; charset=utf-8";
+		g_string_append_printf(a->body, "%u: %s\n", status, u);
+	}
+	g_free(u);
+	g_free(msg);
+}
 
 /* Appends s escaped for HTML text or an attribute value. */
 static void esc(GString *o, const char *s)
@@ -96,7 +159,7 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 {
 	const char *list = g_hash_table_lookup(args, "list");
 	bool api = !strcmp(path, "/api/decisions");
-	struct pw_web_sink s;
+	struct sink s;
 	struct pw_printer *p;
 	enum pw_status st;
 	int64_t wrong = 0, ignored = 0;
@@ -106,9 +169,9 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 	if (list && !*list)
 		list = NULL;
 	if (api) {
-		p = pw_web_printer(&s, PW_FORMAT_JSON, NULL, 0);
+		p = sink_open(&s, PW_FORMAT_JSON, NULL, 0);
 		st = pw_triage_print_list(db, list, p);
-		pw_web_printer_done(&s, p, a->body);
+		sink_close(&s, p, a->body);
 		a->status = 200;
 		a->type = "application/json";
 	} else {
@@ -124,15 +187,15 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 				       "<th>how</th><th>why</th><th>findings</th>"
 				       "<th></th></tr>\n", (gint64)wrong,
 				       (gint64)ignored);
-		p = pw_web_printer(&s, PW_FORMAT_HTML, decision_row, 0);
+		p = sink_open(&s, PW_FORMAT_HTML, decision_row, 0);
 		if (!st)
 			st = pw_triage_print_list(db, list, p);
-		pw_web_printer_done(&s, p, a->body);
+		sink_close(&s, p, a->body);
 		g_string_append(a->body, "</table></main></body></html>\n");
 	}
 	if (st) {
 		g_string_truncate(a->body, 0);
-		pw_web_answer_error(a, api, 503, "the store cannot be read: %s",
+		fail(a, api, 503, "the store cannot be read: %s",
 				    pw_db_errmsg(db));
 	}
 	return true;
@@ -279,19 +342,19 @@ static bool number(const char *s, int64_t *n)
 static void done(struct pw_web_answer *a, const char *back, const char *what,
 		 int64_t id, int64_t covered)
 {
-	struct pw_web_sink s;
+	struct sink s;
 	struct pw_printer *p;
 
 	a->status = 200;
 	if (!back) {
 		a->type = "application/json";
-		p = pw_web_printer(&s, PW_FORMAT_JSON, NULL, PW_PRINTER_COMPACT);
+		p = sink_open(&s, PW_FORMAT_JSON, NULL, PW_PRINTER_COMPACT);
 		pw_print_begin_map(p);
 		pw_print_int_at(p, "decision", id);
 		pw_print_str_at(p, "done", what);
 		pw_print_int_at(p, "covers", covered);
 		pw_print_end(p);
-		pw_web_printer_done(&s, p, a->body);
+		sink_close(&s, p, a->body);
 		return;
 	}
 	a->type = "text/html; charset=utf-8";
@@ -319,7 +382,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 
 	memset(&d, 0, sizeof(d));
 	if (!t) {
-		pw_web_answer_error(a, true, 400, "the body is not a form"
+		fail(a, true, 400, "the body is not a form"
 				    " (application/x-www-form-urlencoded, UTF-8)");
 		return;
 	}
@@ -331,25 +394,25 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 		back = NULL;
 	if (!by || strlen(by) > MAX_BY ||
 	    (field(t, "reason") && strlen(field(t, "reason")) > MAX_REASON)) {
-		pw_web_answer_error(a, !back, 400, "by (who decides, %d bytes at"
+		fail(a, !back, 400, "by (who decides, %d bytes at"
 				    " most) is needed; reason has %d bytes at most",
 				    MAX_BY, MAX_REASON);
 		goto out;
 	}
 	if (!g_strcmp0(action, "undo")) {
 		if (!number(field(t, "decision"), &id)) {
-			pw_web_answer_error(a, !back, 400, "undo: which decision?");
+			fail(a, !back, 400, "undo: which decision?");
 			goto out;
 		}
 		s = pw_db_decision_undo(db, id, by, &found);
 		if (!s && found)
 			s = pw_db_decision_get(db, id, &was);
 		if (s) {
-			pw_web_answer_error(a, !back, 503, "%s", pw_db_errmsg(db));
+			fail(a, !back, 503, "%s", pw_db_errmsg(db));
 			goto out;
 		}
 		if (!found || !was) {
-			pw_web_answer_error(a, !back, 404, "no live decision %s",
+			fail(a, !back, 404, "no live decision %s",
 					    field(t, "decision"));
 			goto out;
 		}
@@ -360,7 +423,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 		goto out;
 	}
 	if (!pw_decision_kind_parse(action, &d.kind)) {
-		pw_web_answer_error(a, !back, 400, "action: wrong, ignore, recheck,"
+		fail(a, !back, 400, "action: wrong, ignore, recheck,"
 				    " stop or undo");
 		goto out;
 	}
@@ -371,7 +434,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	if (d.kind == PW_DECISION_WRONG && number(field(t, "finding"), &n)) {
 		s = pw_triage_name_finding(db, n, &d, &err);
 		if (s) {
-			pw_web_answer_error(a, !back, s == PW_ERR_INPUT ? 404 : 503,
+			fail(a, !back, s == PW_ERR_INPUT ? 404 : 503,
 					    "%s", err);
 			goto out;
 		}
@@ -384,7 +447,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	d.addr = d.kind == PW_DECISION_STOP ? (char *)field(t, "addr") : NULL;
 	s = pw_triage_take(db, cfg, &d, &id, &covered, &err);
 	if (s) {
-		pw_web_answer_error(a, !back, s == PW_ERR_INPUT ? 400 : 503, "%s",
+		fail(a, !back, s == PW_ERR_INPUT ? 400 : 503, "%s",
 				    err);
 		goto out;
 	}
