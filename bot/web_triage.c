@@ -196,7 +196,7 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 	if (st) {
 		g_string_truncate(a->body, 0);
 		fail(a, api, 503, "the store cannot be read: %s",
-				    pw_db_errmsg(db));
+		     pw_db_errmsg(db));
 	}
 	return true;
 }
@@ -383,7 +383,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	memset(&d, 0, sizeof(d));
 	if (!t) {
 		fail(a, true, 400, "the body is not a form"
-				    " (application/x-www-form-urlencoded, UTF-8)");
+		     " (application/x-www-form-urlencoded, UTF-8)");
 		return;
 	}
 	action = field(t, "action");
@@ -395,8 +395,8 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	if (!by || strlen(by) > MAX_BY ||
 	    (field(t, "reason") && strlen(field(t, "reason")) > MAX_REASON)) {
 		fail(a, !back, 400, "by (who decides, %d bytes at"
-				    " most) is needed; reason has %d bytes at most",
-				    MAX_BY, MAX_REASON);
+		     " most) is needed; reason has %d bytes at most",
+		     MAX_BY, MAX_REASON);
 		goto out;
 	}
 	if (!g_strcmp0(action, "undo")) {
@@ -413,7 +413,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 		}
 		if (!found || !was) {
 			fail(a, !back, 404, "no live decision %s",
-					    field(t, "decision"));
+			     field(t, "decision"));
 			goto out;
 		}
 		scope = pw_triage_scope(was);
@@ -424,7 +424,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	}
 	if (!pw_decision_kind_parse(action, &d.kind)) {
 		fail(a, !back, 400, "action: wrong, ignore, recheck,"
-				    " stop or undo");
+		     " stop or undo");
 		goto out;
 	}
 	d.by = (char *)by;
@@ -435,7 +435,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 		s = pw_triage_name_finding(db, n, &d, &err);
 		if (s) {
 			fail(a, !back, s == PW_ERR_INPUT ? 404 : 503,
-					    "%s", err);
+			     "%s", err);
 			goto out;
 		}
 		named = true;
@@ -448,7 +448,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	s = pw_triage_take(db, cfg, &d, &id, &covered, &err);
 	if (s) {
 		fail(a, !back, s == PW_ERR_INPUT ? 400 : 503, "%s",
-				    err);
+		     err);
 		goto out;
 	}
 	scope = pw_triage_scope(&d);
