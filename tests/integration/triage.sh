@@ -66,6 +66,10 @@ maintainers = MAINTAINERS
 EOF
 chmod 600 "$T/pw.conf"
 C="--config $T/pw.conf"
+out=$(cd / && $PW config check $C)
+contains "config check: [list] maintainer" "$out" "maintainer = jdelvare@suse.com"
+contains "config check: [list] maintainers, taken from the config's folder" "$out" "maintainers = $T/MAINTAINERS"
+contains "config check: [core] dkim_keys, likewise" "$out" "dkim_keys = $T/keys.txt"
 
 # The reply the bot queued to message MSGID: "state|reason".
 reply_of() { q "$1" "SELECT o.state || '|' || coalesce(o.reason, '') FROM outbox o JOIN message m ON m.id = o.message WHERE m.msgid = '$2'"; }
