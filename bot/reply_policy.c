@@ -76,10 +76,12 @@ static enum pw_status rate_limited(struct pw_db *db, const struct pw_config *cfg
 	return PW_OK;
 }
 
+/* The reason a reply is held when its recipient said "stop". */
+#define PW_HOLD_OPTED_OUT "author opted out"
+
 /* Why replies to addr about message message_id are held: the address
  * opted out on a list of the message ("patchwarden: stop",
  * db/decision.h).  *why: a new string, or NULL. */
-#define PW_HOLD_OPTED_OUT "author opted out"
 static enum pw_status opted_out(struct pw_db *db, int64_t message_id,
 				const char *addr, char **why)
 {
@@ -398,11 +400,9 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 		hold = g_strdup("the bot's own mail");
 	else if (is_automated(cfg, f->sender_addr))
 		hold = g_strdup_printf("automated sender %s", f->sender_addr);
-	else if (n && (st = opted_out(db, members[0], f->sender_addr, &hold)))
-		goto out;
-	else if (hold)
-		;
-	else
+	else if (n)	/* a sender who opted out on the flood's list */
+		st = opted_out(db, members[0], f->sender_addr, &hold);
+	if (!st && !hold)
 		st = rate_limited(db, cfg, f->sender_addr, false, &hold);
 	if (!st)
 		st = pw_reply_queue_flood(db, cfg, f, key, hold);
