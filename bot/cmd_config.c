@@ -83,6 +83,8 @@ static void list(const struct pw_list_conf *l)
 	str("address", l->address);
 	flag("cc_list", l->cc_list);
 	flag("cc_all", l->cc_all);
+	strv("maintainer", l->maintainers);
+	str("maintainers", l->maintainers_file);
 }
 
 static void patchwork(const struct pw_patchwork_conf *w)
@@ -110,6 +112,7 @@ static void print(const struct pw_config *c)
 	num("fetch_timeout", c->fetch_timeout);
 	num("max_findings", c->max_findings);
 	str("credentials", c->credentials);
+	str("dkim_keys", c->dkim_keys);
 
 	printf("\n[smtp]\n");
 	url("url", c->smtp_url);

@@ -3,7 +3,8 @@
  *                   [--format text|json|csv] [--limit N] [--offset N]
  * patchwarden query ... message MSGID [--format text|json]
  *
- * Reads the stored history without changing it.  KIND is series,
+ * Reads the stored history without changing it.  KIND is decisions (the
+ * maintainers' decisions, bot/triage.h: --list only), series,
  * patches, findings, floods, senders, stats or errors (the messages that
  * could not be read or stored, with where and why); the filters (bot/report.h)
  * are the query parameters of the dashboard's /api/KIND under the same
@@ -26,12 +27,14 @@
 #include "bot/pubinbox.h"
 #include "bot/printer.h"
 #include "bot/report.h"
+#include "bot/triage.h"
 
 #define DEFAULT_LIMIT 1000
 
 static const char usage_text[] =
 	"usage: patchwarden query [--db PATH] [--config FILE] KIND [filters] [--format text|json|csv]\n"
-	"  KIND: series, patches, findings, floods, senders, stats, errors; or message MSGID\n"
+	"  KIND: series, patches, findings, floods, senders, stats, errors, decisions;\n"
+	"        or message MSGID\n"
 	"  filters: --list NAME --from ADDR --since WHEN --until WHEN --rule ID\n"
 	"           --severity LEVEL --path GLOB --version N --has-findings yes|no\n"
 	"           --state complete|incomplete|flood --series ID --per day|week\n"
@@ -117,6 +120,43 @@ static const char *const filter_keys[] = {
 	"order", "limit", "offset",
 };
 
+/*
+ * The decisions subcommand: the maintainers' decisions (bot/triage.h),
+ * about one list with --list (vals[0]), the only filter it takes.
+ */
+static int decisions(const char *config, const char *db_path,
+		     const char *format, char **vals)
+{
+	struct pw_config *cfg = NULL;
+	struct pw_db *db = NULL;
+	struct pw_printer *p;
+	enum pw_format fmt;
+	size_t i;
+	int rc = 2;
+
+	for (i = 1; i < G_N_ELEMENTS(filter_keys); i++)
+		if (vals[i]) {
+			fprintf(stderr, "patchwarden query: --%s does not apply"
+				" to decisions\n", filter_keys[i]);
+			return 2;
+		}
+	if (!pw_format_parse(format, true, &fmt)) {
+		fprintf(stderr, "patchwarden query: --format is text, json or csv\n");
+		return 2;
+	}
+	if (!pw_cli_open(config, db_path, true, &cfg, &db))
+		return EX_TEMPFAIL;
+	p = pw_printer_new(fmt, stdout, pw_triage_layout, 0);
+	if (pw_triage_print_list(db, vals[0], p))
+		pw_error("%s", pw_db_errmsg(db));
+	else
+		rc = 0;
+	pw_printer_free(p);
+	pw_db_close(db);
+	pw_config_free(cfg);
+	return rc;
+}
+
 int pw_cmd_query(int argc, char **argv)
 {
 	char *db_path = NULL, *config = NULL, *format = NULL;
@@ -172,6 +212,10 @@ int pw_cmd_query(int argc, char **argv)
 			goto out;
 		}
 		rc = message(db, argv[2], fmt);
+		goto out;
+	}
+	if (argc == 2 && !strcmp(argv[1], "decisions")) {
+		rc = decisions(config, db_path, format, vals);
 		goto out;
 	}
 	if (argc != 2) {

@@ -22,7 +22,8 @@
 
 /* The sections and keys a configuration may hold. */
 static const char *const core_keys[] = {
-	"db", "mirrors", "fetch_timeout", "max_findings", "credentials", NULL,
+	"db", "mirrors", "fetch_timeout", "max_findings", "credentials",
+	"dkim_keys", NULL,
 };
 static const char *const smtp_keys[] = {
 	"url", "from", "user", "password", "starttls", "helo", "timeout",
@@ -45,7 +46,8 @@ static const char *const patchwork_keys[] = {
 	"max_attempts", "timeout", NULL,
 };
 static const char *const list_keys[] = {
-	"style", "disable", "enable", "address", "cc_list", "cc_all", NULL,
+	"style", "disable", "enable", "address", "cc_list", "cc_all",
+	"maintainer", "maintainers", NULL,
 };
 
 static const struct section {
@@ -376,6 +378,8 @@ static void list_release(struct pw_list_conf *l)
 	g_strfreev(l->disabled);
 	g_strfreev(l->enabled);
 	g_free(l->address);
+	g_strfreev(l->maintainers);
+	g_free(l->maintainers_file);
 }
 
 static void list_free(gpointer p)
@@ -397,6 +401,24 @@ static void patchwork_free(gpointer p)
 	g_strfreev(w->lists);
 	g_free(w->context);
 	g_free(w);
+}
+
+/*
+ * A file named by key: a relative name is taken from the main file's
+ * folder, as [core] credentials is.  NULL when unset.  The file is read
+ * where it is used, so that an edit needs no restart.
+ */
+static char *get_path(struct loader *ld, const char *group, const char *key)
+{
+	char *v = get_str(ld, group, key, NULL), *dir, *abs;
+
+	if (!v || g_path_is_absolute(v) || !ld->main.path)
+		return v;
+	dir = g_path_get_dirname(ld->main.path);
+	abs = g_build_filename(dir, v, NULL);
+	g_free(dir);
+	g_free(v);
+	return abs;
 }
 
 static void read_list(struct loader *ld, const char *group, const char *name,
@@ -423,6 +445,8 @@ static void read_list(struct loader *ld, const char *group, const char *name,
 	l->address = get_str(ld, group, "address", NULL);
 	l->cc_list = get_bool(ld, group, "cc_list", false);
 	l->cc_all = get_bool(ld, group, "cc_all", false);
+	l->maintainers = get_list(ld, group, "maintainer");
+	l->maintainers_file = get_path(ld, group, "maintainers");
 }
 
 /*
@@ -830,6 +854,7 @@ static void set_defaults(struct pw_config *c, const char *db)
 	c->defaults.name = g_strdup("");
 	c->defaults.disabled = g_new0(char *, 1);
 	c->defaults.enabled = g_new0(char *, 1);
+	c->defaults.maintainers = g_new0(char *, 1);
 }
 
 /* The dry-run mbox defaults to outbox.mbox beside the database. */
@@ -888,6 +913,7 @@ static void read_main(struct loader *ld, struct pw_config *c, bool db_override)
 		&c->fetch_timeout);
 	get_int(ld, "core", "max_findings", 1000, 0, INT_MAX, NULL,
 		&c->max_findings);
+	c->dkim_keys = get_path(ld, "core", "dkim_keys");
 
 	c->smtp_url = get_str(ld, "smtp", "url", NULL);
 	c->smtp_from = get_str(ld, "smtp", "from", NULL);
@@ -1143,6 +1169,7 @@ void pw_config_free(struct pw_config *c)
 	g_free(c->credentials);
 	g_free(c->db_path);
 	g_free(c->mirrors);
+	g_free(c->dkim_keys);
 	g_free(c->smtp_url);
 	g_free(c->smtp_from);
 	g_free(c->from_name);

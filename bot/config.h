@@ -4,7 +4,9 @@
  *   [core]   db = PATH, mirrors = DIR (public-inbox mirrors, default
  *            PATH-mirrors), fetch_timeout (seconds a fetch may receive
  *            nothing), max_findings (stored per patch, 0: no cap),
- *            credentials = FILE (the secrets, see below)
+ *            credentials = FILE (the secrets, see below), dkim_keys =
+ *            FILE (DKIM keys read from a file instead of DNS: tests and
+ *            closed networks)
  *   [smtp]   url, from, user, password, starttls (required|try|no),
  *            helo, timeout (seconds), cainfo
  *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
@@ -17,7 +19,9 @@
  *            url (the dashboard's public address, which replies link to)
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
- *            cc_list (bool), cc_all (bool)
+ *            cc_list (bool), cc_all (bool), maintainer (;-list of
+ *            addresses whose mail commands are obeyed), maintainers =
+ *            FILE (a kernel MAINTAINERS file)
  *   [imap]   user, password, starttls (required|try|no), cainfo,
  *            timeout (seconds): for every IMAP subscription
  *   [imap NAME]  the same keys for the subscription called NAME; each
@@ -58,6 +62,12 @@ struct pw_list_conf {
 	char *address;		/* posting address, or NULL */
 	bool cc_list;
 	bool cc_all;
+	/* [list NAME] maintainer: lower-cased addresses whose triage by
+	 * mail is obeyed for the list (NULL-terminated, maybe empty). */
+	char **maintainers;
+	/* [list NAME] maintainers: the path of a kernel MAINTAINERS file
+	 * (relative names taken from the config's folder), or NULL. */
+	char *maintainers_file;
 };
 
 /* How to log in to the IMAP server of a subscription. */
@@ -90,6 +100,10 @@ struct pw_config {
 	char *mirrors;		/* folder of the public-inbox mirrors */
 	int fetch_timeout;	/* seconds */
 	int max_findings;	/* stored per patch; 0: no cap */
+	/* [core] dkim_keys: DKIM keys read from this file (opendkim's
+	 * DKIM_QUERY_FILE: "selector._domainkey.domain TXT-record" lines)
+	 * instead of DNS; NULL: DNS. */
+	char *dkim_keys;
 
 	char *smtp_url;		/* NULL: replies go to the dry-run mbox */
 	char *smtp_from;

@@ -20,6 +20,7 @@
 #include "bot/printer.h"
 #include "bot/log.h"
 #include "bot/mail.h"
+#include "bot/mailcmd.h"
 #include "bot/pubinbox.h"
 #include "bot/reply_policy.h"
 #include "bot/source.h"
@@ -241,7 +242,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 				      .backfill = !o->reply };
 	int64_t id, patch_id = 0, series_id, flood_id = 0;
 	enum pw_status s;
-	bool is_new;
+	bool is_new, command;
 
 	c->t.fingerprint_usec += j->fp_usec;
 	if (j->error && j->removed) {
@@ -266,6 +267,11 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 			c->removed++;
 		return s;
 	}
+	/* A maintainer's command in reply to the bot (bot/mailcmd.h) is
+	 * obeyed or refused there, and never stored nor checked. */
+	s = pw_mailcmd_handle(db, cfg, m, j->data, j->len, &command);
+	if (s || command)
+		return s;
 	s = pw_db_message_add(db, m, &from, list_of(o, m), &id, &is_new);
 	if (s)
 		return s;

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "poll", pw_cmd_poll, "poll the subscriptions once" },
 	{ "archive", pw_cmd_archive, "append mail to a public-inbox archive (made if missing)" },
 	{ "serve", pw_cmd_serve, "the dashboard and its JSON API over HTTP" },
+	{ "triage", pw_cmd_triage, "maintainers' decisions: a finding wrong, a rule off, recheck, stop, undo" },
 	{ "config", pw_cmd_config, "check the configuration: the settings in effect and every problem" },
 };
 

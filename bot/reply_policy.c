@@ -7,6 +7,7 @@
 #include "bot/reply_policy.h"
 #include "bot/log.h"
 #include "bot/reply_queue.h"
+#include "db/decision.h"
 #include "db/outbox.h"
 
 #define MAX_CC 20		/* Cc addresses copied from the original */
@@ -75,6 +76,26 @@ static enum pw_status rate_limited(struct pw_db *db, const struct pw_config *cfg
 	return PW_OK;
 }
 
+/* The reason a reply is held when its recipient said "stop". */
+#define PW_HOLD_OPTED_OUT "author opted out"
+
+/* Why replies to addr about message message_id are held: the address
+ * opted out on a list of the message ("patchwarden: stop",
+ * db/decision.h).  *why: a new string, or NULL. */
+static enum pw_status opted_out(struct pw_db *db, int64_t message_id,
+				const char *addr, char **why)
+{
+	enum pw_status st;
+	int64_t id;
+
+	*why = NULL;
+	st = pw_db_decision_stopped(db, message_id, addr, &id);
+	if (!st && id)
+		*why = g_strdup_printf(PW_HOLD_OPTED_OUT " (decision %"
+				       G_GINT64_FORMAT ")", id);
+	return st;
+}
+
 /* Sets *why (new string) to the reason m may not be answered at all,
  * or NULL. */
 static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg,
@@ -114,6 +135,11 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 	} else if (g_str_has_prefix(mail->msgid, "patchwarden.")) {
 		st = pw_db_outbox_is_own(db, mail->msgid, &own);
 		if (st)
+			return st;
+	}
+	if (!own) {
+		st = opted_out(db, m->id, poster, why);
+		if (st || *why)
 			return st;
 	}
 	if (own)
@@ -206,6 +232,9 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 	if (!hold && m->mail->sender_addr &&
 	    pw_reply_addr_ok(m->mail->from_addr))
 		st = rate_limited(db, cfg, m->mail->from_addr, true, &author_held);
+	/* An author who opted out is not copied either. */
+	if (!st && !hold && !author_held && m->mail->sender_addr)
+		st = opted_out(db, m->id, m->mail->from_addr, &author_held);
 	if (st)
 		goto out;
 	cc = cc_for(cfg, m, !author_held);
@@ -371,7 +400,9 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 		hold = g_strdup("the bot's own mail");
 	else if (is_automated(cfg, f->sender_addr))
 		hold = g_strdup_printf("automated sender %s", f->sender_addr);
-	else
+	else if (n)	/* a sender who opted out on the flood's list */
+		st = opted_out(db, members[0], f->sender_addr, &hold);
+	if (!st && !hold)
 		st = rate_limited(db, cfg, f->sender_addr, false, &hold);
 	if (!st)
 		st = pw_reply_queue_flood(db, cfg, f, key, hold);

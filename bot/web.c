@@ -13,6 +13,7 @@
 
 #include "bot/log.h"
 #include "bot/web.h"
+#include "bot/web_triage.h"
 #include "bot/web_page.h"
 #include "db/db.h"
 #include "db/query.h"
@@ -363,6 +364,36 @@ static void too_big(struct pw_web *w, struct pw_web_answer *a)
 			    w->cfg->web_max_body / 1024);
 }
 
+/*
+ * POST /api/triage (bot/web_triage.h): a maintainer's decision, with the
+ * token in the Authorization header or, from a page's form, in its
+ * "token" field.
+ */
+static void triage_post(struct pw_web *w, const struct pw_web_request *r,
+			struct pw_web_answer *a)
+{
+	char *t = r->too_big ? NULL : pw_web_triage_token(r->body, r->len);
+	char *bearer = t ? g_strconcat("Bearer ", t, NULL) : NULL;
+
+	if (!w->has_token)
+		pw_web_answer_error(a, true, MHD_HTTP_FORBIDDEN, "triage needs"
+				    " [web] token in the configuration");
+	else if (r->too_big)
+		too_big(w, a);
+	else if (!token_ok(w, r->authorization) && !token_ok(w, bearer))
+		pw_web_answer_error(a, true, MHD_HTTP_UNAUTHORIZED, "a token is"
+				    " needed: Authorization: Bearer TOKEN, or the"
+				    " form's token");
+	else {
+		g_mutex_lock(&w->write_lock);
+		if (writer(w, a))
+			pw_web_triage_post(w->writer, w->cfg, r->body, r->len, a);
+		g_mutex_unlock(&w->write_lock);
+	}
+	g_free(t);
+	g_free(bearer);
+}
+
 void pw_web_answer(struct pw_web *w, const struct pw_web_request *r,
 		   struct pw_web_answer *a)
 {
@@ -384,6 +415,8 @@ void pw_web_answer(struct pw_web *w, const struct pw_web_request *r,
 	} else if (g_hash_table_contains(args, "")) {
 		pw_web_answer_error(a, api, MHD_HTTP_BAD_REQUEST,
 				    "a parameter is given twice or has no name");
+	} else if (post && !strcmp(url, "/api/triage")) {
+		triage_post(w, r, a);
 	} else if (post) {
 		if (strcmp(url, "/api/check") && !submit)
 			pw_web_answer_error(a, api, MHD_HTTP_NOT_FOUND, "POST goes"

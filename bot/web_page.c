@@ -16,6 +16,7 @@
 #include "bot/report.h"
 #include "bot/subscription.h"
 #include "bot/web_page.h"
+#include "bot/web_triage.h"
 #include "checks/rules.h"
 #include "db/outbox.h"
 #include "db/query.h"
@@ -660,6 +661,7 @@ static void message_page(struct pw_db *db, const char *msgid,
 		}
 		g_string_append(a->body, "</table>\n");
 	}
+	pw_web_triage_section(db, m, a->body);
 	g_string_append_printf(a->body, "<h2>Patch</h2>\n");
 	shown = shown_findings(m->findings, min, &hidden);
 	esc_msgid = g_uri_escape_string(msgid, NULL, FALSE);
@@ -1250,6 +1252,8 @@ void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
 
 	if (!strcmp(path, "/")) {
 		overview(db, args, a);
+	} else if (pw_web_triage_get(db, path, args, a)) {
+		/* /decisions, /api/decisions: bot/web_triage.c */
 	} else if (g_str_has_prefix(path, "/api/")) {
 		rest = path + 5;
 		if (is_report(rest))

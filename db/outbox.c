@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db/db-private.h"
+#include "db/decision.h"
 #include "db/outbox.h"
 
 static void bind_opt(sqlite3_stmt *st, int i, const char *s)
@@ -547,7 +548,10 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 		"SELECT f.rule, f.severity, f.file, f.line, f.col, f.message, f.fix,"
 		" l.text FROM finding f JOIN patch p ON p.id = f.patch"
 		" LEFT JOIN finding_line l ON l.finding = f.id"
-		" WHERE p.message = ?1 ORDER BY f.id");
+		/* A finding a maintainer marked wrong or ignored is not
+		 * replied about (db/decision.h). */
+		" WHERE p.message = ?1 AND " PW_FINDING_OPEN("f")
+		" ORDER BY f.id");
 	GPtrArray *v = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)pw_finding_free);
 	int rc;

@@ -225,7 +225,8 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
  * string; added_line is the line stored with the finding (finding_line).
  * Findings stored before the schema kept it (user_version 7) have none:
  * their replies give file and line without quoting it, until "db
- * recheck" stores it.
+ * recheck" stores it.  Findings a maintainer's decision covers
+ * (db/decision.h) are left out: they are not replied about.
  */
 enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 				     GPtrArray **out);

@@ -1087,7 +1087,9 @@ enum pw_status pw_db_query_generation(struct pw_db *db,
 		" coalesce((SELECT max(id) FROM outbox), 0),"
 		" (SELECT count(*) FROM outbox WHERE state = 'pending'),"
 		" coalesce((SELECT max(id) FROM ingest_error), 0),"
-		" coalesce((SELECT max(last_poll) FROM subscription), 0)");
+		" coalesce((SELECT max(last_poll) FROM subscription), 0),"
+		/* Decisions are never deleted: taking or undoing one adds. */
+		" (SELECT count(*) + count(undone_at) FROM decision)");
 	s = run(db, &q, ints_row, g_free, &rows);
 	if (s)
 		return s;

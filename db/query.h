@@ -231,12 +231,12 @@ enum pw_status pw_db_finding_tally(struct pw_db *db,
 
 /*
  * What the store holds now, in a few indexed reads: the newest message,
- * finding, reply and ingest error ids, the replies pending and the last
- * poll.  Two reads that give the same values saw the same messages,
+ * finding, reply and ingest error ids, the replies pending, the last
+ * poll and the maintainers' decisions taken and undone.  Two reads that give the same values saw the same messages,
  * findings, outbox, errors and subscriptions, so that an answer
  * computed at one may be given again at the other.
  */
-#define PW_QUERY_GENERATION 6
+#define PW_QUERY_GENERATION 7
 enum pw_status pw_db_query_generation(struct pw_db *db,
 				      int64_t gen[PW_QUERY_GENERATION]);
 

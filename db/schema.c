@@ -5,6 +5,7 @@
  */
 #include <stddef.h>
 
+#include "db/decision.h"
 #include "db/schema.h"
 
 static const char core[] =
@@ -413,6 +414,56 @@ static const char *const migrations[] = {
 	"  UNIQUE (message, instance)"
 	");"
 	"CREATE INDEX IF NOT EXISTS pwcheck_due ON pwcheck(state, next_attempt);",
+	/*
+	 * Maintainers' decisions and contributors' opt-outs (db/decision.c):
+	 * who decided, when, how (cli, web, or mail with the command mail's
+	 * Message-ID) and why.  finding_decision lists the findings a live
+	 * wrong or ignore decision covers; the trigger covers the findings
+	 * stored after the decision (new patches, rechecks), so that every
+	 * later check honours it.  IF NOT EXISTS: it can run again.
+	 */
+	"CREATE TABLE IF NOT EXISTS decision ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind = 'wrong' OR kind = 'ignore'"
+	"   OR kind = 'recheck' OR kind = 'stop'),"
+	"  msgid TEXT,"
+	"  finding INTEGER,"
+	"  rule TEXT,"
+	"  file TEXT,"
+	"  line INTEGER NOT NULL DEFAULT 0,"
+	"  path TEXT,"
+	"  list TEXT,"
+	"  addr TEXT,"
+	"  by_addr TEXT NOT NULL,"
+	"  at INTEGER NOT NULL,"
+	"  via TEXT NOT NULL CHECK (via = 'cli' OR via = 'web' OR via = 'mail'),"
+	"  via_msgid TEXT,"
+	"  reason TEXT,"
+	"  undone_at INTEGER,"
+	"  undone_by TEXT"
+	");"
+	"CREATE INDEX IF NOT EXISTS decision_via ON decision(via_msgid)"
+	"  WHERE via_msgid IS NOT NULL;"
+	"CREATE INDEX IF NOT EXISTS decision_stop ON decision(addr)"
+	"  WHERE kind = 'stop' AND undone_at IS NULL;"
+	"CREATE TABLE IF NOT EXISTS finding_decision ("
+	"  finding INTEGER NOT NULL REFERENCES finding(id) ON DELETE CASCADE,"
+	"  decision INTEGER NOT NULL REFERENCES decision(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (finding, decision)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX IF NOT EXISTS finding_decision_decision"
+	"  ON finding_decision(decision);"
+	/* The WHEN keeps a store without decisions from paying a join for
+	 * every finding it stores. */
+	"CREATE TRIGGER IF NOT EXISTS finding_decided AFTER INSERT ON finding"
+	"  WHEN EXISTS (SELECT 1 FROM decision WHERE undone_at IS NULL"
+	"   AND (kind = 'wrong' OR kind = 'ignore'))"
+	"  BEGIN INSERT OR IGNORE INTO finding_decision (finding, decision)"
+	"   SELECT new.id, d.id FROM decision d, patch p"
+	"   JOIN message m ON m.id = p.message"
+	"   WHERE p.id = new.patch AND d.undone_at IS NULL"
+	"   AND " PW_DECISION_COVERS("new", "m") ";"
+	"  END;",
 };
 
 const char *const *pw_db_migrations(size_t *n)

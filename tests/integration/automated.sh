@@ -136,8 +136,9 @@ is "a configured sender: stored as automated" \
 is "a configured sender: no reply" \
 	"$(q "$T/c/pw.db" "SELECT count(*) FROM outbox WHERE state <> 'suppressed'")" 0
 
-# A store made before message.automated is migrated; the migration run
-# again changes nothing.
+# A store made before message.automated (the migration that takes a
+# store from user_version 12 to 13; later ones follow it) is migrated;
+# the migration run again changes nothing.
 cp "$db" "$T/old.db"; cp "$db-raw" "$T/old.db-raw"
 v=$(q "$db" "PRAGMA user_version")
 # The automated migration takes a store from 12 to 13; later ones follow.

@@ -1,0 +1,369 @@
+/*
+ * patchwarden: triage by mail (see bot/mailcmd.h).
+ */
+#include <string.h>
+
+#include "bot/dkim.h"
+#include "bot/log.h"
+#include "bot/mail.h"
+#include "bot/mailcmd.h"
+#include "bot/pubinbox.h"
+#include "bot/reply.h"
+#include "bot/triage.h"
+#include "checks/maintainers.h"
+#include "checks/triage.h"
+#include "db/decision.h"
+#include "db/outbox.h"
+
+/* The prefix of every Message-ID the bot gives its replies (bot/reply.c). */
+#define OWN_PREFIX "patchwarden."
+
+/*
+ * The reply of the bot m answers: its In-Reply-To, else the newest of
+ * its References that is one.  *message: the message that reply
+ * answers (0: none), *kind its kind (new string).
+ */
+static enum pw_status answered(struct pw_db *db, const struct pw_mail *m,
+			       int64_t *message, char **kind)
+{
+	enum pw_status s = PW_OK;
+	size_t n = m->references ? g_strv_length(m->references) : 0;
+
+	*message = 0;
+	*kind = NULL;
+	if (m->in_reply_to && g_str_has_prefix(m->in_reply_to, OWN_PREFIX))
+		s = pw_db_decision_reply_of(db, m->in_reply_to, message, kind);
+	while (!s && !*message && n-- > 0)
+		if (g_str_has_prefix(m->references[n], OWN_PREFIX))
+			s = pw_db_decision_reply_of(db, m->references[n], message,
+						    kind);
+	return s;
+}
+
+/* Whether m names one of the bot's Message-IDs at all: no query. */
+static bool names_own(const struct pw_mail *m)
+{
+	size_t i;
+
+	if (m->in_reply_to && g_str_has_prefix(m->in_reply_to, OWN_PREFIX))
+		return true;
+	for (i = 0; m->references && m->references[i]; i++)
+		if (g_str_has_prefix(m->references[i], OWN_PREFIX))
+			return true;
+	return false;
+}
+
+/* The files message id patches (new NULL-terminated vector). */
+static enum pw_status patched_files(struct pw_db *db, int64_t id, char ***out)
+{
+	GPtrArray *v = g_ptr_array_new();
+	struct pw_mail *m = NULL;
+	GBytes *raw = NULL;
+	enum pw_status s;
+	size_t i;
+
+	s = pw_pubinbox_message(db, id, &raw);
+	if (!s && raw) {
+		gsize n;
+		const char *b = g_bytes_get_data(raw, &n);
+
+		if (!pw_mail_parse(b, n, &m, NULL) && m->diff) {
+			struct pw_patch *p = pw_diff_parse(m->diff, strlen(m->diff));
+
+			for (i = 0; i < p->nfiles; i++) {
+				const char *f = p->files[i].new_path ?
+					p->files[i].new_path : p->files[i].old_path;
+
+				if (f)
+					g_ptr_array_add(v, g_strdup(f));
+			}
+			pw_patch_free(p);
+		}
+	}
+	pw_mail_free(m);
+	if (raw)
+		g_bytes_unref(raw);
+	g_ptr_array_add(v, NULL);
+	*out = (char **)g_ptr_array_free(v, FALSE);
+	return s;
+}
+
+/* The MAINTAINERS file of a list, parsed, or NULL (a warning says why). */
+static struct pw_maintainers *read_maintainers(const struct pw_list_conf *l)
+{
+	GError *e = NULL;
+	char *text;
+	gsize n;
+	struct pw_maintainers *m;
+
+	if (!l->maintainers_file)
+		return NULL;
+	if (!g_file_get_contents(l->maintainers_file, &text, &n, &e)) {
+		pw_warn("[list %s] maintainers: %s", l->name, e->message);
+		g_error_free(e);
+		return NULL;
+	}
+	m = pw_maintainers_parse(text, n);
+	g_free(text);
+	return m;
+}
+
+/* Everything a command mail's commands are judged by. */
+struct ctx {
+	struct pw_db *db;
+	const struct pw_config *cfg;
+	const char *poster;		/* the command mail's From address */
+	const char *msgid;		/* the command mail's Message-ID */
+	struct pw_outbox_msg *target;	/* the message the reply answered */
+	GArray *messages;		/* it, or its series' patches */
+	char **files;			/* the files they patch */
+	bool list_maintainer;		/* poster is a [list] maintainer */
+	GPtrArray *maint;		/* struct pw_maintainers * of its lists */
+};
+
+/* Whether c->poster maintains path by the lists' MAINTAINERS files. */
+static bool maintains(const struct ctx *c, const char *path)
+{
+	guint i;
+
+	for (i = 0; i < c->maint->len; i++)
+		if (pw_maintainers_is_maintainer(c->maint->pdata[i], path,
+						 c->poster))
+			return true;
+	return false;
+}
+
+/*
+ * Why c->poster may not give cmd, or NULL when it may (a static
+ * string).
+ */
+static const char *refusal(const struct ctx *c, const struct pw_triage_cmd *cmd)
+{
+	size_t i, matched = 0;
+
+	if (cmd->verb == PW_TRIAGE_STOP)
+		return g_ascii_strcasecmp(c->poster, c->target->mail->from_addr) ?
+			"stop is taken from the patch author's own address only" :
+			NULL;
+	if (c->list_maintainer)
+		return NULL;
+	if (!c->maint->len)
+		return "not a maintainer of the list ([list NAME] maintainer)";
+	if (cmd->verb == PW_TRIAGE_IGNORE && !cmd->path)
+		return "a list-wide ignore is taken from a [list NAME] maintainer"
+		       " address only";
+	for (i = 0; c->files[i]; i++) {
+		if (cmd->path && !g_pattern_match_simple(cmd->path, c->files[i]))
+			continue;
+		matched++;
+		if (!maintains(c, c->files[i]))
+			return cmd->path ? "not a maintainer of every patched file"
+			       " the path covers (MAINTAINERS)" :
+			       "not a maintainer of every patched file"
+			       " (MAINTAINERS)";
+	}
+	if (!matched && cmd->path && maintains(c, cmd->path))
+		return NULL;
+	return matched ? NULL : "not a maintainer of the patched files"
+	       " (MAINTAINERS)";
+}
+
+/* Takes one decision for cmd; logs what it did. */
+static enum pw_status take(const struct ctx *c, const struct pw_triage_cmd *cmd,
+			   struct pw_decision *d)
+{
+	enum pw_status s;
+	int64_t id, covered;
+	char *err = NULL, *what;
+
+	d->by = (char *)c->poster;
+	d->via = (char *)"mail";
+	d->via_msgid = (char *)c->msgid;
+	d->reason = cmd->reason;
+	s = pw_triage_take(c->db, c->cfg, d, &id, &covered, &err);
+	what = pw_reply_clean(c->msgid, 120);
+	if (s == PW_ERR_INPUT)
+		pw_warn("mail command <%s> line %d: %s", what, cmd->line, err);
+	else if (!s)
+		pw_info("mail command <%s> line %d: decision %" G_GINT64_FORMAT
+			" (%s by %s), covering %" G_GINT64_FORMAT " findings",
+			what, cmd->line, (gint64)id, pw_decision_kind_name(d->kind),
+			c->poster, (gint64)covered);
+	g_free(what);
+	g_free(err);
+	return s == PW_ERR_INPUT ? PW_OK : s;
+}
+
+/* Obeys cmd, which c->poster may give. */
+static enum pw_status obey(const struct ctx *c, const struct pw_triage_cmd *cmd)
+{
+	char **lists = c->target->mail && c->target->lists ? c->target->lists : NULL;
+	size_t nl = lists ? g_strv_length(lists) : 0, i;
+	enum pw_status s = PW_OK;
+	struct pw_decision d;
+
+	memset(&d, 0, sizeof(d));
+	switch (cmd->verb) {
+	case PW_TRIAGE_WRONG:
+	case PW_TRIAGE_RECHECK:
+		d.kind = cmd->verb == PW_TRIAGE_WRONG ? PW_DECISION_WRONG :
+			PW_DECISION_RECHECK;
+		d.rule = cmd->rule;
+		for (i = 0; !s && i < c->messages->len; i++) {
+			int64_t patch;
+
+			d.msgid = NULL;
+			s = pw_db_decision_patch_of(c->db,
+				g_array_index(c->messages, int64_t, i), &patch);
+			if (!s && patch)
+				s = pw_db_decision_msgid(c->db,
+					g_array_index(c->messages, int64_t, i),
+					&d.msgid);
+			if (!s && d.msgid)
+				s = take(c, cmd, &d);
+			g_free(d.msgid);
+		}
+		return s;
+	case PW_TRIAGE_IGNORE:
+	case PW_TRIAGE_STOP:
+		d.kind = cmd->verb == PW_TRIAGE_IGNORE ? PW_DECISION_IGNORE :
+			PW_DECISION_STOP;
+		d.rule = cmd->rule;
+		d.path = cmd->path;
+		d.addr = cmd->verb == PW_TRIAGE_STOP ? (char *)c->poster : NULL;
+		/* One for each list the patch was on: the list's decision. */
+		for (i = 0; !s && i < (nl ? nl : 1); i++) {
+			d.list = nl ? lists[i] : NULL;
+			s = take(c, cmd, &d);
+		}
+		return s;
+	}
+	return PW_OK;
+}
+
+/* Judges and obeys the commands cmds of the command mail m. */
+static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
+			  const struct pw_mail *m, const char *raw, size_t len,
+			  int64_t message, const char *kind, GPtrArray *cmds)
+{
+	struct ctx c = { .db = db, .cfg = cfg, .poster = pw_mail_poster_addr(m),
+			 .msgid = m->msgid };
+	const char *at = strrchr(c.poster, '@');
+	char *why = NULL, *shown = pw_reply_clean(m->msgid, 120);
+	enum pw_status s;
+	bool found;
+	size_t i, j;
+
+	c.maint = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_maintainers_free);
+	c.messages = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	if (pw_dkim_verify(raw, len, at ? at + 1 : "", cfg->dkim_keys, &why) ==
+	    PW_DKIM_FAIL) {
+		char *w = pw_reply_clean(why, 300);
+
+		pw_warn("mail command <%s> from %s refused: its DKIM signature"
+			" does not verify for its From domain: %s", shown,
+			c.poster, w);
+		g_free(w);
+		s = PW_OK;
+		goto out;
+	}
+	s = pw_db_outbox_message(db, message, &c.target, &found);
+	if (s || !found)
+		goto out;
+	if (!g_strcmp0(kind, "series"))
+		s = pw_db_decision_series_messages(db, message, c.messages);
+	else
+		g_array_append_val(c.messages, message);
+	for (i = 0; !s && i < c.messages->len; i++) {
+		char **f;
+		GPtrArray *all;
+
+		s = patched_files(db, g_array_index(c.messages, int64_t, i), &f);
+		all = g_ptr_array_new();
+		for (j = 0; c.files && c.files[j]; j++)
+			g_ptr_array_add(all, c.files[j]);
+		for (j = 0; f[j]; j++)
+			g_ptr_array_add(all, f[j]);
+		g_ptr_array_add(all, NULL);
+		g_free(c.files);
+		g_free(f);
+		c.files = (char **)g_ptr_array_free(all, FALSE);
+	}
+	if (s)
+		goto out;
+	for (i = 0; c.target->lists && c.target->lists[i]; i++) {
+		const struct pw_list_conf *l = pw_config_list(cfg,
+							      c.target->lists[i]);
+		struct pw_maintainers *mt;
+
+		for (j = 0; l->maintainers && l->maintainers[j]; j++)
+			if (!g_ascii_strcasecmp(l->maintainers[j], c.poster))
+				c.list_maintainer = true;
+		if ((mt = read_maintainers(l)))
+			g_ptr_array_add(c.maint, mt);
+	}
+	for (i = 0; !s && i < cmds->len; i++) {
+		const struct pw_triage_cmd *cmd = cmds->pdata[i];
+		const char *no;
+
+		if (cmd->error) {
+			char *e = pw_reply_clean(cmd->error, 120);
+
+			pw_warn("mail command <%s> line %d: %s", shown, cmd->line, e);
+			g_free(e);
+			continue;
+		}
+		if ((no = refusal(&c, cmd))) {
+			pw_warn("mail command <%s> line %d (%s) from %s refused: %s",
+				shown, cmd->line, pw_triage_verb_name(cmd->verb),
+				c.poster, no);
+			continue;
+		}
+		s = obey(&c, cmd);
+	}
+out:
+	g_free(why);
+	g_free(shown);
+	g_strfreev(c.files);
+	g_array_unref(c.messages);
+	g_ptr_array_unref(c.maint);
+	pw_outbox_msg_free(c.target);
+	return s;
+}
+
+enum pw_status pw_mailcmd_handle(struct pw_db *db, const struct pw_config *cfg,
+				 const struct pw_mail *m, const char *raw,
+				 size_t len, bool *handled)
+{
+	struct pw_mail *full = NULL;
+	GPtrArray *cmds = NULL;
+	enum pw_status s;
+	int64_t message;
+	char *kind = NULL;
+	bool done;
+
+	*handled = false;
+	if (!names_own(m) || !raw || !pw_triage_maybe(raw, len))
+		return PW_OK;
+	s = answered(db, m, &message, &kind);
+	if (s || !message)
+		goto out;
+	/* The header block was enough for ingest; the commands are in the
+	 * text. */
+	if (pw_mail_parse(raw, len, &full, NULL) || !full->commit_msg)
+		goto out;
+	cmds = pw_triage_parse(full->commit_msg, strlen(full->commit_msg));
+	if (!cmds->len)
+		goto out;
+	*handled = true;
+	s = pw_db_decision_from_mail(db, m->msgid, &done);
+	if (!s && !done)
+		s = run(db, cfg, full, raw, len, message, kind, cmds);
+out:
+	if (cmds)
+		g_ptr_array_unref(cmds);
+	pw_mail_free(full);
+	g_free(kind);
+	return s;
+}

@@ -1,0 +1,468 @@
+/*
+ * patchwarden: the maintainers' decisions on the dashboard (see
+ * bot/web_triage.h).  Everything that came from mail or a form is
+ * escaped for where it goes.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/printer.h"
+#include "bot/triage.h"
+#include "bot/web_triage.h"
+#include "db/decision.h"
+
+/* Longest by and reason a form may give, in bytes. */
+#define MAX_BY 200
+#define MAX_REASON 500
+
+/*
+ * A printer into memory, and its text appended to o when done: the
+ * dashboard's pages do the same (bot/web_page.c); this file calls
+ * nothing there, since web_page.c calls it.
+ */
+struct sink {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static struct pw_printer *sink_open(struct sink *s, enum pw_format fmt,
+				    const char *layout, unsigned flags)
+{
+	s->buf = NULL;
+	s->len = 0;
+	s->f = open_memstream(&s->buf, &s->len);
+	return pw_printer_new(fmt, s->f, layout, flags);
+}
+
+static void sink_close(struct sink *s, struct pw_printer *p, GString *o)
+{
+	pw_printer_free(p);
+	fclose(s->f);
+	g_string_append_len(o, s->buf, (gssize)s->len);
+	free(s->buf);
+}
+
+/* a answers status with a short reason: JSON for programs, else text. */
+static void G_GNUC_PRINTF(4, 5) fail(struct pw_web_answer *a, bool api,
+				     unsigned status, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *u;
+
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	u = g_utf8_make_valid(msg, -1);
+	g_string_truncate(a->body, 0);
+	a->status = status;
+	if (api) {
+		struct sink s;
+		struct pw_printer *p = sink_open(&s, PW_FORMAT_JSON, NULL,
+						 PW_PRINTER_COMPACT);
+
+		a->type = "application/json";
+		pw_print_begin_map(p);
+		pw_print_int_at(p, "status", status);
+		pw_print_str_at(p, "error", u);
+		pw_print_end(p);
+		sink_close(&s, p, a->body);
+	} else {
+		a->type = "text/plain; charset=utf-8";
+		g_string_append_printf(a->body, "%u: %s\n", status, u);
+	}
+	g_free(u);
+	g_free(msg);
+}
+
+/* Appends s escaped for HTML text or an attribute value. */
+static void esc(GString *o, const char *s)
+{
+	char *u, *e;
+
+	if (!s)
+		return;
+	u = g_utf8_make_valid(s, -1);
+	e = g_markup_escape_text(u, -1);
+	g_string_append(o, e);
+	g_free(e);
+	g_free(u);
+}
+
+/* "YYYY-MM-DD" of Unix time t: a new string. */
+static char *day(int64_t t)
+{
+	char *iso = pw_iso_time(t);
+
+	if (strlen(iso) > 10)
+		iso[10] = '\0';
+	return iso;
+}
+
+static void page_begin(GString *o, const char *title)
+{
+	g_string_append(o, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+			"<meta charset=\"utf-8\"><meta name=\"viewport\""
+			" content=\"width=device-width\"><title>");
+	esc(o, title);
+	g_string_append(o, " - patchwarden</title><style>body{font-family:"
+			"sans-serif;margin:1em}table{border-collapse:collapse}"
+			"td,th{border-bottom:1px solid #ddd;padding:.2em .5em;"
+			"text-align:left;vertical-align:top}</style></head><body>"
+			"<header><b>patchwarden</b> <a href=\"/\">overview</a>"
+			" <a href=\"/decisions\">decisions</a></header><main><h1>");
+	esc(o, title);
+	g_string_append(o, "</h1>\n");
+}
+
+/* The fields every triage form carries: who, why, the token. */
+static void form_tail(GString *o, const char *back, const char *button)
+{
+	g_string_append(o, "<input type=\"hidden\" name=\"back\" value=\"");
+	esc(o, back);
+	g_string_append_printf(o, "\"><input name=\"by\" type=\"email\" required"
+			       " placeholder=\"your address\" maxlength=\"%d\">"
+			       "<input name=\"reason\" placeholder=\"why\""
+			       " maxlength=\"%d\"><input name=\"token\""
+			       " type=\"password\" required placeholder=\"token\">"
+			       "<button>", MAX_BY, MAX_REASON);
+	esc(o, button);
+	g_string_append(o, "</button></form>");
+}
+
+/* A hidden field name = value. */
+static void hidden(GString *o, const char *name, const char *value)
+{
+	g_string_append_printf(o, "<input type=\"hidden\" name=\"%s\" value=\"",
+			       name);
+	esc(o, value);
+	g_string_append(o, "\">");
+}
+
+static const char decision_row[] =
+	"<tr id=\"d%(id)\"><td>%(id)</td><td>%(kind)</td><td>%(scope)</td>"
+	"<td>%(by)</td><td>%(at)</td><td>%(via)%(if:via_msgid) &lt;%(via_msgid)&gt;%(end)</td>"
+	"<td>%(reason)</td><td>%(covers)</td>"
+	"<td>%(if:undone_at)undone by %(undone_by) %(undone_at)%(else)"
+	"<form method=\"post\" action=\"/api/triage\">"
+	"<input type=\"hidden\" name=\"action\" value=\"undo\">"
+	"<input type=\"hidden\" name=\"decision\" value=\"%(id)\">"
+	"<input type=\"hidden\" name=\"back\" value=\"/decisions\">"
+	"<input name=\"by\" type=\"email\" required placeholder=\"your address\">"
+	"<input name=\"token\" type=\"password\" required placeholder=\"token\">"
+	"<button>undo</button></form>%(end)</td></tr>\n";
+
+bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
+		       struct pw_web_answer *a)
+{
+	const char *list = g_hash_table_lookup(args, "list");
+	bool api = !strcmp(path, "/api/decisions");
+	struct sink s;
+	struct pw_printer *p;
+	enum pw_status st;
+	int64_t wrong = 0, ignored = 0;
+
+	if (!api && strcmp(path, "/decisions"))
+		return false;
+	if (list && !*list)
+		list = NULL;
+	if (api) {
+		p = sink_open(&s, PW_FORMAT_JSON, NULL, 0);
+		st = pw_triage_print_list(db, list, p);
+		sink_close(&s, p, a->body);
+		a->status = 200;
+		a->type = "application/json";
+	} else {
+		a->status = 200;
+		a->type = "text/html; charset=utf-8";
+		page_begin(a->body, "Decisions");
+		st = pw_db_decision_counts(db, &wrong, &ignored);
+		g_string_append_printf(a->body, "<p>%" G_GINT64_FORMAT " findings"
+				       " marked wrong, %" G_GINT64_FORMAT " ignored;"
+				       " <a href=\"/api/decisions\">JSON</a></p>\n"
+				       "<table><tr><th>id</th><th>kind</th>"
+				       "<th>about</th><th>by</th><th>at</th>"
+				       "<th>how</th><th>why</th><th>findings</th>"
+				       "<th></th></tr>\n", (gint64)wrong,
+				       (gint64)ignored);
+		p = sink_open(&s, PW_FORMAT_HTML, decision_row, 0);
+		if (!st)
+			st = pw_triage_print_list(db, list, p);
+		sink_close(&s, p, a->body);
+		g_string_append(a->body, "</table></main></body></html>\n");
+	}
+	if (st) {
+		g_string_truncate(a->body, 0);
+		fail(a, api, 503, "the store cannot be read: %s",
+		     pw_db_errmsg(db));
+	}
+	return true;
+}
+
+/* What the decision that covers a finding says of it, on the page. */
+static void decided_state(GString *o, const struct pw_decided_finding *d)
+{
+	char *when = day(d->at);
+
+	g_string_append(o, d->kind == PW_DECISION_WRONG ? "marked wrong by " :
+			"ignored by ");
+	esc(o, d->by);
+	g_string_append_printf(o, " on %s (<a href=\"/decisions#d%" G_GINT64_FORMAT
+			       "\">decision %" G_GINT64_FORMAT "</a>)", when,
+			       (gint64)d->decision, (gint64)d->decision);
+	if (d->reason) {
+		g_string_append(o, ": ");
+		esc(o, d->reason);
+	}
+	g_free(when);
+}
+
+void pw_web_triage_section(struct pw_db *db, const struct pw_query_message *m,
+			   GString *o)
+{
+	GPtrArray *decided = NULL;
+	GHashTable *by_finding;
+	char *back, *e;
+	guint i;
+
+	if (!m->patch_id || !m->findings->len ||
+	    pw_db_decision_findings(db, m->id, &decided)) {
+		if (decided)
+			g_ptr_array_unref(decided);
+		return;
+	}
+	by_finding = g_hash_table_new(g_int64_hash, g_int64_equal);
+	for (i = 0; i < decided->len; i++) {
+		struct pw_decided_finding *d = decided->pdata[i];
+
+		g_hash_table_insert(by_finding, &d->finding, d);
+	}
+	e = g_uri_escape_string(m->msgid, NULL, FALSE);
+	back = g_strdup_printf("/message/%s", e);
+	g_free(e);
+	g_string_append(o, "<h2>Findings and decisions</h2>\n<table class=\"triage\">"
+			"<tr><th>finding</th><th>rule</th><th>where</th>"
+			"<th>state</th><th>decide</th></tr>\n");
+	for (i = 0; i < m->findings->len; i++) {
+		const struct pw_query_finding *f = m->findings->pdata[i];
+		const struct pw_decided_finding *d =
+			g_hash_table_lookup(by_finding, &f->id);
+		char id[24];
+
+		g_snprintf(id, sizeof(id), "%" G_GINT64_FORMAT, (gint64)f->id);
+		g_string_append_printf(o, "<tr id=\"finding-%s\"><td>%s</td><td>",
+				       id, id);
+		esc(o, f->rule);
+		g_string_append(o, "</td><td>");
+		if (f->file) {
+			esc(o, f->file);
+			g_string_append_printf(o, ":%d", f->line);
+		}
+		g_string_append(o, "</td><td>");
+		if (d)
+			decided_state(o, d);
+		else
+			g_string_append(o, "open");
+		g_string_append(o, "</td><td>");
+		if (d) {
+			char did[24];
+
+			g_snprintf(did, sizeof(did), "%" G_GINT64_FORMAT,
+				   (gint64)d->decision);
+			g_string_append(o, "<form method=\"post\" action=\"/api/triage\">");
+			hidden(o, "action", "undo");
+			hidden(o, "decision", did);
+			form_tail(o, back, "undo");
+		} else {
+			g_string_append(o, "<form method=\"post\" action=\"/api/triage\">");
+			hidden(o, "action", "wrong");
+			hidden(o, "finding", id);
+			form_tail(o, back, "mark wrong");
+			if (f->file) {
+				g_string_append(o, "<form method=\"post\""
+						" action=\"/api/triage\">");
+				hidden(o, "action", "ignore");
+				hidden(o, "rule", f->rule);
+				hidden(o, "path", f->file);
+				if (m->lists && m->lists[0])
+					hidden(o, "list", m->lists[0]);
+				form_tail(o, back, "ignore this rule for this file");
+			}
+		}
+		g_string_append(o, "</td></tr>\n");
+	}
+	g_string_append(o, "</table>\n");
+	g_hash_table_destroy(by_finding);
+	g_ptr_array_unref(decided);
+	g_free(back);
+}
+
+/* The fields of a form body: a new table, or NULL when it cannot be read. */
+static GHashTable *form_fields(const char *body, size_t len)
+{
+	if (!body || !len || !g_utf8_validate(body, (gssize)len, NULL))
+		return NULL;
+	return g_uri_parse_params(body, (gssize)len, "&", G_URI_PARAMS_WWW_FORM,
+				  NULL);
+}
+
+char *pw_web_triage_token(const char *body, size_t len)
+{
+	GHashTable *t = form_fields(body, len);
+	char *v = t ? g_strdup(g_hash_table_lookup(t, "token")) : NULL;
+
+	if (t)
+		g_hash_table_unref(t);
+	return v;
+}
+
+/* A field, NULL when absent or empty. */
+static const char *field(GHashTable *t, const char *name)
+{
+	const char *v = g_hash_table_lookup(t, name);
+
+	return v && *v ? v : NULL;
+}
+
+/* Whether s is a whole number from 1 up: *n receives it. */
+static bool number(const char *s, int64_t *n)
+{
+	guint64 v;
+
+	if (!s || !g_ascii_isdigit(*s) ||
+	    !g_ascii_string_to_unsigned(s, 10, 1, G_MAXINT64, &v, NULL))
+		return false;
+	*n = (int64_t)v;
+	return true;
+}
+
+/* The answer to a decision taken (id) or undone. */
+static void done(struct pw_web_answer *a, const char *back, const char *what,
+		 int64_t id, int64_t covered)
+{
+	struct sink s;
+	struct pw_printer *p;
+
+	a->status = 200;
+	if (!back) {
+		a->type = "application/json";
+		p = sink_open(&s, PW_FORMAT_JSON, NULL, PW_PRINTER_COMPACT);
+		pw_print_begin_map(p);
+		pw_print_int_at(p, "decision", id);
+		pw_print_str_at(p, "done", what);
+		pw_print_int_at(p, "covers", covered);
+		pw_print_end(p);
+		sink_close(&s, p, a->body);
+		return;
+	}
+	a->type = "text/html; charset=utf-8";
+	page_begin(a->body, "Decision taken");
+	g_string_append_printf(a->body, "<p>Decision %" G_GINT64_FORMAT ": ",
+			       (gint64)id);
+	esc(a->body, what);
+	g_string_append_printf(a->body, ", covering %" G_GINT64_FORMAT
+			       " stored findings.</p><p><a href=\"", (gint64)covered);
+	esc(a->body, back);
+	g_string_append(a->body, "\">back</a> &middot; <a href=\"/decisions\">"
+			"every decision</a></p></main></body></html>\n");
+}
+
+void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
+			const char *body, size_t len, struct pw_web_answer *a)
+{
+	GHashTable *t = form_fields(body, len);
+	struct pw_decision d, *was = NULL;
+	const char *action, *back, *by;
+	char *err = NULL, *scope = NULL;
+	enum pw_status s;
+	int64_t id = 0, covered = 0, n;
+	bool named = false, found;
+
+	memset(&d, 0, sizeof(d));
+	if (!t) {
+		fail(a, true, 400, "the body is not a form"
+		     " (application/x-www-form-urlencoded, UTF-8)");
+		return;
+	}
+	action = field(t, "action");
+	back = field(t, "back");
+	by = field(t, "by");
+	/* Only a page of this dashboard is linked back to. */
+	if (back && (back[0] != '/' || back[1] == '/' || back[1] == '\\'))
+		back = NULL;
+	if (!by || strlen(by) > MAX_BY ||
+	    (field(t, "reason") && strlen(field(t, "reason")) > MAX_REASON)) {
+		fail(a, !back, 400, "by (who decides, %d bytes at"
+		     " most) is needed; reason has %d bytes at most",
+		     MAX_BY, MAX_REASON);
+		goto out;
+	}
+	if (!g_strcmp0(action, "undo")) {
+		if (!number(field(t, "decision"), &id)) {
+			fail(a, !back, 400, "undo: which decision?");
+			goto out;
+		}
+		s = pw_db_decision_undo(db, id, by, &found);
+		if (!s && found)
+			s = pw_db_decision_get(db, id, &was);
+		if (s) {
+			fail(a, !back, 503, "%s", pw_db_errmsg(db));
+			goto out;
+		}
+		if (!found || !was) {
+			fail(a, !back, 404, "no live decision %s",
+			     field(t, "decision"));
+			goto out;
+		}
+		scope = pw_triage_scope(was);
+		err = g_strdup_printf("undone: %s %s",
+				      pw_decision_kind_name(was->kind), scope);
+		done(a, back, err, id, 0);
+		goto out;
+	}
+	if (!pw_decision_kind_parse(action, &d.kind)) {
+		fail(a, !back, 400, "action: wrong, ignore, recheck,"
+		     " stop or undo");
+		goto out;
+	}
+	d.by = (char *)by;
+	d.via = (char *)"web";
+	d.reason = (char *)field(t, "reason");
+	d.list = (char *)field(t, "list");
+	if (d.kind == PW_DECISION_WRONG && number(field(t, "finding"), &n)) {
+		s = pw_triage_name_finding(db, n, &d, &err);
+		if (s) {
+			fail(a, !back, s == PW_ERR_INPUT ? 404 : 503,
+			     "%s", err);
+			goto out;
+		}
+		named = true;
+	} else {
+		d.msgid = (char *)field(t, "msgid");
+		d.rule = (char *)field(t, "rule");
+	}
+	d.path = d.kind == PW_DECISION_IGNORE ? (char *)field(t, "path") : NULL;
+	d.addr = d.kind == PW_DECISION_STOP ? (char *)field(t, "addr") : NULL;
+	s = pw_triage_take(db, cfg, &d, &id, &covered, &err);
+	if (s) {
+		fail(a, !back, s == PW_ERR_INPUT ? 400 : 503, "%s",
+		     err);
+		goto out;
+	}
+	scope = pw_triage_scope(&d);
+	g_free(err);
+	err = g_strdup_printf("%s %s", pw_decision_kind_name(d.kind), scope);
+	done(a, back, err, id, covered);
+out:
+	if (named) {
+		g_free(d.msgid);
+		g_free(d.rule);
+		g_free(d.file);
+	}
+	pw_decision_free(was);
+	g_free(scope);
+	g_free(err);
+	g_hash_table_unref(t);
+}
