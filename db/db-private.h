@@ -70,7 +70,17 @@ char *pw_db_col_dup(sqlite3_stmt *st, int i);
 /* Runs SQL without parameters (pragmas, DDL). */
 enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
 
-/* Translates a SQLite result code: BUSY/LOCKED are transient. */
+/*
+ * The one translation of a SQLite result code (primary or extended) for
+ * every connection of db/: a lock (BUSY, LOCKED) is transient; a file
+ * that cannot be written, read or opened (FULL, IOERR, CANTOPEN,
+ * READONLY) is PW_ERR_IO, since a full disk is neither bad input nor a
+ * damaged store and is told as "try again" (75) where a damaged store
+ * is told as one; any other refusal is PW_ERR_DB.
+ */
+enum pw_status pw_db_status_of(int rc);
+
+/* pw_db_status_of(), keeping db's error message for pw_db_errmsg(). */
 enum pw_status pw_db_status(struct pw_db *db, int rc);
 
 /* How long a connection waits for a lock, in milliseconds. */

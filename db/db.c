@@ -19,7 +19,7 @@ static void set_err(struct pw_db *db, const char *what)
 	db->err = g_strdup_printf("%s: %s", what, sqlite3_errmsg(db->h));
 }
 
-enum pw_status pw_db_status(struct pw_db *db, int rc)
+enum pw_status pw_db_status_of(int rc)
 {
 	switch (rc & 0xff) {
 	case SQLITE_OK:
@@ -28,14 +28,28 @@ enum pw_status pw_db_status(struct pw_db *db, int rc)
 		return PW_OK;
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
-		set_err(db, "database busy");
 		return PW_ERR_TRANSIENT;
 	case SQLITE_NOMEM:
 		return PW_ERR_NOMEM;
+	case SQLITE_FULL:
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_READONLY:
+		return PW_ERR_IO;
 	default:
-		set_err(db, "sqlite");
 		return PW_ERR_DB;
 	}
+}
+
+enum pw_status pw_db_status(struct pw_db *db, int rc)
+{
+	enum pw_status s = pw_db_status_of(rc);
+
+	if (s == PW_ERR_TRANSIENT)
+		set_err(db, "database busy");
+	else if (s != PW_OK && s != PW_ERR_NOMEM)
+		set_err(db, "sqlite");
+	return s;
 }
 
 const char *pw_db_errmsg(const struct pw_db *db)
@@ -415,8 +429,7 @@ static enum pw_status raw_put(struct pw_db *db, const void *data, size_t len,
 	sqlite3_clear_bindings(db->raw_put);
 	if (rc != SQLITE_DONE) {
 		raw_err(db);
-		return rc == SQLITE_FULL || (rc & 0xff) == SQLITE_IOERR ?
-			PW_ERR_IO : PW_ERR_DB;
+		return pw_db_status_of(rc);
 	}
 	*id = sqlite3_last_insert_rowid(db->raw);
 	return PW_OK;
