@@ -46,23 +46,6 @@ struct mem {
 	bool threaded;
 };
 
-/*
- * Steps a read: *row says whether it gave a row.  An error fails the
- * caller's transaction, as pw_db_row() does, and is returned, so that
- * "not found" is never an error taken for an answer.
- */
-static enum pw_status step(struct pw_db *db, sqlite3_stmt *st, bool *row)
-{
-	int rc = sqlite3_step(st);
-
-	*row = rc == SQLITE_ROW;
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return PW_OK;
-	if (db->depth > 0)
-		db->failed = true;
-	return pw_db_status(db, rc);
-}
-
 /* Whether flood rule r (enum pw_rule_index) stores findings under p. */
 static bool rule_on(const struct pw_flood_params *p, int r)
 {
@@ -152,7 +135,7 @@ static enum pw_status has_finding(struct pw_db *db, int64_t patch,
 
 	sqlite3_bind_int64(st, 1, patch);
 	pw_db_bind_text(st, 2, rule);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	sqlite3_reset(st);
 	return s;
 }
@@ -173,7 +156,7 @@ static enum pw_status grp_load(struct pw_db *db, int64_t id, struct grp *g,
 
 	memset(g, 0, sizeof(*g));
 	sqlite3_bind_int64(st, 1, id);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	if (*found) {
 		g->id = id;
 		g->founder = sqlite3_column_int64(st, 0);
@@ -235,7 +218,7 @@ static enum pw_status grp_members(struct pw_db *db, int64_t id, GArray **out)
 	bool row;
 
 	sqlite3_bind_int64(st, 1, id);
-	while (!(s = step(db, st, &row)) && row) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		struct mem m;
 
 		m.message = sqlite3_column_int64(st, 0);
@@ -270,7 +253,7 @@ static enum pw_status covered(struct pw_db *db, int64_t message, bool *out)
 
 	*out = false;
 	sqlite3_bind_int64(st, 1, message);
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row) {
 		const char *irt = (const char *)sqlite3_column_text(st, 0);
 		const char *refs = (const char *)sqlite3_column_text(st, 1);
@@ -289,7 +272,7 @@ static enum pw_status covered(struct pw_db *db, int64_t message, bool *out)
 	}
 	st = pw_db_stmt(db, "SELECT kind = 'patch' FROM message WHERE msgid = ?1");
 	pw_db_bind_text(st, 1, root);
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row)
 		root_patch = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
@@ -584,7 +567,7 @@ static enum pw_status filter_start(struct pw_db *db, struct pw_flood_filter *f)
 		return PW_OK;
 	f->txn = db->txn;
 	st = pw_db_stmt(db, "PRAGMA data_version");
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -636,7 +619,7 @@ static enum pw_status filter_week(struct pw_db *db, struct pw_flood_filter *f,
 	w->slot = g_new0(uint64_t, w->mask + 1);
 	st = pw_db_stmt(db, "SELECT key FROM flood_key WHERE bucket = ?1");
 	sqlite3_bind_int64(st, 1, bucket);
-	while (!(s = step(db, st, &row)) && row)
+	while (!(s = pw_db_read(db, st, &row)) && row)
 		week_add(w, (uint64_t)sqlite3_column_int64(st, 0));
 	sqlite3_reset(st);
 	if (!s) {
@@ -701,7 +684,7 @@ static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
 		sqlite3_bind_int64(st, 1, key);
 		sqlite3_bind_int64(st, 2, lo);
 		sqlite3_bind_int64(st, 3, hi);
-		s = step(db, st, found);
+		s = pw_db_read(db, st, found);
 		if (*found) {
 			*grp = sqlite3_column_int64(st, 0);
 			*date = sqlite3_column_int64(st, 1);
@@ -723,7 +706,7 @@ static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
 		sqlite3_bind_int64(st, 2, key);
 		sqlite3_bind_int64(st, 3, lo);
 		sqlite3_bind_int64(st, 4, hi);
-		s = step(db, st, found);
+		s = pw_db_read(db, st, found);
 		if (*found) {
 			*grp = sqlite3_column_int64(st, 0);
 			*date = sqlite3_column_int64(st, 1);
@@ -764,7 +747,7 @@ static enum pw_status count_window(struct pw_db *db, int64_t gid, int64_t lo,
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_int(st, 4, cap);
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row)
 		*n = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
@@ -827,7 +810,7 @@ static enum pw_status msg_facts(struct pw_db *db, int64_t id,
 
 	memset(f, 0, sizeof(*f));
 	sqlite3_bind_int64(st, 1, id);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	if (*found) {
 		f->msgid = g_strdup(col_text(st, 0));
 		f->date = sqlite3_column_int64(st, 1);
@@ -865,7 +848,7 @@ static enum pw_status has_key(struct pw_db *db, int64_t key, int64_t other,
 	sqlite3_bind_int64(st, 2, key);
 	sqlite3_bind_int64(st, 3, date);
 	sqlite3_bind_int64(st, 4, other);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	sqlite3_reset(st);
 	return s;
 }
@@ -963,7 +946,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 	guint i;
 
 	sqlite3_bind_int64(st, 1, key);
-	s = step(db, st, any);
+	s = pw_db_read(db, st, any);
 	if (*any) {
 		first = sqlite3_column_int64(st, 0);
 		first_date = sqlite3_column_int64(st, 1);
@@ -989,7 +972,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 	sqlite3_bind_int64(st, 1, key);
 	sqlite3_bind_int64(st, 2, o->mail->date);
 	sqlite3_bind_int64(st, 3, o->message_id);
-	while (!(s = step(db, st, &row)) && row) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		struct mem m = { sqlite3_column_int64(st, 0),
 				 sqlite3_column_int64(st, 1), false };
 
@@ -1374,7 +1357,7 @@ enum pw_status pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
 	enum pw_status s;
 
 	sqlite3_bind_int64(st, 1, message_id);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	if (*found && flood_id)
 		*flood_id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -1472,7 +1455,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message m ON m.id = fm.message WHERE fm.grp = ?1"
 		" ORDER BY fm.date, fm.message LIMIT 1");
 	sqlite3_bind_int64(st, 1, flood_id);
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row) {
 		f->first_message = sqlite3_column_int64(st, 0);
 		f->first_msgid = g_strdup(col_text(st, 1));
@@ -1491,7 +1474,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message_list ml ON ml.message = fm.message"
 		" JOIN list l ON l.id = ml.list WHERE fm.grp = ?1 ORDER BY l.name");
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (!(s = step(db, st, &row)) && row)
+	while (!(s = pw_db_read(db, st, &row)) && row)
 		g_ptr_array_add(lists, g_strdup(col_text(st, 0)));
 	sqlite3_reset(st);
 	g_ptr_array_add(lists, NULL);
@@ -1505,7 +1488,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message m ON m.id = fm.message"
 		" WHERE fm.grp = ?1 AND m.recipients IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (!(s = step(db, st, &row)) && row) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		char **v = g_strsplit(col_text(st, 0), "\n", -1);
 		char **a;
 
@@ -1540,7 +1523,7 @@ enum pw_status pw_db_flood_kind(struct pw_db *db, int64_t flood_id, int *rule,
 	bool found;
 
 	sqlite3_bind_int64(st, 1, flood_id);
-	s = step(db, st, &found);
+	s = pw_db_read(db, st, &found);
 	if (found) {
 		int rank = sqlite3_column_int(st, 0);
 
@@ -1567,7 +1550,7 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
 	st = pw_db_stmt(db, "SELECT reported_at IS NOT NULL FROM flood_group"
 			" WHERE id = ?1 AND detected_at IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
-	s = step(db, st, &exists);
+	s = pw_db_read(db, st, &exists);
 	if (exists && already)
 		*already = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
@@ -1590,7 +1573,7 @@ static enum pw_status ids(struct pw_db *db, sqlite3_stmt *st, GArray **out)
 	enum pw_status s;
 	bool row;
 
-	while (!(s = step(db, st, &row)) && row) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		int64_t id = sqlite3_column_int64(st, 0);
 
 		g_array_append_val(a, id);
