@@ -1599,13 +1599,3 @@ enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
 	sqlite3_bind_int64(st, 1, flood_id);
 	return ids(db, st, out);
 }
-
-enum pw_status pw_db_flood_list(struct pw_db *db, int64_t since, GArray **out)
-{
-	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT id FROM flood_group WHERE detected_at IS NOT NULL"
-		" AND last_seen >= ?1 ORDER BY first_seen, id");
-
-	sqlite3_bind_int64(st, 1, since);
-	return ids(db, st, out);
-}

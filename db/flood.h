@@ -164,11 +164,4 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
 enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
 				   GArray **out);
 
-/*
- * The floods whose latest member is dated at or after since, oldest
- * first, into *out: a new GArray of int64_t flood ids (g_array_unref).
- * On a database error *out is NULL.
- */
-enum pw_status pw_db_flood_list(struct pw_db *db, int64_t since, GArray **out);
-
 #endif
