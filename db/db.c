@@ -62,7 +62,7 @@ const char *pw_db_errmsg(const struct pw_db *db)
  * error kept for pw_db_errmsg(): a rollback follows a failure, whose
  * message is the one to tell, and SQLite may have rolled back already.
  */
-static void rollback_quietly(sqlite3 *h)
+void pw_db_rollback_quietly(sqlite3 *h)
 {
 	if (h && !sqlite3_get_autocommit(h))
 		sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
@@ -113,7 +113,7 @@ enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st)
 }
 
 /* A read that failed fails the transaction it is in. */
-static enum pw_status read_failed(struct pw_db *db, enum pw_status s)
+enum pw_status pw_db_read_failed(struct pw_db *db, enum pw_status s)
 {
 	if (db->depth > 0)
 		db->failed = true;
@@ -127,7 +127,7 @@ enum pw_status pw_db_read(struct pw_db *db, sqlite3_stmt *st, bool *row)
 	*row = rc == SQLITE_ROW;
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return PW_OK;
-	return read_failed(db, pw_db_status(db, rc));
+	return pw_db_read_failed(db, pw_db_status(db, rc));
 }
 
 bool pw_db_row(struct pw_db *db, sqlite3_stmt *st)
@@ -136,8 +136,6 @@ bool pw_db_row(struct pw_db *db, sqlite3_stmt *st)
 
 	return !pw_db_read(db, st, &row) && row;
 }
-
-static int raw_exec(struct pw_db *db, const char *sql);
 
 enum pw_status pw_db_begin(struct pw_db *db)
 {
@@ -170,16 +168,16 @@ enum pw_status pw_db_commit(struct pw_db *db)
 	/* The bytes first: a committed message always has them. */
 	if (db->raw_txn) {
 		db->raw_txn = false;
-		if (raw_exec(db, "COMMIT")) {
-			rollback_quietly(db->raw);
-			rollback_quietly(db->h);
+		if (pw_db_raw_exec(db, "COMMIT")) {
+			pw_db_rollback_quietly(db->raw);
+			pw_db_rollback_quietly(db->h);
 			g_hash_table_remove_all(db->lists);
 			return PW_ERR_DB;
 		}
 	}
 	s = pw_db_exec(db, "COMMIT");
 	if (s) {
-		rollback_quietly(db->h);
+		pw_db_rollback_quietly(db->h);
 		g_hash_table_remove_all(db->lists);
 	}
 	return s;
@@ -199,9 +197,9 @@ void pw_db_rollback(struct pw_db *db)
 	db->failed = false;
 	if (db->raw_txn) {
 		db->raw_txn = false;
-		rollback_quietly(db->raw);
+		pw_db_rollback_quietly(db->raw);
 	}
-	rollback_quietly(db->h);
+	pw_db_rollback_quietly(db->h);
 	/* Lists created in the transaction are gone again. */
 	g_hash_table_remove_all(db->lists);
 }
@@ -222,7 +220,7 @@ static void raw_err(struct pw_db *db)
 	db->err = g_strdup_printf("%s: %s", db->raw_path, sqlite3_errmsg(db->raw));
 }
 
-static int raw_exec(struct pw_db *db, const char *sql)
+int pw_db_raw_exec(struct pw_db *db, const char *sql)
 {
 	int rc = sqlite3_exec(db->raw, sql, NULL, NULL, NULL);
 
@@ -237,9 +235,8 @@ static int raw_exec(struct pw_db *db, const char *sql)
  * reader that cannot write the folder can read a WAL database only
  * while they exist, since it cannot create them (SQLite's wal.html,
  * "Read-Only Databases"); the WAL is truncated to nothing at that
- * close, and to WAL_KEEP after the checkpoints that empty it.
+ * close, and to PW_DB_WAL_KEEP after the checkpoints that empty it.
  */
-#define WAL_KEEP "67108864"
 
 void pw_db_keep_wal(sqlite3 *h)
 {
@@ -303,12 +300,12 @@ bool pw_db_raw_open(struct pw_db *db)
 		return false;
 	}
 	sqlite3_extended_result_codes(db->raw, 1);
-	sqlite3_busy_timeout(db->raw, BUSY_MS);
+	sqlite3_busy_timeout(db->raw, PW_DB_BUSY_MS);
 	if (db->readonly) {
 		/* Read now, so that a store this user cannot read says why
 		 * here rather than as a failed read later. */
-		if (raw_exec(db, "PRAGMA query_only=ON") ||
-		    raw_exec(db, "SELECT 1 FROM raw LIMIT 1")) {
+		if (pw_db_raw_exec(db, "PRAGMA query_only=ON") ||
+		    pw_db_raw_exec(db, "SELECT 1 FROM raw LIMIT 1")) {
 			g_free(db->err);
 			db->err = pw_db_ro_reason(db->raw, db->raw_path);
 			sqlite3_close(db->raw);
@@ -318,12 +315,12 @@ bool pw_db_raw_open(struct pw_db *db)
 		return true;
 	}
 	pw_db_keep_wal(db->raw);
-	if (raw_exec(db, "PRAGMA page_size=65536") ||
-	    raw_exec(db, "PRAGMA cache_size=-1024") ||
-	    raw_exec(db, "PRAGMA journal_mode=WAL") ||
-	    raw_exec(db, "PRAGMA journal_size_limit=" WAL_KEEP) ||
-	    raw_exec(db, "PRAGMA synchronous=NORMAL") ||
-	    raw_exec(db, "CREATE TABLE IF NOT EXISTS raw ("
+	if (pw_db_raw_exec(db, "PRAGMA page_size=65536") ||
+	    pw_db_raw_exec(db, "PRAGMA cache_size=-1024") ||
+	    pw_db_raw_exec(db, "PRAGMA journal_mode=WAL") ||
+	    pw_db_raw_exec(db, "PRAGMA journal_size_limit=" PW_DB_WAL_KEEP) ||
+	    pw_db_raw_exec(db, "PRAGMA synchronous=NORMAL") ||
+	    pw_db_raw_exec(db, "CREATE TABLE IF NOT EXISTS raw ("
 		     "  id INTEGER PRIMARY KEY,"
 		     "  raw BLOB NOT NULL"
 		     ")")) {
@@ -348,7 +345,7 @@ enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed)
 	 * tidied by a later open. */
 	sqlite3_busy_timeout(db->h, 0);
 	s = pw_db_exec(db, "BEGIN IMMEDIATE");
-	sqlite3_busy_timeout(db->h, BUSY_MS);
+	sqlite3_busy_timeout(db->h, PW_DB_BUSY_MS);
 	if (s)
 		return s;
 	/* Raw ids grow with message ids: the newest message that has
@@ -374,13 +371,13 @@ enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed)
 	}
 	if (rc != SQLITE_ROW) {
 		s = rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
-		rollback_quietly(db->h);
+		pw_db_rollback_quietly(db->h);
 		return s;
 	}
 	if (sqlite3_prepare_v2(db->raw, "DELETE FROM raw WHERE id > ?1", -1,
 			       &st, NULL) != SQLITE_OK) {
 		raw_err(db);
-		rollback_quietly(db->h);
+		pw_db_rollback_quietly(db->h);
 		return PW_ERR_DB;
 	}
 	sqlite3_bind_int64(st, 1, last);
@@ -392,11 +389,11 @@ enum pw_status pw_db_raw_orphans_remove(struct pw_db *db, int *removed)
 	} else {
 		*removed = sqlite3_changes(db->raw);
 	}
-	rollback_quietly(db->h);	/* nothing was written here */
+	pw_db_rollback_quietly(db->h);	/* nothing was written here */
 	return s;
 }
 
-static void raw_close(struct pw_db *db)
+void pw_db_raw_close(struct pw_db *db)
 {
 	sqlite3_finalize(db->raw_put);
 	sqlite3_finalize(db->raw_get);
@@ -407,15 +404,15 @@ static void raw_close(struct pw_db *db)
 }
 
 /* Stores bytes in the raw store, inside the raw transaction if any. */
-static enum pw_status raw_put(struct pw_db *db, const void *data, size_t len,
-			      int64_t *id)
+enum pw_status pw_db_raw_put(struct pw_db *db, const void *data, size_t len,
+			     int64_t *id)
 {
 	int rc;
 
 	if (!db->raw && !pw_db_raw_open(db))
 		return PW_ERR_DB;
 	if (db->depth > 0 && !db->raw_txn) {
-		if (raw_exec(db, "BEGIN IMMEDIATE"))
+		if (pw_db_raw_exec(db, "BEGIN IMMEDIATE"))
 			return PW_ERR_DB;
 		db->raw_txn = true;
 	}
@@ -436,20 +433,20 @@ static enum pw_status raw_put(struct pw_db *db, const void *data, size_t len,
 }
 
 /* The bytes of raw row id, or NULL (an error fails the transaction). */
-static GBytes *raw_get(struct pw_db *db, int64_t id)
+GBytes *pw_db_raw_get(struct pw_db *db, int64_t id)
 {
 	GBytes *b = NULL;
 	int rc;
 
 	if (!db->raw && !pw_db_raw_open(db)) {
-		read_failed(db, PW_ERR_DB);
+		pw_db_read_failed(db, PW_ERR_DB);
 		return NULL;
 	}
 	if (!db->raw_get &&
 	    sqlite3_prepare_v2(db->raw, "SELECT raw FROM raw WHERE id = ?1", -1,
 			       &db->raw_get, NULL) != SQLITE_OK) {
 		raw_err(db);
-		read_failed(db, PW_ERR_DB);
+		pw_db_read_failed(db, PW_ERR_DB);
 		return NULL;
 	}
 	sqlite3_bind_int64(db->raw_get, 1, id);
@@ -459,7 +456,7 @@ static GBytes *raw_get(struct pw_db *db, int64_t id)
 				(gsize)sqlite3_column_bytes(db->raw_get, 0));
 	} else if (rc != SQLITE_DONE) {
 		raw_err(db);
-		read_failed(db, PW_ERR_DB);
+		pw_db_read_failed(db, PW_ERR_DB);
 	}
 	sqlite3_reset(db->raw_get);
 	return b;
@@ -637,7 +634,8 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 		     * for longer as the database grows. */
 		    (s = pw_db_exec(db, "PRAGMA cache_size=-16384")) ||
 		    (s = pw_db_exec(db, "PRAGMA journal_mode=WAL")) ||
-		    (s = pw_db_exec(db, "PRAGMA journal_size_limit=" WAL_KEEP)) ||
+		    (s = pw_db_exec(db, "PRAGMA journal_size_limit="
+				    PW_DB_WAL_KEEP)) ||
 		    (s = pw_db_exec(db, "PRAGMA synchronous=NORMAL")) ||
 		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")))
 			goto fail_msg;
@@ -812,7 +810,7 @@ void pw_db_close(struct pw_db *db)
 	}
 	g_hash_table_destroy(db->stmts);
 	g_hash_table_destroy(db->lists);
-	raw_close(db);
+	pw_db_raw_close(db);
 	g_free(db->raw_path);
 	if (db->h) {
 		if (!db->readonly)
@@ -922,7 +920,7 @@ enum pw_status pw_db_message_add(struct pw_db *db, const struct pw_mail *m,
 		goto seen;
 
 	if (from->raw && !from->git_blob) {
-		s = raw_put(db, from->raw, from->raw_len, &raw_id);
+		s = pw_db_raw_put(db, from->raw, from->raw_len, &raw_id);
 		if (s)
 			return s;
 	}
@@ -1024,7 +1022,7 @@ GBytes *pw_db_message_raw(struct pw_db *db, int64_t id)
 					(gsize)sqlite3_column_bytes(st, 1));
 	}
 	sqlite3_reset(st);
-	return raw_id ? raw_get(db, raw_id) : b;
+	return raw_id ? pw_db_raw_get(db, raw_id) : b;
 }
 
 enum pw_status pw_db_message_head(struct pw_db *db, const char *msgid,
