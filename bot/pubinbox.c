@@ -31,15 +31,11 @@
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/pubinbox.h"
-
-#define MANIFEST_MAX (16u << 20)	/* bytes of manifest.js.gz, unpacked */
-#define PROBE_TIMEOUT 30		/* seconds for a manifest or a probe */
-#define PROBE_EPOCHS 8			/* new epochs a poll looks for, without
-					 * a manifest (one a year on lore) */
+#include "bot/pubinbox-private.h"
 
 /* ---- libgit2 ---- */
 
-static void git_once(void)
+void pw_pubinbox_git_once(void)
 {
 	static gsize done;
 
@@ -61,7 +57,7 @@ static void git_once(void)
 }
 
 /* libgit2's last error as text. */
-static const char *git_msg(void)
+const char *pw_pubinbox_git_msg(void)
 {
 	const git_error *e = git_error_last();
 
@@ -73,7 +69,7 @@ static bool is_url(const char *s)
 	return strstr(s, "://") != NULL;	/* pw_subscription_kind() said which */
 }
 
-static bool is_dir(const char *path)
+bool pw_pubinbox_is_dir(const char *path)
 {
 	struct stat sb;
 
@@ -81,18 +77,18 @@ static bool is_dir(const char *path)
 }
 
 /* A bare repository: HEAD and objects/ in it. */
-static bool is_bare_repo(const char *path)
+bool pw_pubinbox_is_bare_repo(const char *path)
 {
 	char *head = g_build_filename(path, "HEAD", NULL);
 	char *obj = g_build_filename(path, "objects", NULL);
-	bool yes = g_file_test(head, G_FILE_TEST_IS_REGULAR) && is_dir(obj);
+	bool yes = g_file_test(head, G_FILE_TEST_IS_REGULAR) && pw_pubinbox_is_dir(obj);
 
 	g_free(head);
 	g_free(obj);
 	return yes;
 }
 
-static gint cmp_int(gconstpointer a, gconstpointer b)
+gint pw_pubinbox_cmp_int(gconstpointer a, gconstpointer b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 
@@ -100,7 +96,7 @@ static gint cmp_int(gconstpointer a, gconstpointer b)
 }
 
 /* The epoch numbers of the folder dir/git (N.git entries), ascending. */
-static GArray *local_epochs(const char *dir)
+GArray *pw_pubinbox_local_epochs(const char *dir)
 {
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(int));
 	char *git = g_build_filename(dir, "git", NULL);
@@ -121,7 +117,7 @@ static GArray *local_epochs(const char *dir)
 	if (d)
 		g_dir_close(d);
 	g_free(git);
-	g_array_sort(a, cmp_int);
+	g_array_sort(a, pw_pubinbox_cmp_int);
 	return a;
 }
 
@@ -130,9 +126,9 @@ bool pw_pubinbox_is_inbox(const char *path)
 	GArray *e;
 	bool yes;
 
-	if (is_bare_repo(path))
+	if (pw_pubinbox_is_bare_repo(path))
 		return true;
-	e = local_epochs(path);
+	e = pw_pubinbox_local_epochs(path);
 	yes = e->len > 0;
 	g_array_free(e, TRUE);
 	return yes;
@@ -255,8 +251,9 @@ static GBytes *gunzip(GBytes *data)
  * when there is none or it cannot be read; fps receives each epoch's
  * fingerprint (a hash of its refs) by number.
  */
-static GArray *manifest_epochs(const char *base, GHashTable *fps,
-			       const volatile sig_atomic_t *stop, char **err)
+GArray *pw_pubinbox_manifest_epochs(const char *base, GHashTable *fps,
+				    const volatile sig_atomic_t *stop,
+				    char **err)
 {
 	GUri *u = g_uri_parse(base, G_URI_FLAGS_NONE, NULL);
 	/* Keys are paths on the server: this inbox's are PATH/git/N.git
@@ -318,7 +315,7 @@ static GArray *manifest_epochs(const char *base, GHashTable *fps,
 		}
 		g_list_free(keys);
 	}
-	g_array_sort(a, cmp_int);
+	g_array_sort(a, pw_pubinbox_cmp_int);
 out:
 	if (jp)
 		g_object_unref(jp);
@@ -338,8 +335,8 @@ out:
  * page that is not one is no repository), the folder for file://.
  * *err is set when the server could not be asked at all.
  */
-static bool repo_exists(const char *url, const volatile sig_atomic_t *stop,
-			char **err)
+bool pw_pubinbox_repo_exists(const char *url,
+			     const volatile sig_atomic_t *stop, char **err)
 {
 	GBytes *b = NULL;
 	char *probe;
@@ -347,7 +344,7 @@ static bool repo_exists(const char *url, const volatile sig_atomic_t *stop,
 	bool yes;
 
 	if (g_str_has_prefix(url, "file://"))
-		return is_bare_repo(url + 7);
+		return pw_pubinbox_is_bare_repo(url + 7);
 	probe = g_strconcat(url, "/info/refs?service=git-upload-pack", NULL);
 	yes = http_get(probe, 1u << 20,
 		       "application/x-git-upload-pack-advertisement", stop, &b,
@@ -360,17 +357,7 @@ static bool repo_exists(const char *url, const volatile sig_atomic_t *stop,
 
 /* ---- the epochs of a subscription ---- */
 
-struct epoch {
-	int n;			/* epoch number, -1: a single repository */
-	char *local;		/* the repository read: the mirror, or in place */
-	char *remote;		/* URL fetched into local, or NULL */
-	char *key;		/* its cursor's name */
-	char *last;		/* last commit read (hex), or NULL */
-	bool fetch;		/* to be fetched on this poll */
-	char *fp;		/* its fingerprint in the manifest, or NULL */
-};
-
-static void epoch_free(struct epoch *e)
+static void epoch_free(struct pw_pubinbox_epoch *e)
 {
 	g_free(e->local);
 	g_free(e->remote);
@@ -380,10 +367,10 @@ static void epoch_free(struct epoch *e)
 	g_free(e);
 }
 
-static struct epoch *epoch_new(int64_t sub, int n, const char *local,
+static struct pw_pubinbox_epoch *epoch_new(int64_t sub, int n, const char *local,
 			       const char *remote)
 {
-	struct epoch *e = g_new0(struct epoch, 1);
+	struct pw_pubinbox_epoch *e = g_new0(struct pw_pubinbox_epoch, 1);
 
 	e->n = n;
 	e->local = g_canonicalize_filename(local, NULL);
@@ -400,15 +387,15 @@ static bool epochs_local(const struct pw_subscription *sub, const char *path,
 	GArray *ns;
 	guint i;
 
-	if (!is_dir(path)) {
+	if (!pw_pubinbox_is_dir(path)) {
 		*err = g_strdup_printf("%s: no such folder", path);
 		return false;
 	}
-	if (is_bare_repo(path)) {
+	if (pw_pubinbox_is_bare_repo(path)) {
 		g_ptr_array_add(out, epoch_new(sub->id, -1, path, NULL));
 		return true;
 	}
-	ns = local_epochs(path);
+	ns = pw_pubinbox_local_epochs(path);
 	for (i = 0; i < ns->len; i++) {
 		int n = g_array_index(ns, int, i);
 		char *rel = g_strdup_printf("git/%d.git", n);
@@ -439,14 +426,14 @@ static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
 {
 	char *base = g_str_has_suffix(sub->url, "/") ? g_strdup(sub->url) :
 		     g_strconcat(sub->url, "/", NULL);
-	GArray *have = local_epochs(mirror), *ns;
+	GArray *have = pw_pubinbox_local_epochs(mirror), *ns;
 	char *e = NULL, *single;
 	int newest_have = -1, next;
 	guint i;
 
 	if (have->len)
 		newest_have = g_array_index(have, int, have->len - 1);
-	ns = g_str_has_prefix(base, "http") ? manifest_epochs(base, fps, stop, &e) :
+	ns = g_str_has_prefix(base, "http") ? pw_pubinbox_manifest_epochs(base, fps, stop, &e) :
 	     NULL;
 	if (e) {
 		*err = e;
@@ -461,7 +448,7 @@ static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
 		for (next = newest_have + 1; next <= newest_have + PROBE_EPOCHS &&
 		     !(stop && *stop); next++) {
 			char *u = g_strdup_printf("%sgit/%d.git", base, next);
-			bool yes = repo_exists(u, stop, &e);
+			bool yes = pw_pubinbox_repo_exists(u, stop, &e);
 
 			g_free(u);
 			if (e) {
@@ -478,9 +465,9 @@ static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
 		char *rel = g_strdup_printf("git/%d.git", n);
 		char *local = g_build_filename(mirror, rel, NULL);
 		char *remote = g_strconcat(base, rel, NULL);
-		struct epoch *ep = epoch_new(sub->id, n, local, remote);
+		struct pw_pubinbox_epoch *ep = epoch_new(sub->id, n, local, remote);
 
-		ep->fetch = n >= newest_have || !is_bare_repo(local);
+		ep->fetch = n >= newest_have || !pw_pubinbox_is_bare_repo(local);
 		g_ptr_array_add(out, ep);
 		g_free(rel);
 		g_free(local);
@@ -490,7 +477,7 @@ static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
 		/* A v1 inbox, or one epoch, at the URL itself. */
 		char *u = g_strndup(base, strlen(base) - 1);
 
-		if (!repo_exists(u, stop, &e)) {
+		if (!pw_pubinbox_repo_exists(u, stop, &e)) {
 			*err = e ? e : g_strdup_printf("%s: no public-inbox archive"
 						       " there (no manifest.js.gz,"
 						       " no git/0.git, no repository)",
@@ -499,7 +486,7 @@ static bool epochs_list(const struct pw_subscription *sub, const char *mirror,
 			goto fail;
 		}
 		single = g_build_filename(mirror, "repo.git", NULL);
-		struct epoch *ep = epoch_new(sub->id, -1, single, u);
+		struct pw_pubinbox_epoch *ep = epoch_new(sub->id, -1, single, u);
 
 		ep->fetch = true;
 		g_ptr_array_add(out, ep);
@@ -528,7 +515,7 @@ static bool epochs_remote(const struct pw_subscription *sub, const char *mirror,
 	guint i;
 
 	for (i = 0; ok && i < out->len; i++) {
-		struct epoch *ep = out->pdata[i];
+		struct pw_pubinbox_epoch *ep = out->pdata[i];
 
 		if (ep->n >= 0)
 			ep->fp = g_strdup(g_hash_table_lookup(fps, GINT_TO_POINTER(ep->n + 1)));
@@ -567,7 +554,7 @@ static int fetch_here(const char *local, const char *remote, int fd)
 	struct fetch_pipe fp = { fd, 0 };
 	int rc;
 
-	if (is_bare_repo(local))
+	if (pw_pubinbox_is_bare_repo(local))
 		rc = git_repository_open_ext(&repo, local,
 					     GIT_REPOSITORY_OPEN_NO_SEARCH |
 					     GIT_REPOSITORY_OPEN_BARE, NULL);
@@ -598,7 +585,7 @@ static int fetch_here(const char *local, const char *remote, int fd)
 out:
 	if (rc) {
 		const char *m = rc == -1 && !git_error_last() ?
-				g_strerror(errno) : git_msg();
+				g_strerror(errno) : pw_pubinbox_git_msg();
 
 		if (write(fd, "E", 1) == 1 && write(fd, m, strlen(m)) < 0)
 			rc = -1;
@@ -612,7 +599,7 @@ out:
  * Fetches e->remote into e->local in a child process, killed when it
  * receives nothing for timeout seconds or *stop is set.
  */
-static enum pw_status fetch(const struct epoch *e, int timeout,
+static enum pw_status fetch(const struct pw_pubinbox_epoch *e, int timeout,
 			    const volatile sig_atomic_t *stop, char **err)
 {
 	GString *msg = g_string_new(NULL);
@@ -700,7 +687,7 @@ static enum pw_status fetch(const struct epoch *e, int timeout,
  * service, "poll"): a lock on MIRROR.lock, beside its mirror, held from
  * the fetch to the end of the walk.  A descriptor, or -1 with *err.
  */
-static int lock_take(const char *mirror, const char *name, char **err)
+int pw_pubinbox_lock_take(const char *mirror, const char *name, char **err)
 {
 	char *path = g_strconcat(mirror, ".lock", NULL);
 	char *dir = g_path_get_dirname(path);
@@ -730,11 +717,11 @@ static void unlock_dir(const char *dir, int depth)
 	while (d && (n = g_dir_read_name(d))) {
 		char *p = g_build_filename(dir, n, NULL);
 
-		if (g_str_has_suffix(n, ".lock") && !is_dir(p)) {
+		if (g_str_has_suffix(n, ".lock") && !pw_pubinbox_is_dir(p)) {
 			if (!unlink(p))
 				pw_warn("%s: removed, left by a fetch that was"
 					" stopped", p);
-		} else if (depth > 0 && is_dir(p)) {
+		} else if (depth > 0 && pw_pubinbox_is_dir(p)) {
 			unlock_dir(p, depth - 1);
 		}
 		g_free(p);
@@ -746,7 +733,7 @@ static void unlock_dir(const char *dir, int depth)
 /*
  * The lock files a fetch killed half-way can leave in a mirror (refs,
  * packed-refs, FETCH_HEAD, config), which would fail every fetch after
- * it.  Only under lock_take()'s lock: nothing else writes there.
+ * it.  Only under pw_pubinbox_lock_take()'s lock: nothing else writes there.
  */
 static void unlock_stale(const char *repo)
 {
@@ -766,7 +753,7 @@ struct item {
 
 struct walker {
 	char *name;		/* the subscription, for messages */
-	GPtrArray *epochs;	/* struct epoch *, ascending */
+	GPtrArray *epochs;	/* struct pw_pubinbox_epoch *, ascending */
 	guint cur;		/* the epoch being walked */
 	bool opened;		/* the epoch w->cur is open */
 	GArray *oids;		/* its new commits, oldest first (git_oid) */
@@ -789,7 +776,7 @@ struct walker {
 	char *where;
 	int index;
 	const volatile sig_atomic_t *stop;
-	int lock;		/* lock_take()'s, held while the source lives */
+	int lock;		/* pw_pubinbox_lock_take()'s, held while the source lives */
 };
 
 static void walker_close_epoch(struct walker *w)
@@ -841,14 +828,14 @@ static bool tip_of(git_repository *repo, git_oid *tip)
  */
 static enum pw_status walk_setup(struct walker *w, char **err)
 {
-	struct epoch *e = w->epochs->pdata[w->cur];
+	struct pw_pubinbox_epoch *e = w->epochs->pdata[w->cur];
 	git_oid tip, last, base;
 	git_commit *c;
 
 	if (git_repository_open_ext(&w->repo, e->local,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH |
 				    GIT_REPOSITORY_OPEN_BARE, NULL)) {
-		*err = g_strdup_printf("%s: %s", e->local, git_msg());
+		*err = g_strdup_printf("%s: %s", e->local, pw_pubinbox_git_msg());
 		return PW_ERR_IO;
 	}
 	if (!tip_of(w->repo, &tip))
@@ -860,7 +847,7 @@ static enum pw_status walk_setup(struct walker *w, char **err)
 	if (git_revwalk_new(&w->walk, w->repo) ||
 	    git_revwalk_sorting(w->walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) ||
 	    git_revwalk_push(w->walk, &tip)) {
-		*err = g_strdup_printf("%s: %s", e->local, git_msg());
+		*err = g_strdup_printf("%s: %s", e->local, pw_pubinbox_git_msg());
 		return PW_ERR_IO;
 	}
 	if (!e->last)
@@ -892,7 +879,7 @@ static enum pw_status walk_setup(struct walker *w, char **err)
  */
 static enum pw_status walker_open_epoch(struct walker *w, char **err)
 {
-	struct epoch *e = w->epochs->pdata[w->cur];
+	struct pw_pubinbox_epoch *e = w->epochs->pdata[w->cur];
 	enum pw_status s = walk_setup(w, err);
 	git_oid oid;
 	int rc = GIT_ITEROVER;
@@ -901,7 +888,7 @@ static enum pw_status walker_open_epoch(struct walker *w, char **err)
 	while (!s && w->walk && !(rc = git_revwalk_next(&oid, w->walk)))
 		g_array_append_val(w->oids, oid);
 	if (!s && w->walk && rc != GIT_ITEROVER) {
-		*err = g_strdup_printf("%s: %s", e->local, git_msg());
+		*err = g_strdup_printf("%s: %s", e->local, pw_pubinbox_git_msg());
 		s = PW_ERR_IO;
 	}
 	git_revwalk_free(w->walk);
@@ -916,7 +903,7 @@ static enum pw_status walker_open_epoch(struct walker *w, char **err)
 /* The repository to read the epoch's objects through. */
 static git_repository *objrepo(struct walker *w)
 {
-	struct epoch *e = w->epochs->pdata[w->cur];
+	struct pw_pubinbox_epoch *e = w->epochs->pdata[w->cur];
 
 	if (w->objrepo && ++w->objreads < OBJREPO_READS)
 		return w->objrepo;
@@ -934,7 +921,7 @@ static git_repository *objrepo(struct walker *w)
 static enum pw_status walker_read_commit(struct walker *w, const git_oid *oid,
 					 char **err)
 {
-	struct epoch *e = w->epochs->pdata[w->cur];
+	struct pw_pubinbox_epoch *e = w->epochs->pdata[w->cur];
 	git_repository *repo = objrepo(w);
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *t = NULL, *pt = NULL;
@@ -944,7 +931,7 @@ static enum pw_status walker_read_commit(struct walker *w, const git_oid *oid,
 	size_t i;
 
 	if (!repo) {
-		*err = g_strdup_printf("%s: %s", e->local, git_msg());
+		*err = g_strdup_printf("%s: %s", e->local, pw_pubinbox_git_msg());
 		return PW_ERR_IO;
 	}
 	g_array_set_size(w->items, 0);
@@ -982,7 +969,7 @@ static enum pw_status walker_read_commit(struct walker *w, const git_oid *oid,
 	}
 	goto out;
 fail:
-	*err = g_strdup_printf("%s: commit %s: %s", e->local, w->commit, git_msg());
+	*err = g_strdup_printf("%s: commit %s: %s", e->local, w->commit, pw_pubinbox_git_msg());
 	s = PW_ERR_IO;
 out:
 	git_diff_free(diff);
@@ -1001,7 +988,7 @@ static enum pw_status walker_next(void *data, struct pw_raw *raw, char **err)
 	git_blob_free(w->blob);
 	w->blob = NULL;
 	for (;;) {
-		struct epoch *e;
+		struct pw_pubinbox_epoch *e;
 		const struct item *it;
 		size_t len;
 
@@ -1042,7 +1029,7 @@ static enum pw_status walker_next(void *data, struct pw_raw *raw, char **err)
 		/* The epoch's cursor moves with the commit's last item. */
 		raw->cursor = w->next_item == w->items->len ? w->commit : NULL;
 		if (git_blob_lookup(&w->blob, objrepo(w), &it->blob)) {
-			*err = g_strdup_printf("blob %s: %s", w->blob_hex, git_msg());
+			*err = g_strdup_printf("blob %s: %s", w->blob_hex, pw_pubinbox_git_msg());
 			return PW_ERR_INPUT;
 		}
 		len = (size_t)git_blob_rawsize(w->blob);
@@ -1092,7 +1079,7 @@ static int count_packs(const char *repo)
  * "git repack --geometric=2" merges the small ones (the large ones
  * stay as they are, so it costs little), when git is installed; stop
  * kills it (a repack killed half-way leaves the old packs).  Under
- * lock_take()'s lock.
+ * pw_pubinbox_lock_take()'s lock.
  */
 static void repack(const char *repo, const volatile sig_atomic_t *stop)
 {
@@ -1130,9 +1117,11 @@ static void repack(const char *repo, const volatile sig_atomic_t *stop)
  * its mirror was fetched at (kept as the cursor "KEY:fingerprint"), so
  * that a poll that finds nothing new costs the manifest alone.
  */
-static enum pw_status fetch_if_changed(struct pw_db *db, const struct epoch *e,
-				       int timeout, const volatile sig_atomic_t *stop,
-				       char **err)
+enum pw_status pw_pubinbox_fetch_if_changed(struct pw_db *db,
+					    const struct pw_pubinbox_epoch *e,
+					    int timeout,
+					    const volatile sig_atomic_t *stop,
+					    char **err)
 {
 	char *key = g_strconcat(e->key, ":fingerprint", NULL), *had = NULL;
 	enum pw_status s = PW_OK;
@@ -1141,7 +1130,7 @@ static enum pw_status fetch_if_changed(struct pw_db *db, const struct epoch *e,
 		*err = g_strdup(pw_db_errmsg(db));
 		goto out;
 	}
-	if (e->fp && had && !strcmp(had, e->fp) && is_bare_repo(e->local)) {
+	if (e->fp && had && !strcmp(had, e->fp) && pw_pubinbox_is_bare_repo(e->local)) {
 		pw_debug("%s: unchanged since its last fetch", e->remote);
 		goto out;
 	}
@@ -1175,9 +1164,9 @@ enum pw_status pw_pubinbox_open(const struct pw_subscription *sub,
 
 	*out = NULL;
 	*err = NULL;
-	git_once();
+	pw_pubinbox_git_once();
 	g_free(dir);
-	lock = lock_take(mirror, sub->name, err);
+	lock = pw_pubinbox_lock_take(mirror, sub->name, err);
 	if (lock < 0) {
 		g_free(mirror);
 		g_ptr_array_free(epochs, TRUE);
@@ -1193,9 +1182,9 @@ enum pw_status pw_pubinbox_open(const struct pw_subscription *sub,
 		goto fail;
 	}
 	for (i = 0; i < epochs->len; i++) {
-		struct epoch *e = epochs->pdata[i];
+		struct pw_pubinbox_epoch *e = epochs->pdata[i];
 
-		if (e->fetch && (s = fetch_if_changed(db, e, fetch_timeout, stop, err)))
+		if (e->fetch && (s = pw_pubinbox_fetch_if_changed(db, e, fetch_timeout, stop, err)))
 			goto fail;
 		if ((s = pw_db_cursor_get(db, e->key, &e->last))) {
 			*err = g_strdup(pw_db_errmsg(db));
@@ -1243,7 +1232,7 @@ GBytes *pw_pubinbox_blob(const char *repo_path, const char *blob, char **err)
 	GBytes *bytes = NULL;
 	git_oid oid;
 
-	git_once();
+	pw_pubinbox_git_once();
 	if (git_oid_fromstr(&oid, blob)) {
 		*err = g_strdup_printf("%s: not a blob id", blob);
 		return NULL;
@@ -1251,7 +1240,7 @@ GBytes *pw_pubinbox_blob(const char *repo_path, const char *blob, char **err)
 	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH |
 				    GIT_REPOSITORY_OPEN_BARE, NULL) ||
 	    git_blob_lookup(&b, repo, &oid))
-		*err = g_strdup_printf("%s: blob %s: %s", repo_path, blob, git_msg());
+		*err = g_strdup_printf("%s: blob %s: %s", repo_path, blob, pw_pubinbox_git_msg());
 	else
 		bytes = g_bytes_new(git_blob_rawcontent(b), (gsize)git_blob_rawsize(b));
 	git_blob_free(b);
@@ -1308,7 +1297,7 @@ out:
 enum pw_status pw_pubinbox_append(const char *dir, const char *path, int *n,
 				  char **err)
 {
-	GArray *have = local_epochs(dir);
+	GArray *have = pw_pubinbox_local_epochs(dir);
 	char *epoch;
 	git_repository *repo = NULL;
 	git_signature *committer = NULL;
@@ -1320,7 +1309,7 @@ enum pw_status pw_pubinbox_append(const char *dir, const char *path, int *n,
 
 	*n = 0;
 	*err = NULL;
-	git_once();
+	pw_pubinbox_git_once();
 	pw_mail_init();
 	/* The newest epoch, or git/0.git in a new inbox. */
 	epoch = g_strdup_printf("%s/git/%d.git", dir, have->len ?
@@ -1329,14 +1318,14 @@ enum pw_status pw_pubinbox_append(const char *dir, const char *path, int *n,
 	s = pw_source_open(path, &src, err);
 	if (s)
 		goto out;
-	if (is_bare_repo(epoch))
+	if (pw_pubinbox_is_bare_repo(epoch))
 		rc = git_repository_open_bare(&repo, epoch);
 	else
 		rc = g_mkdir_with_parents(epoch, 0755) ||
 		     git_repository_init(&repo, epoch, 1) ||
 		     git_repository_set_head(repo, "refs/heads/master");
 	if (rc || git_signature_now(&committer, "patchwarden", "patchwarden@localhost")) {
-		*err = g_strdup_printf("%s: %s", epoch, git_msg());
+		*err = g_strdup_printf("%s: %s", epoch, pw_pubinbox_git_msg());
 		s = PW_ERR_IO;
 		goto out;
 	}
@@ -1358,7 +1347,7 @@ enum pw_status pw_pubinbox_append(const char *dir, const char *path, int *n,
 		if (!raw.data)
 			break;
 		if (!add_message(repo, &raw, &head, first, committer)) {
-			*err = g_strdup_printf("%s: %s", epoch, git_msg());
+			*err = g_strdup_printf("%s: %s", epoch, pw_pubinbox_git_msg());
 			s = PW_ERR_IO;
 			goto out;
 		}
