@@ -70,6 +70,9 @@ char *pw_db_col_dup(sqlite3_stmt *st, int i);
 /* Runs SQL without parameters (pragmas, DDL). */
 enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
 
+/* Keeps "what: SQLite's last message on db's store" as db's message. */
+void pw_db_set_err(struct pw_db *db, const char *what);
+
 /*
  * The one translation of a SQLite result code (primary or extended) for
  * every connection of db/: a lock (BUSY, LOCKED) is transient; a file

@@ -14,7 +14,7 @@
 /* A reader waits for a store being created as long as for a lock. */
 #define BUSY_MS PW_DB_BUSY_MS
 
-static void set_err(struct pw_db *db, const char *what)
+void pw_db_set_err(struct pw_db *db, const char *what)
 {
 	g_free(db->err);
 	db->err = g_strdup_printf("%s: %s", what, sqlite3_errmsg(db->h));
@@ -47,9 +47,9 @@ enum pw_status pw_db_status(struct pw_db *db, int rc)
 	enum pw_status s = pw_db_status_of(rc);
 
 	if (s == PW_ERR_TRANSIENT)
-		set_err(db, "database busy");
+		pw_db_set_err(db, "database busy");
 	else if (s != PW_OK && s != PW_ERR_NOMEM)
-		set_err(db, "sqlite");
+		pw_db_set_err(db, "sqlite");
 	return s;
 }
 
@@ -293,7 +293,7 @@ static enum pw_status migrate(struct pw_db *db)
 		return s;
 	cur = user_version(db);
 	if (cur < 0) {
-		set_err(db, "cannot read the schema version");
+		pw_db_set_err(db, "cannot read the schema version");
 		s = PW_ERR_DB;
 		goto out;
 	}
