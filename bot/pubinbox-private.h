@@ -1,8 +1,9 @@
 /*
- * patchwarden: the inside of bot/pubinbox.c, for its reader, its
- * fetcher (bot/pubinbox_fetch.c) and its writer (bot/pubinbox_write.c)
- * only: the libgit2 helpers they share, an epoch of a subscription, and
- * what the reader asks the fetcher.
+ * patchwarden: the inside of the public-inbox source, for its reader
+ * (bot/pubinbox.c), fetcher (bot/pubinbox_fetch.c) and writer
+ * (bot/pubinbox_write.c) only: the libgit2 helpers they share
+ * (bot/pubinbox_git.c), an epoch of a subscription, and what the reader
+ * asks the fetcher.
  */
 #ifndef PW_PUBINBOX_PRIVATE_H
 #define PW_PUBINBOX_PRIVATE_H
