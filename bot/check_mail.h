@@ -31,10 +31,10 @@ struct pw_check_visit {
 		      const struct pw_mail *m, struct pw_patch *patch,
 		      GPtrArray *findings);
 	/*
-	 * A message that could not be read (the loop goes on), or with
-	 * ended the source that broke off (the loop stops): where names the
-	 * message, or is NULL for the source itself; why is never NULL.
-	 * Both are borrowed for the call.
+	 * A message that could not be read (ended false: the loop goes
+	 * on), or a source that broke off (ended true: the loop stops).
+	 * where names the message, or is NULL for the source itself; why
+	 * is never NULL.  Both are borrowed for the call.
 	 */
 	void (*unreadable)(void *ctx, const char *where, const char *why,
 			   bool ended);
