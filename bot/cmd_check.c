@@ -19,11 +19,14 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "bot/check_mail.h"
 #include "bot/cmd.h"
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/printer.h"
+#include "bot/sarif.h"
 #include "bot/source.h"
+#include "checks/fix.h"
 #include "checks/patch.h"
 #include "checks/rules.h"
 
@@ -89,20 +92,6 @@ static struct unit *unit_new(struct run *r, const char *input)
 	return u;
 }
 
-/* A bare diff starts with "diff ", "--- " or "Index: " (after blank lines). */
-static bool bare_diff(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && (s[i] == '\n' || s[i] == '\r'))
-		i++;
-	s += i;
-	len -= i;
-	return (len >= 5 && !memcmp(s, "diff ", 5)) ||
-	       (len >= 4 && !memcmp(s, "--- ", 4)) ||
-	       (len >= 7 && !memcmp(s, "Index: ", 7));
-}
-
 static bool read_all(const char *path, char **out, size_t *len)
 {
 	GError *err = NULL;
@@ -147,13 +136,15 @@ static bool read_all(const char *path, char **out, size_t *len)
 	return true;
 }
 
-static struct unit *check_patch_text(struct run *r, const char *input,
-				     const char *diff, size_t len,
-				     const struct pw_mail *m)
+/* A checked patch as a unit of r: patch and findings are handed over. */
+static struct unit *patch_unit(struct run *r, const char *input,
+			       struct pw_patch *patch, GPtrArray *findings,
+			       const struct pw_mail *m)
 {
 	struct unit *u = unit_new(r, input);
 
-	u->patch = pw_diff_parse(diff, len);
+	u->patch = patch;
+	g_ptr_array_extend_and_steal(u->findings, findings);
 	u->at = -1;
 	u->msg_start = -1;
 	if (m) {
@@ -161,70 +152,71 @@ static struct unit *check_patch_text(struct run *r, const char *input,
 		u->msgid = g_strdup(m->msgid);
 		u->in_mail = true;
 	}
-	pw_check_patch(u->patch, &r->opts, u->findings);
 	return u;
+}
+
+static struct unit *check_patch_text(struct run *r, const char *input,
+				     const char *diff, size_t len)
+{
+	GPtrArray *fs = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_finding_free);
+
+	return patch_unit(r, input, pw_check_diff(diff, len, &r->opts, fs), fs,
+			  NULL);
+}
+
+/* The run and the name of the input its mails come from. */
+struct mails {
+	struct run *r;
+	const char *shown;
+};
+
+static void mail_started(void *ctx, const struct pw_raw *raw)
+{
+	struct mails *ms = ctx;
+
+	if (ms->r->starts)
+		g_array_append_val(ms->r->starts, raw->offset);
+}
+
+static void mail_patch(void *ctx, const struct pw_raw *raw,
+		       const struct pw_mail *m, struct pw_patch *patch,
+		       GPtrArray *findings)
+{
+	struct mails *ms = ctx;
+	char *where = g_strdup_printf("%s: message %d", ms->shown, raw->index);
+
+	patch_unit(ms->r, where, patch, findings, m)->msg_start = raw->offset;
+	g_free(where);
+}
+
+static void mail_unreadable(void *ctx, const char *where, const char *why,
+			    bool ended)
+{
+	struct mails *ms = ctx;
+
+	fprintf(stderr, "patchwarden: check: %s: %s\n",
+		where ? where : ms->shown, why);
+	ms->r->input_error = true;
 }
 
 /* Every message of a mail file, mbox or Maildir. */
 static void check_mails(struct run *r, const char *path, const char *shown)
 {
-	struct pw_source *src = NULL;
-	struct pw_raw raw;
+	struct mails ms = { r, shown };
+	const struct pw_check_visit v = { &ms, mail_started, mail_patch,
+					  mail_unreadable };
 	char *err = NULL;
-	enum pw_status st;
 	int patches = 0;
+	enum pw_status st = pw_check_mail(path, &r->opts, &v, &patches, &err);
 
-	pw_mail_init();
-	st = pw_source_open(path, &src, &err);
 	if (st != PW_OK) {
-		fprintf(stderr, "patchwarden: check: %s: %s\n", shown, err ? err : pw_status_str(st));
+		fprintf(stderr, "patchwarden: check: %s: %s\n", shown,
+			err ? err : pw_status_str(st));
 		g_free(err);
 		r->input_error = true;
 		return;
 	}
-	for (;;) {
-		struct pw_mail *m = NULL;
-		char *where;
-
-		memset(&raw, 0, sizeof(raw));
-		st = pw_source_next(src, &raw, &err);
-		if (st == PW_ERR_INPUT) {
-			fprintf(stderr, "patchwarden: check: %s: %s\n",
-				raw.where ? raw.where : shown, err ? err : "unreadable message");
-			g_free(err);
-			err = NULL;
-			r->input_error = true;
-			continue;
-		}
-		if (st != PW_OK) {
-			fprintf(stderr, "patchwarden: check: %s: %s\n", shown,
-				err ? err : pw_status_str(st));
-			g_free(err);
-			r->input_error = true;
-			break;
-		}
-		if (!raw.data)
-			break;
-		if (pw_mail_parse(raw.data, raw.len, &m, &err) != PW_OK) {
-			fprintf(stderr, "patchwarden: check: %s: %s\n",
-				raw.where ? raw.where : shown, err ? err : "unreadable message");
-			g_free(err);
-			err = NULL;
-			r->input_error = true;
-			continue;
-		}
-		if (r->starts)
-			g_array_append_val(r->starts, raw.offset);
-		if (m->diff) {
-			where = g_strdup_printf("%s: message %d", shown, raw.index);
-			check_patch_text(r, where, m->diff, strlen(m->diff), m)->msg_start =
-				raw.offset;
-			g_free(where);
-			patches++;
-		}
-		pw_mail_free(m);
-	}
-	pw_source_free(src);
 	if (!patches)
 		fprintf(stderr, "patchwarden: check: %s: no patch found\n", shown);
 }
@@ -254,7 +246,7 @@ static void check_input(struct run *r, const char *path)
 		}
 		n = fread(head, 1, sizeof(head), fp);
 		fclose(fp);
-		if (!bare_diff(head, n)) {
+		if (!pw_diff_is_bare(head, n)) {
 			if (r->fix && !read_all(path, &r->mail_bytes, &r->mail_len)) {
 				r->input_error = true;
 				return;
@@ -279,8 +271,8 @@ static void check_input(struct run *r, const char *path)
 		pw_check_source(u->path, data, len, &r->opts, u->findings);
 		return;
 	}
-	if (bare_diff(data, len)) {
-		check_patch_text(r, shown, data, len, NULL);
+	if (pw_diff_is_bare(data, len)) {
+		check_patch_text(r, shown, data, len);
 	} else {
 		/* Mail on standard input: hand it to the source reader. */
 		char *tmp = NULL;
@@ -312,16 +304,6 @@ static void check_input(struct run *r, const char *path)
 		}
 	}
 	g_free(data);
-}
-
-static const char *sarif_level(enum pw_severity s)
-{
-	switch (s) {
-	case PW_SEV_ERROR: return "error";
-	case PW_SEV_WARNING: return "warning";
-	case PW_SEV_INFO: return "note";
-	}
-	return "note";
 }
 
 /* Text is checkpatch.pl --terse's layout. */
@@ -376,204 +358,29 @@ static void print_findings(struct run *r, enum pw_format fmt, FILE *out)
 	pw_printer_free(p);
 }
 
-/* SARIF 2.1.0: a JSON vocabulary of its own, through the JSON printer. */
+/* SARIF 2.1.0, every unit's findings in order. */
 static void print_sarif(struct run *r, FILE *out)
 {
-	struct pw_printer *p = pw_printer_new(PW_FORMAT_JSON, out, NULL, 0);
-	const struct pw_rule *rules;
-	size_t nrules, k;
-	guint i, j;
+	GPtrArray *lists = g_ptr_array_new();
+	guint i;
 
-	rules = pw_rules(&nrules);
-	pw_print_begin_map(p);
-	pw_print_str_at(p, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
-	pw_print_str_at(p, "version", "2.1.0");
-	pw_print_key(p, "runs");
-	pw_print_begin_list(p);
-	pw_print_begin_map(p);
-	pw_print_key(p, "tool");
-	pw_print_begin_map(p);
-	pw_print_key(p, "driver");
-	pw_print_begin_map(p);
-	pw_print_str_at(p, "name", "patchwarden");
-	pw_print_str_at(p, "version", PW_VERSION);
-	pw_print_key(p, "rules");
-	pw_print_begin_list(p);
-	for (k = 0; k < nrules; k++) {
-		pw_print_begin_map(p);
-		pw_print_str_at(p, "id", rules[k].id);
-		pw_print_key(p, "shortDescription");
-		pw_print_begin_map(p);
-		pw_print_str_at(p, "text", rules[k].summary);
-		pw_print_end(p);
-		pw_print_key(p, "defaultConfiguration");
-		pw_print_begin_map(p);
-		pw_print_str_at(p, "level", sarif_level(rules[k].severity));
-		pw_print_key(p, "enabled");
-		pw_print_bool(p, rules[k].default_on);
-		pw_print_end(p);
-		pw_print_end(p);
-	}
-	pw_print_end(p);
-	pw_print_end(p);
-	pw_print_end(p);
-	pw_print_key(p, "results");
-	pw_print_begin_list(p);
-	for (i = 0; i < r->units->len; i++) {
-		struct unit *u = r->units->pdata[i];
-
-		for (j = 0; j < u->findings->len; j++) {
-			struct pw_finding *f = u->findings->pdata[j];
-			const struct pw_rule *rule = pw_rule_find(f->rule);
-
-			pw_print_begin_map(p);
-			pw_print_str_at(p, "ruleId", f->rule);
-			if (rule)
-				pw_print_int_at(p, "ruleIndex", rule - rules);
-			pw_print_str_at(p, "level", sarif_level(f->severity));
-			pw_print_key(p, "message");
-			pw_print_begin_map(p);
-			pw_print_str_at(p, "text", f->message);
-			pw_print_end(p);
-			pw_print_key(p, "locations");
-			pw_print_begin_list(p);
-			pw_print_begin_map(p);
-			pw_print_key(p, "physicalLocation");
-			pw_print_begin_map(p);
-			pw_print_key(p, "artifactLocation");
-			pw_print_begin_map(p);
-			pw_print_str_at(p, "uri", f->file);
-			pw_print_end(p);
-			if (f->line > 0) {
-				pw_print_key(p, "region");
-				pw_print_begin_map(p);
-				pw_print_int_at(p, "startLine", f->line);
-				if (f->column > 0)
-					pw_print_int_at(p, "startColumn", f->column);
-				pw_print_end(p);
-			}
-			pw_print_end(p);
-			pw_print_end(p);
-			pw_print_end(p);
-			if (f->replacement && f->line > 0) {
-				pw_print_key(p, "fixes");
-				pw_print_begin_list(p);
-				pw_print_begin_map(p);
-				pw_print_key(p, "description");
-				pw_print_begin_map(p);
-				pw_print_str_at(p, "text", f->fix);
-				pw_print_end(p);
-				pw_print_key(p, "artifactChanges");
-				pw_print_begin_list(p);
-				pw_print_begin_map(p);
-				pw_print_key(p, "artifactLocation");
-				pw_print_begin_map(p);
-				pw_print_str_at(p, "uri", f->file);
-				pw_print_end(p);
-				pw_print_key(p, "replacements");
-				pw_print_begin_list(p);
-				pw_print_begin_map(p);
-				pw_print_key(p, "deletedRegion");
-				pw_print_begin_map(p);
-				pw_print_int_at(p, "startLine", f->line);
-				pw_print_int_at(p, "startColumn", (gint64)f->fix_from + 1);
-				pw_print_int_at(p, "endColumn", (gint64)f->fix_to + 1);
-				pw_print_end(p);
-				pw_print_key(p, "insertedContent");
-				pw_print_begin_map(p);
-				pw_print_str_at(p, "text", f->replacement);
-				pw_print_end(p);
-				pw_print_end(p);
-				pw_print_end(p);
-				pw_print_end(p);
-				pw_print_end(p);
-				pw_print_end(p);
-				pw_print_end(p);
-			}
-			pw_print_end(p);
-		}
-	}
-	pw_print_end(p);
-	pw_print_end(p);
-	pw_print_end(p);
-	pw_print_end(p);
-	pw_printer_free(p);
+	for (i = 0; i < r->units->len; i++)
+		g_ptr_array_add(lists, ((struct unit *)r->units->pdata[i])->findings);
+	pw_sarif_print(out, lists);
+	g_ptr_array_free(lists, TRUE);
 }
 
-static gint by_fix_desc(gconstpointer a, gconstpointer b)
-{
-	const struct pw_finding *x = *(const struct pw_finding *const *)a;
-	const struct pw_finding *y = *(const struct pw_finding *const *)b;
-
-	return (y->fix_from > x->fix_from) - (y->fix_from < x->fix_from);
-}
-
-/*
- * Writes text with the fixes applied: each fix names a line (by its
- * number in the diff for a patch, in the file for a source file) and a
- * byte span of it; spans are applied right to left, overlaps skipped.
- */
+/* Writes the unit's text with the fixes of its findings applied. */
 static void write_fixed(const struct unit *u, FILE *out)
 {
-	const char *s = u->patch ? u->patch->text : u->text;
-	size_t len = u->patch ? u->patch->len : u->len;
-	GHashTable *by_line = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-						    (GDestroyNotify)g_ptr_array_unref);
-	size_t pos = 0;
-	int no = 0;
-	guint j;
+	GString *g = g_string_new(NULL);
 
-	for (j = 0; j < u->findings->len; j++) {
-		struct pw_finding *f = u->findings->pdata[j];
-		int key = u->patch ? f->patch_no : f->line;
-		GPtrArray *a;
-
-		if (!f->replacement || key <= 0)
-			continue;
-		a = g_hash_table_lookup(by_line, GINT_TO_POINTER(key));
-		if (!a) {
-			a = g_ptr_array_new();
-			g_hash_table_insert(by_line, GINT_TO_POINTER(key), a);
-		}
-		g_ptr_array_add(a, f);
-	}
-	while (pos < len) {
-		const char *nl = memchr(s + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - s) + 1 : len;
-		GPtrArray *a;
-
-		no++;
-		a = g_hash_table_lookup(by_line, GINT_TO_POINTER(no));
-		if (!a) {
-			fwrite(s + pos, 1, end - pos, out);
-		} else {
-			size_t skip = u->patch ? 1 : 0;	/* the '+' of a diff line */
-			size_t body = end - pos - (nl ? 1 : 0);
-			GString *line;
-			size_t limit;
-
-			if (body && s[pos + body - 1] == '\r')
-				body--;
-			line = g_string_new_len(s + pos, (gssize)body);
-			limit = body;
-			g_ptr_array_sort(a, by_fix_desc);
-			for (j = 0; j < a->len; j++) {
-				struct pw_finding *f = a->pdata[j];
-				size_t from = f->fix_from + skip, to = f->fix_to + skip;
-
-				if (to > limit || from > to)
-					continue;
-				g_string_erase(line, (gssize)from, (gssize)(to - from));
-				g_string_insert(line, (gssize)from, f->replacement);
-				limit = from;
-			}
-			fwrite(line->str, 1, line->len, out);
-			fwrite(s + pos + body, 1, end - pos - body, out);
-			g_string_free(line, TRUE);
-		}
-		pos = end;
-	}
-	g_hash_table_destroy(by_line);
+	if (u->patch)
+		pw_fix_apply(u->patch->text, u->patch->len, true, u->findings, g);
+	else
+		pw_fix_apply(u->text, u->len, false, u->findings, g);
+	fwrite(g->str, 1, g->len, out);
+	g_string_free(g, TRUE);
 }
 
 /* Where the message after the one starting at start begins, or len

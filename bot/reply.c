@@ -207,23 +207,6 @@ char *pw_reply_subject(const char *subject)
 	return s;
 }
 
-void pw_reply_mode_lsl(unsigned mode, char out[11])
-{
-	static const char rwx[] = "rwxrwxrwx";
-	int i;
-
-	out[0] = '-';
-	for (i = 0; i < 9; i++)
-		out[i + 1] = mode & (0400u >> i) ? rwx[i] : '-';
-	if (mode & 04000)
-		out[3] = mode & 0100 ? 's' : 'S';
-	if (mode & 02000)
-		out[6] = mode & 0010 ? 's' : 'S';
-	if (mode & 01000)
-		out[9] = mode & 0001 ? 't' : 'T';
-	out[10] = '\0';
-}
-
 /* ---- the body ---- */
 
 /* Appends text wrapped at WIDTH, the first line starting with first and

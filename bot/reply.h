@@ -112,10 +112,4 @@ bool pw_reply_addr_ok(const char *addr);
 /* True when id (without <>) is safe inside <> in a header. */
 bool pw_reply_msgid_ok(const char *id);
 
-/*
- * Writes mode (0..07777) the way "ls -l" shows a regular file
- * ("-rw-r--r--", "-rwsr-xr-x") into out.
- */
-void pw_reply_mode_lsl(unsigned mode, char out[11]);
-
 #endif

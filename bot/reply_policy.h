@@ -79,20 +79,6 @@ enum pw_status pw_reply_policy_hold(struct pw_db *db,
 				    int64_t message_id, const char *reason);
 
 /*
- * Queues one reply to a whole series (series row series_id): answered
- * at its cover letter, or else at its first patch, listing the findings
- * of every patch under that patch's subject, once per series, under the
- * same policy.  Pending per-patch replies of its patches are suppressed
- * in its favour.  Call it, instead of pw_reply_policy_answer for each
- * patch, once the series is complete (or its window has passed), when a
- * list prefers one reply per series.  Nothing is stored when no patch
- * has a finding worth one; PW_ERR_INPUT when there is no such series.
- */
-enum pw_status pw_reply_policy_answer_series(struct pw_db *db,
-					     const struct pw_config *cfg,
-					     int64_t series_id);
-
-/*
  * Queues the one summary reply to flood f (once per f->key) under the
  * same policy, and suppresses the pending replies of its members
  * (members: n message row ids) that it replaces.  The per-recipient

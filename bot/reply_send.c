@@ -275,7 +275,9 @@ enum pw_status pw_reply_send_due(struct pw_db *db, const struct pw_config *cfg,
 	}
 	for (i = 0; i < ids->len && !(o->stop && *o->stop); i++) {
 		s = send_one(db, smtp, mbox, g_array_index(ids, int64_t, i), st, err);
-		if (s == PW_ERR_USAGE || s == PW_ERR_IO)
+		/* An i/o error of the mbox comes with its message; one of
+		 * the store (a full disk) without. */
+		if (s == PW_ERR_USAGE || (s == PW_ERR_IO && *err))
 			goto out;
 		if (s)
 			goto db_err;
@@ -284,6 +286,10 @@ enum pw_status pw_reply_send_due(struct pw_db *db, const struct pw_config *cfg,
 db_err:
 	if (!*err)
 		*err = g_strdup(pw_db_errmsg(db));
+	/* The store failed, whatever failed in it: the caller stops and
+	 * tells it as a store failure (75), as ingest does. */
+	if (s == PW_ERR_IO)
+		s = PW_ERR_DB;
 out:
 	if (mbox)
 		fclose(mbox);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bot/check_mail.h"
 #include "bot/ingest.h"
 #include "bot/mail.h"
 #include "bot/printer.h"
@@ -53,25 +54,14 @@ static bool body_file(const char *body, size_t len, char **path,
 	return true;
 }
 
-/* A bare diff, not a mail: what "check" takes as a patch file. */
-static bool bare_diff(const char *s, size_t len)
+/* The findings of one checked diff, as records of the open list of p:
+ * those of the findings API, with the mail's Message-ID, sender,
+ * subject and date.  Frees patch and findings. */
+static void print_checked(struct pw_printer *p, struct pw_patch *patch,
+			  GPtrArray *fs, const struct pw_mail *m)
 {
-	return (len > 5 && !strncmp(s, "diff ", 5)) ||
-	       (len > 4 && !strncmp(s, "--- ", 4)) ||
-	       (len > 6 && !strncmp(s, "Index:", 6));
-}
-
-/* The findings of one diff, as records of the open list of p: those of
- * the findings API, with the mail's Message-ID, sender, subject and date. */
-static void check_diff(struct pw_printer *p, const struct pw_check_opts *o,
-		       const char *diff, size_t len, const struct pw_mail *m)
-{
-	GPtrArray *fs = g_ptr_array_new_with_free_func(
-		(GDestroyNotify)pw_finding_free);
-	struct pw_patch *patch = pw_diff_parse(diff, len);
 	guint i;
 
-	pw_check_patch(patch, o, fs);
 	for (i = 0; i < fs->len; i++) {
 		const struct pw_finding *f = fs->pdata[i];
 		struct pw_query_finding q = {
@@ -90,11 +80,30 @@ static void check_diff(struct pw_printer *p, const struct pw_check_opts *o,
 	g_ptr_array_unref(fs);
 }
 
+/* What /api/check keeps of a mail source: the printer and a count. */
+struct post_check {
+	struct pw_printer *p;
+	int unreadable;
+};
+
+static void post_patch(void *ctx, const struct pw_raw *raw,
+		       const struct pw_mail *m, struct pw_patch *patch,
+		       GPtrArray *findings)
+{
+	print_checked(((struct post_check *)ctx)->p, patch, findings, m);
+}
+
+static void post_unreadable(void *ctx, const char *where, const char *why,
+			    bool ended)
+{
+	if (!ended)
+		((struct post_check *)ctx)->unreadable++;
+}
+
 void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 		  const char *body, size_t len, struct pw_web_answer *a)
 {
 	const char *list = g_hash_table_lookup(args, "list");
-	struct pw_source *src = NULL;
 	struct pw_check_opts o;
 	struct pw_printer *p;
 	struct pw_web_sink sink;
@@ -111,38 +120,20 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 	pw_print_begin_map(p);
 	pw_print_key(p, "findings");
 	pw_print_begin_list(p);
-	if (bare_diff(body, len)) {
-		check_diff(p, &o, body, len, NULL);
+	if (pw_diff_is_bare(body, len)) {
+		GPtrArray *fs = g_ptr_array_new_with_free_func(
+			(GDestroyNotify)pw_finding_free);
+
+		print_checked(p, pw_check_diff(body, len, &o, fs), fs, NULL);
 		patches = 1;
 	} else if (body_file(body, len, &path, a)) {
-		pw_mail_init();
-		if (pw_source_open(path, &src, &err) == PW_OK) {
-			for (;;) {
-				struct pw_raw raw = { 0 };
-				struct pw_mail *m = NULL;
-				enum pw_status st = pw_source_next(src, &raw, &err);
+		struct post_check pc = { p, 0 };
+		const struct pw_check_visit v = { &pc, NULL, post_patch,
+						  post_unreadable };
 
-				g_free(err);
-				err = NULL;
-				if (st == PW_ERR_INPUT) {
-					unreadable++;
-					continue;
-				}
-				if (st || !raw.data)
-					break;
-				if (pw_mail_parse(raw.data, raw.len, &m, NULL)) {
-					unreadable++;
-					continue;
-				}
-				if (m->diff) {
-					check_diff(p, &o, m->diff, strlen(m->diff), m);
-					patches++;
-				}
-				pw_mail_free(m);
-			}
-		}
+		pw_check_mail(path, &o, &v, &patches, &err);
+		unreadable = pc.unreadable;
 		g_free(err);
-		pw_source_free(src);
 		unlink(path);
 		g_free(path);
 	} else {

@@ -743,3 +743,16 @@ next:
 	p->problems = (struct pw_diff_problem *)g_array_free(ps.problems, FALSE);
 	return p;
 }
+
+bool pw_diff_is_bare(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (s[i] == '\n' || s[i] == '\r'))
+		i++;
+	s += i;
+	len -= i;
+	return (len >= 5 && !memcmp(s, "diff ", 5)) ||
+	       (len >= 4 && !memcmp(s, "--- ", 4)) ||
+	       (len >= 7 && !memcmp(s, "Index: ", 7));
+}

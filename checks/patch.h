@@ -84,6 +84,14 @@ struct pw_patch {
 struct pw_patch *pw_diff_parse(const char *text, size_t len);
 
 /*
+ * Whether s is a bare diff rather than a mail: after any blank lines it
+ * starts with "diff ", "--- " or "Index: ", as "patch" and "git apply"
+ * take a patch file.  "check" and the dashboard's /api/check both ask
+ * this, so that the same input is read the same way by both.
+ */
+bool pw_diff_is_bare(const char *s, size_t len);
+
+/*
  * One range of a hunk header, "START[,COUNT]", as written after its sign.
  * Numbers saturate at G_MAXINT.
  */

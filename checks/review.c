@@ -193,6 +193,15 @@ void pw_check_patch(const struct pw_patch *p, const struct pw_check_opts *o,
 	g_ptr_array_free(tmp, TRUE);
 }
 
+struct pw_patch *pw_check_diff(const char *diff, size_t len,
+			       const struct pw_check_opts *o, GPtrArray *out)
+{
+	struct pw_patch *p = pw_diff_parse(diff, len);
+
+	pw_check_patch(p, o, out);
+	return p;
+}
+
 void pw_check_source(const char *path, const char *text, size_t len,
 		     const struct pw_check_opts *o, GPtrArray *out)
 {

@@ -87,6 +87,15 @@ void pw_check_patch(const struct pw_patch *p, const struct pw_check_opts *o,
 		    GPtrArray *out);
 
 /*
+ * Parses diff text (len bytes) and runs the rules on it, appending the
+ * findings to out as pw_check_patch() does.  Returns the parsed patch,
+ * which the caller frees with pw_patch_free(); the findings point into
+ * nothing of it.
+ */
+struct pw_patch *pw_check_diff(const char *diff, size_t len,
+			       const struct pw_check_opts *o, GPtrArray *out);
+
+/*
  * Runs the rules on a whole source file, as if every line were added
  * (checkpatch.pl -f).  path decides the language (C, shell, Makefile,
  * Python).  The cap on findings applies to the file as to a patch.

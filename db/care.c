@@ -14,20 +14,7 @@ static enum pw_status fail(struct pw_db *db, sqlite3 *h, const char *path,
 {
 	g_free(db->err);
 	db->err = g_strdup_printf("%s: %s", path, sqlite3_errmsg(h));
-	switch (rc & 0xff) {
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return PW_ERR_TRANSIENT;
-	case SQLITE_NOMEM:
-		return PW_ERR_NOMEM;
-	case SQLITE_FULL:
-	case SQLITE_IOERR:
-	case SQLITE_CANTOPEN:
-	case SQLITE_READONLY:
-		return PW_ERR_IO;
-	default:
-		return PW_ERR_DB;
-	}
+	return pw_db_status_of(rc);
 }
 
 /*

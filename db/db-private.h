@@ -70,7 +70,20 @@ char *pw_db_col_dup(sqlite3_stmt *st, int i);
 /* Runs SQL without parameters (pragmas, DDL). */
 enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
 
-/* Translates a SQLite result code: BUSY/LOCKED are transient. */
+/* Keeps "what: SQLite's last message on db's store" as db's message. */
+void pw_db_set_err(struct pw_db *db, const char *what);
+
+/*
+ * The one translation of a SQLite result code (primary or extended) for
+ * every connection of db/: a lock (BUSY, LOCKED) is transient; a file
+ * that cannot be written, read or opened (FULL, IOERR, CANTOPEN,
+ * READONLY) is PW_ERR_IO, since a full disk is neither bad input nor a
+ * damaged store and is told as "try again" (75) where a damaged store
+ * is told as one; any other refusal is PW_ERR_DB.
+ */
+enum pw_status pw_db_status_of(int rc);
+
+/* pw_db_status_of(), keeping db's error message for pw_db_errmsg(). */
 enum pw_status pw_db_status(struct pw_db *db, int rc);
 
 /* How long a connection waits for a lock, in milliseconds. */
@@ -87,6 +100,35 @@ bool pw_db_raw_open(struct pw_db *db);
 
 /* Makes read-write connection h keep its WAL files at close (db.c). */
 void pw_db_keep_wal(sqlite3 *h);
+
+/* The size a kept WAL is truncated to after a checkpoint (bytes). */
+#define PW_DB_WAL_KEEP "67108864"
+
+/*
+ * Ends the transaction of h, if one is still open, keeping the error
+ * message of the failure it follows.
+ */
+void pw_db_rollback_quietly(sqlite3 *h);
+
+/* A read that failed fails the transaction it is in: returns s. */
+enum pw_status pw_db_read_failed(struct pw_db *db, enum pw_status s);
+
+/* Runs sql on the raw store; keeps its error as db's message. */
+int pw_db_raw_exec(struct pw_db *db, const char *sql);
+
+/* Closes the raw store of db, if open. */
+void pw_db_raw_close(struct pw_db *db);
+
+/*
+ * Stores len bytes in the raw store, inside the raw transaction if any:
+ * *id receives the new row's id.
+ */
+enum pw_status pw_db_raw_put(struct pw_db *db, const void *data, size_t len,
+			     int64_t *id);
+
+/* The bytes of raw row id (g_bytes_unref), or NULL when there is none
+ * or on an error (which fails the transaction). */
+GBytes *pw_db_raw_get(struct pw_db *db, int64_t id);
 
 /*
  * Why a read-only connection h to path could not read: a new string

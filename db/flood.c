@@ -26,42 +26,10 @@
 #include "db/db-private.h"
 #include "db/flood.h"
 
-enum { K_SUBJECT, K_BODY, K_SHAPE, K_PATCH_ID, NKEYS };
-
-struct grp {
-	int64_t id;
-	int64_t founder;
-	int size, nthreaded, ncovered, claimed;
-	unsigned shared;
-	unsigned fps;		/* which of subject_fp, body_fp, shape_fp are set */
-	int64_t first, last;
-	int64_t detected_at;	/* 0: not a flood */
-	bool detected;
-	int rank;
-	int64_t reported_at;	/* 0: not reported */
-};
-
 struct mem {
 	int64_t message, patch;
 	bool threaded;
 };
-
-/*
- * Steps a read: *row says whether it gave a row.  An error fails the
- * caller's transaction, as pw_db_row() does, and is returned, so that
- * "not found" is never an error taken for an answer.
- */
-static enum pw_status step(struct pw_db *db, sqlite3_stmt *st, bool *row)
-{
-	int rc = sqlite3_step(st);
-
-	*row = rc == SQLITE_ROW;
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return PW_OK;
-	if (db->depth > 0)
-		db->failed = true;
-	return pw_db_status(db, rc);
-}
 
 /* Whether flood rule r (enum pw_rule_index) stores findings under p. */
 static bool rule_on(const struct pw_flood_params *p, int r)
@@ -76,41 +44,14 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	return s ? s : "";
 }
 
-/* FNV-1a, 64 bits, over (kind, lower-cased sender, NUL, digest). */
-static int64_t key_of(int kind, const char *sender, const char *digest)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	const unsigned char *p;
-
-	h = (h ^ (unsigned)(kind + 1)) * 0x100000001b3ull;
-	for (p = (const unsigned char *)sender; *p; p++)
-		h = (h ^ (unsigned char)g_ascii_tolower(*p)) * 0x100000001b3ull;
-	h = (h ^ 0) * 0x100000001b3ull;
-	for (p = (const unsigned char *)digest; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	return (int64_t)h;
-}
-
 /*
  * A flood's rank (enum pw_flood_rank, checks/floodrules.h) only ever
- * rises, so its members' findings are rewritten at most three times.
- * A stored rank outside the enum (none: -1) reads as its nearest end.
+ * rises, so its members' findings are rewritten at most three times
+ * (pw_flood_group_raise()).
  */
-static enum pw_flood_rank rank_of(const struct grp *g)
-{
-	return pw_flood_rank(g->size, g->nthreaded, g->ncovered);
-}
-
-static enum pw_flood_rank clamp_rank(int rank)
-{
-	return rank <= PW_FLOOD_RANK_SERIES ? PW_FLOOD_RANK_SERIES :
-	       rank >= PW_FLOOD_RANK_SEPARATE ? PW_FLOOD_RANK_SEPARATE :
-	       (enum pw_flood_rank)rank;
-}
-
 static int rule_of(int rank)
 {
-	return pw_flood_rule(clamp_rank(rank));
+	return pw_flood_rule(pw_flood_rank_clamp(rank));
 }
 
 static const char *rule_id(int rank)
@@ -120,12 +61,12 @@ static const char *rule_id(int rank)
 
 static enum pw_severity severity_of(int rank)
 {
-	return pw_flood_severity(clamp_rank(rank));
+	return pw_flood_severity(pw_flood_rank_clamp(rank));
 }
 
 static char *flood_text(int rank, const char *sender, int64_t id)
 {
-	return pw_flood_message(clamp_rank(rank), sender, id);
+	return pw_flood_message(pw_flood_rank_clamp(rank), sender, id);
 }
 
 static enum pw_status add_finding(struct pw_db *db, int64_t patch,
@@ -152,7 +93,7 @@ static enum pw_status has_finding(struct pw_db *db, int64_t patch,
 
 	sqlite3_bind_int64(st, 1, patch);
 	pw_db_bind_text(st, 2, rule);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	sqlite3_reset(st);
 	return s;
 }
@@ -160,7 +101,7 @@ static enum pw_status has_finding(struct pw_db *db, int64_t patch,
 /* ---- groups ---- */
 
 /* Reads group id into *g; *found says whether there is one. */
-static enum pw_status grp_load(struct pw_db *db, int64_t id, struct grp *g,
+static enum pw_status grp_load(struct pw_db *db, int64_t id, struct pw_flood_group *g,
 			       bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
@@ -173,7 +114,7 @@ static enum pw_status grp_load(struct pw_db *db, int64_t id, struct grp *g,
 
 	memset(g, 0, sizeof(*g));
 	sqlite3_bind_int64(st, 1, id);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	if (*found) {
 		g->id = id;
 		g->founder = sqlite3_column_int64(st, 0);
@@ -194,7 +135,7 @@ static enum pw_status grp_load(struct pw_db *db, int64_t id, struct grp *g,
 	return s;
 }
 
-static enum pw_status grp_save(struct pw_db *db, const struct grp *g)
+static enum pw_status grp_save(struct pw_db *db, const struct pw_flood_group *g)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"UPDATE flood_group SET size = ?2, nthreaded = ?3, ncovered = ?4,"
@@ -235,7 +176,7 @@ static enum pw_status grp_members(struct pw_db *db, int64_t id, GArray **out)
 	bool row;
 
 	sqlite3_bind_int64(st, 1, id);
-	while (!(s = step(db, st, &row)) && row) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		struct mem m;
 
 		m.message = sqlite3_column_int64(st, 0);
@@ -270,7 +211,7 @@ static enum pw_status covered(struct pw_db *db, int64_t message, bool *out)
 
 	*out = false;
 	sqlite3_bind_int64(st, 1, message);
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row) {
 		const char *irt = (const char *)sqlite3_column_text(st, 0);
 		const char *refs = (const char *)sqlite3_column_text(st, 1);
@@ -289,7 +230,7 @@ static enum pw_status covered(struct pw_db *db, int64_t message, bool *out)
 	}
 	st = pw_db_stmt(db, "SELECT kind = 'patch' FROM message WHERE msgid = ?1");
 	pw_db_bind_text(st, 1, root);
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row)
 		root_patch = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
@@ -348,7 +289,7 @@ out:
  * findings already written) and gives each of them the finding, unless
  * its rule is switched off under p.
  */
-static enum pw_status attach(struct pw_db *db, struct grp *g,
+static enum pw_status attach(struct pw_db *db, struct pw_flood_group *g,
 			     const struct mem *m, size_t n, const char *sender,
 			     const struct pw_flood_params *p)
 {
@@ -373,11 +314,8 @@ static enum pw_status attach(struct pw_db *db, struct grp *g,
 	}
 	if (s)
 		return s;
-	r = rank_of(g);
-	if (r < g->rank)
-		r = g->rank;
-	rose = g->rank >= 0 && r != g->rank;
-	g->rank = r;
+	rose = pw_flood_group_raise(g);
+	r = g->rank;
 	/* A rise gives every attached member, these included, the finding. */
 	if (rose)
 		return rewrite(db, g->id, r, sender, p);
@@ -395,14 +333,14 @@ static enum pw_status attach(struct pw_db *db, struct grp *g,
  * is one) and deletes b.  *rewrite_all is set when both were floods, so
  * that the caller gives every member the merged flood's finding.
  */
-static enum pw_status merge(struct pw_db *db, struct grp *a, int64_t bid,
+static enum pw_status merge(struct pw_db *db, struct pw_flood_group *a, int64_t bid,
 			    const char *sender, const struct pw_flood_params *p,
 			    bool *rewrite_all)
 {
 	sqlite3_stmt *st;
 	enum pw_status s;
 	GArray *fresh = NULL;
-	struct grp b;
+	struct pw_flood_group b;
 	bool found;
 
 	s = grp_load(db, bid, &b, &found);
@@ -416,21 +354,8 @@ static enum pw_status merge(struct pw_db *db, struct grp *a, int64_t bid,
 	s = pw_db_done(db, st);
 	if (s)
 		goto out;
-	a->size += b.size;
-	a->nthreaded += b.nthreaded;
-	a->claimed = MAX(a->claimed, b.claimed);
-	a->shared |= b.shared;
-	a->first = MIN(a->first, b.first);
-	a->last = MAX(a->last, b.last);
-	if (b.reported_at && (!a->reported_at || b.reported_at < a->reported_at))
-		a->reported_at = b.reported_at;
-	if (b.detected) {
-		/* Both are floods (a group is chosen as target when it is one). */
-		a->ncovered += b.ncovered;
-		a->rank = MAX(a->rank, b.rank);
-		a->detected_at = MIN(a->detected_at, b.detected_at);
+	if (pw_flood_group_merge(a, &b))
 		*rewrite_all = true;
-	}
 	st = pw_db_stmt(db, "DELETE FROM flood_group WHERE id = ?1");
 	sqlite3_bind_int64(st, 1, bid);
 	s = pw_db_done(db, st);
@@ -444,13 +369,6 @@ out:
 }
 
 /* ---- lookups ---- */
-
-/* The week a Date is filed under in flood_key. */
-static int64_t bucket_of(int64_t date)
-{
-	return date >= 0 ? date / PW_FLOOD_BUCKET :
-		-((-date + PW_FLOOD_BUCKET - 1) / PW_FLOOD_BUCKET);
-}
 
 /*
  * Most keys a new patch looks up belong to no earlier patch, and each
@@ -584,7 +502,7 @@ static enum pw_status filter_start(struct pw_db *db, struct pw_flood_filter *f)
 		return PW_OK;
 	f->txn = db->txn;
 	st = pw_db_stmt(db, "PRAGMA data_version");
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -636,7 +554,7 @@ static enum pw_status filter_week(struct pw_db *db, struct pw_flood_filter *f,
 	w->slot = g_new0(uint64_t, w->mask + 1);
 	st = pw_db_stmt(db, "SELECT key FROM flood_key WHERE bucket = ?1");
 	sqlite3_bind_int64(st, 1, bucket);
-	while (!(s = step(db, st, &row)) && row)
+	while (!(s = pw_db_read(db, st, &row)) && row)
 		week_add(w, (uint64_t)sqlite3_column_int64(st, 0));
 	sqlite3_reset(st);
 	if (!s) {
@@ -692,7 +610,7 @@ static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
 	bool wide, may;
 
 	*found = false;
-	if (k == K_PATCH_ID) {
+	if (k == PW_FLOOD_K_PATCH_ID) {
 		st = pw_db_stmt(db,
 			"SELECT m.grp, k.date FROM flood_patch_id k"
 			" JOIN flood_member m ON m.message = k.message"
@@ -701,7 +619,7 @@ static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
 		sqlite3_bind_int64(st, 1, key);
 		sqlite3_bind_int64(st, 2, lo);
 		sqlite3_bind_int64(st, 3, hi);
-		s = step(db, st, found);
+		s = pw_db_read(db, st, found);
 		if (*found) {
 			*grp = sqlite3_column_int64(st, 0);
 			*date = sqlite3_column_int64(st, 1);
@@ -710,8 +628,8 @@ static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
 		return s;
 	}
 	/* The newest week first: the first match is the latest. */
-	wide = bucket_of(hi) - bucket_of(lo) + 1 > FILTER_SPAN;
-	for (b = bucket_of(hi); !s && !*found && b >= bucket_of(lo); b--) {
+	wide = pw_flood_bucket(hi) - pw_flood_bucket(lo) + 1 > FILTER_SPAN;
+	for (b = pw_flood_bucket(hi); !s && !*found && b >= pw_flood_bucket(lo); b--) {
 		if (!wide && ((s = filter_may_have(db, f, b, key, &may)) || !may))
 			continue;
 		st = pw_db_stmt(db,
@@ -723,7 +641,7 @@ static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
 		sqlite3_bind_int64(st, 2, key);
 		sqlite3_bind_int64(st, 3, lo);
 		sqlite3_bind_int64(st, 4, hi);
-		s = step(db, st, found);
+		s = pw_db_read(db, st, found);
 		if (*found) {
 			*grp = sqlite3_column_int64(st, 0);
 			*date = sqlite3_column_int64(st, 1);
@@ -764,7 +682,7 @@ static enum pw_status count_window(struct pw_db *db, int64_t gid, int64_t lo,
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
 	sqlite3_bind_int(st, 4, cap);
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row)
 		*n = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
@@ -827,7 +745,7 @@ static enum pw_status msg_facts(struct pw_db *db, int64_t id,
 
 	memset(f, 0, sizeof(*f));
 	sqlite3_bind_int64(st, 1, id);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	if (*found) {
 		f->msgid = g_strdup(col_text(st, 0));
 		f->date = sqlite3_column_int64(st, 1);
@@ -861,11 +779,11 @@ static enum pw_status has_key(struct pw_db *db, int64_t key, int64_t other,
 		" AND date = ?3 AND message = ?4");
 	enum pw_status s;
 
-	sqlite3_bind_int64(st, 1, bucket_of(date));
+	sqlite3_bind_int64(st, 1, pw_flood_bucket(date));
 	sqlite3_bind_int64(st, 2, key);
 	sqlite3_bind_int64(st, 3, date);
 	sqlite3_bind_int64(st, 4, other);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	sqlite3_reset(st);
 	return s;
 }
@@ -963,7 +881,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 	guint i;
 
 	sqlite3_bind_int64(st, 1, key);
-	s = step(db, st, any);
+	s = pw_db_read(db, st, any);
 	if (*any) {
 		first = sqlite3_column_int64(st, 0);
 		first_date = sqlite3_column_int64(st, 1);
@@ -989,7 +907,7 @@ static enum pw_status resend(struct pw_db *db, const struct pw_flood_obs *o,
 	sqlite3_bind_int64(st, 1, key);
 	sqlite3_bind_int64(st, 2, o->mail->date);
 	sqlite3_bind_int64(st, 3, o->message_id);
-	while (!(s = step(db, st, &row)) && row) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		struct mem m = { sqlite3_column_int64(st, 0),
 				 sqlite3_column_int64(st, 1), false };
 
@@ -1042,7 +960,7 @@ static enum pw_status oversized(struct pw_db *db, const struct pw_flood_obs *o,
 /* ---- observing a patch ---- */
 
 /* Records the facts fixed when group g becomes a flood at patch o. */
-static enum pw_status set_subject(struct pw_db *db, const struct grp *g,
+static enum pw_status set_subject(struct pw_db *db, const struct pw_flood_group *g,
 				  const struct pw_flood_obs *o)
 {
 	const struct pw_mail *m = o->mail;
@@ -1069,7 +987,7 @@ static enum pw_status set_subject(struct pw_db *db, const struct grp *g,
 }
 
 /* Stores the digests a flood's members share, as they become known. */
-static enum pw_status set_digests(struct pw_db *db, struct grp *g,
+static enum pw_status set_digests(struct pw_db *db, struct pw_flood_group *g,
 				  unsigned matched, const struct pw_fingerprint *fp)
 {
 	sqlite3_stmt *st;
@@ -1089,31 +1007,17 @@ static enum pw_status set_digests(struct pw_db *db, struct grp *g,
 	return pw_db_done(db, st);
 }
 
-static void add_found(int64_t *grps, unsigned *bits, int *n, int64_t grp,
-		      unsigned bit)
-{
-	int i;
-
-	for (i = 0; i < *n; i++)
-		if (grps[i] == grp) {
-			bits[i] |= bit;
-			return;
-		}
-	grps[*n] = grp;
-	bits[(*n)++] = bit;
-}
-
 /*
- * Loads the group to file a patch in, among the n groups found: a flood
+ * Loads the group to file a patch in, among the groups fd found: a flood
  * (the oldest), else the largest.  Groups that are gone get id 0.  *b
  * receives its index, or -1 when none is left; *matched receives the
  * fingerprints the patch shares with the groups left.
  */
-static enum pw_status choose(struct pw_db *db, int64_t *grps,
-			     const unsigned *bits, int n, struct grp *best,
-			     unsigned *matched, int *b_out)
+static enum pw_status choose(struct pw_db *db, struct pw_flood_found *fd,
+			     struct pw_flood_group *best, unsigned *matched,
+			     int *b_out)
 {
-	struct grp cand;
+	struct pw_flood_group cand;
 	enum pw_status s;
 	int b = -1, i;
 	bool found;
@@ -1121,20 +1025,16 @@ static enum pw_status choose(struct pw_db *db, int64_t *grps,
 	*matched = 0;
 	*b_out = -1;
 	memset(best, 0, sizeof(*best));
-	for (i = 0; i < n; i++) {
-		s = grp_load(db, grps[i], &cand, &found);
+	for (i = 0; i < fd->n; i++) {
+		s = grp_load(db, fd->grps[i], &cand, &found);
 		if (s)
 			return s;
 		if (!found) {
-			grps[i] = 0;
+			fd->grps[i] = 0;
 			continue;
 		}
-		*matched |= bits[i];
-		if (b < 0 || (cand.detected && !best->detected) ||
-		    (cand.detected == best->detected &&
-		     (cand.detected ? cand.id < best->id :
-		      cand.size > best->size ||
-		      (cand.size == best->size && cand.id < best->id)))) {
+		*matched |= fd->bits[i];
+		if (b < 0 || pw_flood_group_better(&cand, best)) {
 			*best = cand;
 			b = i;
 		}
@@ -1145,19 +1045,14 @@ static enum pw_status choose(struct pw_db *db, int64_t *grps,
 
 /* Starts a new group of one, patch o, posted by sender. */
 static enum pw_status grp_create(struct pw_db *db, const struct pw_flood_obs *o,
-				 const char *sender, struct grp *g)
+				 const char *sender, struct pw_flood_group *g)
 {
 	const struct pw_mail *m = o->mail;
 	sqlite3_stmt *st;
 	enum pw_status s;
 
-	memset(g, 0, sizeof(*g));
-	g->founder = o->message_id;
-	g->size = 1;
-	g->nthreaded = pw_mail_is_threaded(m);
-	g->claimed = m->tags.has_counter ? m->tags.total : 0;
-	g->first = g->last = m->date;
-	g->rank = -1;
+	pw_flood_group_init(g, o->message_id, pw_mail_is_threaded(m),
+			    m->tags.has_counter ? m->tags.total : 0, m->date);
 	st = pw_db_stmt(db, "INSERT INTO flood_group(sender, founder, size,"
 			" nthreaded, claimed_total, first_seen, last_seen)"
 			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)");
@@ -1177,11 +1072,12 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 			    const struct pw_flood_params *p, int64_t *flood_id)
 {
 	const struct pw_fingerprint *fp = o->fp;
-	const char *digest[NKEYS] = { fp->subject_nosys, fp->body, fp->shape,
+	const char *digest[PW_FLOOD_NKEYS] = { fp->subject_nosys, fp->body, fp->shape,
 				      fp->patch_id };
-	int64_t keys[NKEYS], grps[2 * NKEYS], lo, hi, gid, date;
-	unsigned bits[2 * NKEYS], matched = 0;
-	bool have[NKEYS], any_copy = true, rewrite_all = false, fresh, found;
+	int64_t keys[PW_FLOOD_NKEYS], lo, hi, gid, date;
+	struct pw_flood_found fd = { .n = 0 };
+	unsigned matched = 0;
+	bool have[PW_FLOOD_NKEYS], any_copy = true, rewrite_all = false, fresh, found;
 	/* A flood is many patches from whoever posted them. */
 	const char *sender = pw_mail_poster_addr(o->mail);
 	const struct pw_subject_tags *t = &o->mail->tags;
@@ -1191,36 +1087,36 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	sqlite3_stmt *st;
 	enum pw_status s = PW_OK;
 	struct desc_keys dk;
-	struct grp g;
-	int nfound = 0, k, i, b, nkeys = 0, n;
+	struct pw_flood_group g;
+	int k, i, b, nkeys = 0, n;
 
-	for (k = 0; k < NKEYS; k++) {
+	for (k = 0; k < PW_FLOOD_NKEYS; k++) {
 		have[k] = digest[k][0] != '\0';
 		if (have[k]) {
-			keys[k] = key_of(k, sender, digest[k]);
+			keys[k] = pw_flood_key(k, sender, digest[k]);
 			nkeys++;
 		}
 	}
 	if (nkeys == 0)
 		return PW_OK;
 	s = filter_start(db, f);
-	dk.subject = have[K_SUBJECT] ? keys[K_SUBJECT] : 0;
-	dk.body = have[K_BODY] ? keys[K_BODY] : 0;
-	if (!s && have[K_PATCH_ID])
-		s = resend(db, o, p, keys[K_PATCH_ID], &dk, &any_copy);
+	dk.subject = have[PW_FLOOD_K_SUBJECT] ? keys[PW_FLOOD_K_SUBJECT] : 0;
+	dk.body = have[PW_FLOOD_K_BODY] ? keys[PW_FLOOD_K_BODY] : 0;
+	if (!s && have[PW_FLOOD_K_PATCH_ID])
+		s = resend(db, o, p, keys[PW_FLOOD_K_PATCH_ID], &dk, &any_copy);
 	if (s)
 		return s;
 	lo = o->mail->date - window;
 	hi = o->mail->date + window;
-	for (k = 0; k < NKEYS; k++) {
-		if (!have[k] || (k == K_PATCH_ID && !any_copy))
+	for (k = 0; k < PW_FLOOD_NKEYS; k++) {
+		if (!have[k] || (k == PW_FLOOD_K_PATCH_ID && !any_copy))
 			continue;
 		s = find_key(db, f, k, keys[k], lo, hi, &found, &gid, &date);
 		if (s)
 			return s;
 		if (!found)
 			continue;
-		add_found(grps, bits, &nfound, gid, 1u << k);
+		pw_flood_found_add(&fd, gid, 1u << k);
 		/* Arrived out of order: the earlier side may be another group. */
 		if (date <= o->mail->date)
 			continue;
@@ -1228,10 +1124,10 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 		if (s)
 			return s;
 		if (found)
-			add_found(grps, bits, &nfound, gid, 1u << k);
+			pw_flood_found_add(&fd, gid, 1u << k);
 	}
 
-	s = choose(db, grps, bits, nfound, &g, &matched, &b);
+	s = choose(db, &fd, &g, &matched, &b);
 	if (s)
 		return s;
 	fresh = b < 0;
@@ -1240,9 +1136,9 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 		if (s)
 			return s;
 	}
-	for (i = 0; !fresh && !s && i < nfound; i++)
-		if (i != b && grps[i])
-			s = merge(db, &g, grps[i], sender, p, &rewrite_all);
+	for (i = 0; !fresh && !s && i < fd.n; i++)
+		if (i != b && fd.grps[i])
+			s = merge(db, &g, fd.grps[i], sender, p, &rewrite_all);
 	if (s)
 		return s;
 
@@ -1254,35 +1150,35 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	sqlite3_bind_int64(st, 4, odate);
 	sqlite3_bind_int(st, 5, threaded);
 	s = pw_db_done(db, st);
-	for (k = 0; k < K_PATCH_ID; k++)
+	for (k = 0; k < PW_FLOOD_K_PATCH_ID; k++)
 		if (have[k])
-			filter_note(f, bucket_of(o->mail->date), keys[k]);
-	if (!s && have[K_SUBJECT] && have[K_BODY] && have[K_SHAPE]) {
+			filter_note(f, pw_flood_bucket(o->mail->date), keys[k]);
+	if (!s && have[PW_FLOOD_K_SUBJECT] && have[PW_FLOOD_K_BODY] && have[PW_FLOOD_K_SHAPE]) {
 		/* The usual case, in one statement. */
-		int64_t bk = bucket_of(odate);
+		int64_t bk = pw_flood_bucket(odate);
 
 		st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_key(key, date,"
 				" message, bucket) VALUES (?1, ?4, ?5, ?6),"
 				" (?2, ?4, ?5, ?6), (?3, ?4, ?5, ?6)");
-		sqlite3_bind_int64(st, 1, keys[K_SUBJECT]);
-		sqlite3_bind_int64(st, 2, keys[K_BODY]);
-		sqlite3_bind_int64(st, 3, keys[K_SHAPE]);
+		sqlite3_bind_int64(st, 1, keys[PW_FLOOD_K_SUBJECT]);
+		sqlite3_bind_int64(st, 2, keys[PW_FLOOD_K_BODY]);
+		sqlite3_bind_int64(st, 3, keys[PW_FLOOD_K_SHAPE]);
 		sqlite3_bind_int64(st, 4, odate);
 		sqlite3_bind_int64(st, 5, o->message_id);
 		sqlite3_bind_int64(st, 6, bk);
 		s = pw_db_done(db, st);
-		have[K_SUBJECT] = have[K_BODY] = have[K_SHAPE] = false;
+		have[PW_FLOOD_K_SUBJECT] = have[PW_FLOOD_K_BODY] = have[PW_FLOOD_K_SHAPE] = false;
 	}
-	for (k = 0; !s && k < NKEYS; k++) {
+	for (k = 0; !s && k < PW_FLOOD_NKEYS; k++) {
 		if (!have[k])
 			continue;
-		if (k == K_PATCH_ID) {
+		if (k == PW_FLOOD_K_PATCH_ID) {
 			st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_patch_id(key,"
 					" date, message) VALUES (?1, ?2, ?3)");
 		} else {
 			st = pw_db_stmt(db, "INSERT OR IGNORE INTO flood_key(key, date,"
 					" message, bucket) VALUES (?1, ?2, ?3, ?4)");
-			sqlite3_bind_int64(st, 4, bucket_of(odate));
+			sqlite3_bind_int64(st, 4, pw_flood_bucket(odate));
 		}
 		sqlite3_bind_int64(st, 1, keys[k]);
 		sqlite3_bind_int64(st, 2, odate);
@@ -1291,33 +1187,25 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	}
 	if (s)
 		return s;
-	if (!fresh) {
-		g.size++;
-		g.nthreaded += threaded;
-		if (t->has_counter)
-			g.claimed = MAX(g.claimed, t->total);
-		g.shared |= matched;
-		g.first = MIN(g.first, odate);
-		g.last = MAX(g.last, odate);
-	}
+	if (!fresh)
+		pw_flood_group_add(&g, threaded, t->has_counter ? t->total : 0,
+				   matched, odate);
 
 	if (rewrite_all) {
-		g.rank = MAX(g.rank, (int)rank_of(&g));
+		g.rank = MAX(g.rank, (int)pw_flood_rank(g.size, g.nthreaded,
+							  g.ncovered));
 		s = rewrite(db, g.id, g.rank, sender, p);
 	}
 	n = 0;
-	if (!s && !g.detected && g.size >= p->count)
+	if (!s && pw_flood_group_may_flood(&g, p->count))
 		s = count_window(db, g.id, lo, hi, p->count, &n);
 	if (!s && g.detected) {
 		struct mem m = { o->message_id, o->patch_id, threaded };
 
 		s = attach(db, &g, &m, 1, sender, p);
-	} else if (!s && n >= p->count) {
+	} else if (!s && pw_flood_group_promote(&g, n, p->count, odate)) {
 		GArray *all = NULL;
 
-		g.detected = true;
-		g.detected_at = odate;
-		g.ncovered = 0;
 		s = set_subject(db, &g, o);
 		if (!s)
 			s = grp_members(db, g.id, &all);
@@ -1374,7 +1262,7 @@ enum pw_status pw_db_flood_of_message(struct pw_db *db, int64_t message_id,
 	enum pw_status s;
 
 	sqlite3_bind_int64(st, 1, message_id);
-	s = step(db, st, found);
+	s = pw_db_read(db, st, found);
 	if (*found && flood_id)
 		*flood_id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -1472,7 +1360,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message m ON m.id = fm.message WHERE fm.grp = ?1"
 		" ORDER BY fm.date, fm.message LIMIT 1");
 	sqlite3_bind_int64(st, 1, flood_id);
-	s = step(db, st, &row);
+	s = pw_db_read(db, st, &row);
 	if (row) {
 		f->first_message = sqlite3_column_int64(st, 0);
 		f->first_msgid = g_strdup(col_text(st, 1));
@@ -1491,7 +1379,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message_list ml ON ml.message = fm.message"
 		" JOIN list l ON l.id = ml.list WHERE fm.grp = ?1 ORDER BY l.name");
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (!(s = step(db, st, &row)) && row)
+	while (!(s = pw_db_read(db, st, &row)) && row)
 		g_ptr_array_add(lists, g_strdup(col_text(st, 0)));
 	sqlite3_reset(st);
 	g_ptr_array_add(lists, NULL);
@@ -1505,7 +1393,7 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 		" JOIN message m ON m.id = fm.message"
 		" WHERE fm.grp = ?1 AND m.recipients IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
-	while (!(s = step(db, st, &row)) && row) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		char **v = g_strsplit(col_text(st, 0), "\n", -1);
 		char **a;
 
@@ -1540,7 +1428,7 @@ enum pw_status pw_db_flood_kind(struct pw_db *db, int64_t flood_id, int *rule,
 	bool found;
 
 	sqlite3_bind_int64(st, 1, flood_id);
-	s = step(db, st, &found);
+	s = pw_db_read(db, st, &found);
 	if (found) {
 		int rank = sqlite3_column_int(st, 0);
 
@@ -1567,7 +1455,7 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
 	st = pw_db_stmt(db, "SELECT reported_at IS NOT NULL FROM flood_group"
 			" WHERE id = ?1 AND detected_at IS NOT NULL");
 	sqlite3_bind_int64(st, 1, flood_id);
-	s = step(db, st, &exists);
+	s = pw_db_read(db, st, &exists);
 	if (exists && already)
 		*already = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
@@ -1590,7 +1478,7 @@ static enum pw_status ids(struct pw_db *db, sqlite3_stmt *st, GArray **out)
 	enum pw_status s;
 	bool row;
 
-	while (!(s = step(db, st, &row)) && row) {
+	while (!(s = pw_db_read(db, st, &row)) && row) {
 		int64_t id = sqlite3_column_int64(st, 0);
 
 		g_array_append_val(a, id);
@@ -1614,15 +1502,5 @@ enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
 		" ORDER BY fm.date, fm.message");
 
 	sqlite3_bind_int64(st, 1, flood_id);
-	return ids(db, st, out);
-}
-
-enum pw_status pw_db_flood_list(struct pw_db *db, int64_t since, GArray **out)
-{
-	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT id FROM flood_group WHERE detected_at IS NOT NULL"
-		" AND last_seen >= ?1 ORDER BY first_seen, id");
-
-	sqlite3_bind_int64(st, 1, since);
 	return ids(db, st, out);
 }

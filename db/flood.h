@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "checks/fingerprint.h"
+#include "checks/flood.h"
 #include "checks/floodrules.h"
 #include "checks/message.h"
 #include "checks/patch.h"
@@ -69,9 +70,6 @@ enum pw_status pw_db_flood_observe(struct pw_db *db,
  * The rules' IDs, severities and wording are in checks/floodrules.h and
  * checks/rules.def; db/FLOODS.md says how they are found.
  */
-
-/* Subject, body and shape keys are filed by week (seconds). */
-#define PW_FLOOD_BUCKET (7 * 24 * 3600)
 
 /* Which fingerprints joined the members of a group (pw_flood_info.shared). */
 enum pw_flood_shared {
@@ -163,12 +161,5 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
  */
 enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
 				   GArray **out);
-
-/*
- * The floods whose latest member is dated at or after since, oldest
- * first, into *out: a new GArray of int64_t flood ids (g_array_unref).
- * On a database error *out is NULL.
- */
-enum pw_status pw_db_flood_list(struct pw_db *db, int64_t since, GArray **out);
 
 #endif

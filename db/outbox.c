@@ -580,36 +580,3 @@ enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 	*out = v;
 	return PW_OK;
 }
-
-enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
-				   int64_t *cover, int *total, GArray *patches,
-				   bool *found)
-{
-	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT coalesce(cover, 0), total FROM series WHERE id = ?1");
-	int rc;
-
-	*cover = 0;
-	*total = 0;
-	*found = false;
-	sqlite3_bind_int64(st, 1, series_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*cover = sqlite3_column_int64(st, 0);
-		*total = sqlite3_column_int(st, 1);
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
-	*found = true;
-	st = pw_db_stmt(db, "SELECT message FROM patch WHERE series = ?1"
-		" ORDER BY number, id");
-	sqlite3_bind_int64(st, 1, series_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		g_array_append_val(patches, id);
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
-}

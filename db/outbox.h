@@ -231,14 +231,4 @@ enum pw_status pw_db_outbox_message(struct pw_db *db, int64_t id,
 enum pw_status pw_db_outbox_findings(struct pw_db *db, int64_t message_id,
 				     GPtrArray **out);
 
-/*
- * Reads series series_id: *cover receives its cover letter's message id
- * (0 when none), *total the announced number of patches, and patches (a
- * GArray of int64_t) the message ids of its patches in number order.
- * *found is false when there is no such series.
- */
-enum pw_status pw_db_outbox_series(struct pw_db *db, int64_t series_id,
-				   int64_t *cover, int *total, GArray *patches,
-				   bool *found);
-
 #endif

@@ -268,6 +268,13 @@ sed -n '/^diff --git/,$p' "$TOP/tests/cases/PERM_SYMBOLIC/baole-ni-mail.eml" >"$
 out=$(get --data-binary @"$T/bare.diff" "$URL/api/check")
 is "/api/check a bare diff: 200" "$(code)" 200
 is "/api/check a bare diff: PERM_SYMBOLIC at its line" "$(echo "$out" | jq -r '.findings[0] | "\(.rule) \(.file):\(.line)"')" "PERM_SYMBOLIC drivers/misc/foo.c:12"
+# A blank line before the diff (a paste): a bare diff still, as "check"
+# reads it (pw_diff_is_bare): its lines are the diff's, not a mail body's.
+{ echo; cat "$T/bare.diff"; } >"$T/bare-blank.diff"
+out=$(get --data-binary @"$T/bare-blank.diff" "$URL/api/check")
+is "/api/check a blank line, then a bare diff: as check reads it" \
+	"$(echo "$out" | jq -c '[.findings[] | [.rule, .file, .line]]')" \
+	"$("$PW" check --format json "$T/bare-blank.diff" | jq -c '[.findings[] | [.rule, .file, .line]]')"
 out=$(get --data-binary @"$T/gen/arrival.mbox" "$URL/api/check")
 $PW check --format json "$T/gen/arrival.mbox" >"$T/check.json" 2>/dev/null
 is "/api/check an mbox: every patch" "$(echo "$out" | jq .patches)" "$(jq .summary.inputs "$T/check.json")"

@@ -266,11 +266,58 @@ static void not_yet(void **state)
 	g_free(path);
 }
 
+/*
+ * A store that cannot grow (here SQLite's page limit; a full disk
+ * alike) is an i/o failure, as the raw store and "db check" told it:
+ * not a refusal of the input (PW_ERR_DB), which "db" exits 2 for.
+ */
+static void full_store(void **state)
+{
+	struct pw_mail m = {
+		.kind = PW_MAIL_PATCH, .from_name = "", .from_addr = "",
+		.subject = "", .subject_clean = "",
+	};
+	struct pw_msg_origin from = { .raw = "x", .raw_len = 1 };
+	struct pw_db *db = NULL;
+	char *err = NULL, *big = g_strnfill(64 << 10, 'x');
+	enum pw_status s = PW_OK;
+	int64_t id;
+	bool is_new;
+	int i;
+
+	(void)state;
+	assert_int_equal(pw_db_open(":memory:", false, &db, &err), PW_OK);
+	assert_int_equal(pw_db_exec(db, "PRAGMA max_page_count = 200"), PW_OK);
+	m.subject = m.subject_clean = big;
+	for (i = 0; i < 100 && !s; i++) {
+		char *msgid = g_strdup_printf("%d@example.org", i);
+
+		m.msgid = msgid;
+		s = pw_db_begin(db);
+		if (!s)
+			s = pw_db_message_add(db, &m, &from, "list", &id, &is_new);
+		if (!s)
+			s = pw_db_commit(db);
+		else
+			pw_db_rollback(db);
+		g_free(msgid);
+	}
+	assert_int_equal(s, PW_ERR_IO);
+	assert_non_null(strstr(pw_db_errmsg(db), "full"));
+	assert_int_equal(pw_db_status_of(SQLITE_FULL), PW_ERR_IO);
+	assert_int_equal(pw_db_status_of(SQLITE_IOERR_WRITE), PW_ERR_IO);
+	assert_int_equal(pw_db_status_of(SQLITE_BUSY_SNAPSHOT), PW_ERR_TRANSIENT);
+	assert_int_equal(pw_db_status_of(SQLITE_CONSTRAINT), PW_ERR_DB);
+	pw_db_close(db);
+	g_free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nested),
 		cmocka_unit_test(read_errors),
+		cmocka_unit_test(full_store),
 		cmocka_unit_test_setup_teardown(orphans, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(not_yet, fx_setup, fx_teardown),
 	};

@@ -426,6 +426,31 @@ static void helpers(void **state)
 	pw_patch_free(NULL);
 }
 
+/*
+ * What "check" and /api/check both take for a bare diff: the two used
+ * to tell "\ndiff --git" (a blank line first, as an editor or a paste
+ * leaves it) and "Index:" without its space apart.
+ */
+static void bare_diff(void **state)
+{
+	static const char *const yes[] = {
+		"diff --git a/a b/a\n", "--- a/a\n+++ b/a\n", "Index: a.c\n",
+		"\ndiff --git a/a b/a\n", "\r\n\n--- a/a\n", "diff ",
+	};
+	static const char *const no[] = {
+		"", "\n\n", "From: a@b\n\ndiff --git a/a b/a\n", "Index:a.c\n",
+		" diff --git a/a b/a\n", "---a\n", "diff", "Subject: x\n",
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(yes); i++)
+		assert_true(pw_diff_is_bare(yes[i], strlen(yes[i])));
+	for (i = 0; i < G_N_ELEMENTS(no); i++)
+		assert_false(pw_diff_is_bare(no[i], strlen(no[i])));
+	/* Only len bytes are read: a prefix of a diff header is not one. */
+	assert_false(pw_diff_is_bare("diff --git", 4));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +466,7 @@ int main(void)
 		cmocka_unit_test(hunk_headers),
 		cmocka_unit_test(strict_hunk_headers),
 		cmocka_unit_test(helpers),
+		cmocka_unit_test(bare_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;

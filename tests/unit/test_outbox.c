@@ -184,9 +184,7 @@ static void test_not_found_or_error(void **state)
 	struct fx *f = *state;
 	struct pw_outbox_row *row = NULL;
 	struct pw_outbox_msg *m = NULL;
-	GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
-	int64_t cover, n;
-	int total;
+	int64_t n;
 	bool found = true;
 
 	add_reply(f, "msg:a@x", "reply-a@example.org");
@@ -203,9 +201,6 @@ static void test_not_found_or_error(void **state)
 	assert_int_equal(pw_db_outbox_message(f->db, 42, &m, &found), PW_OK);
 	assert_false(found);
 	assert_null(m);
-	assert_int_equal(pw_db_outbox_series(f->db, 42, &cover, &total, ids, &found),
-			 PW_OK);
-	assert_false(found);
 	assert_int_equal(pw_db_outbox_count_since(f->db, "ann@example.com", 0, &n), PW_OK);
 	assert_int_equal(n, 1);
 
@@ -216,12 +211,9 @@ static void test_not_found_or_error(void **state)
 	assert_int_not_equal(pw_db_outbox_is_own(f->db, "nobody@x", &found), PW_OK);
 	assert_int_not_equal(pw_db_outbox_get(f->db, 42, false, &row, &found), PW_OK);
 	assert_int_not_equal(pw_db_outbox_message(f->db, 42, &m, &found), PW_OK);
-	assert_int_not_equal(pw_db_outbox_series(f->db, 42, &cover, &total, ids, &found),
-			     PW_OK);
 	assert_int_not_equal(pw_db_outbox_count_since(f->db, "ann@example.com", 0, &n),
 			     PW_OK);
 	sqlite3_progress_handler(f->db->h, 0, NULL, NULL);
-	g_array_unref(ids);
 }
 
 int main(void)

@@ -15,24 +15,6 @@
 #include "bot/mail.h"
 #include "checks/rules.h"
 
-static void test_mode_lsl(void **state)
-{
-	char b[11];
-
-	pw_reply_mode_lsl(0644, b);
-	assert_string_equal(b, "-rw-r--r--");
-	pw_reply_mode_lsl(0446, b);
-	assert_string_equal(b, "-r--r--rw-");
-	pw_reply_mode_lsl(04755, b);
-	assert_string_equal(b, "-rwsr-xr-x");
-	pw_reply_mode_lsl(04444, b);
-	assert_string_equal(b, "-r-Sr--r--");
-	pw_reply_mode_lsl(02644, b);
-	assert_string_equal(b, "-rw-r-Sr--");
-	pw_reply_mode_lsl(01777, b);
-	assert_string_equal(b, "-rwxrwxrwt");
-}
-
 static void test_clean(void **state)
 {
 	char *s = pw_reply_clean("fix\r\nBcc: victim@example.org\t\x01 x", 100);
@@ -740,7 +722,6 @@ static void test_compose_flood(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mode_lsl),
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_subject),
 		cmocka_unit_test(test_long_subject),

@@ -275,92 +275,6 @@ static void test_undecided(void **state)
 
 /* Stores a message of kind with the given number in series *series
  * (0: a new one); returns its message id. */
-static int64_t add_member(struct fx *f, const char *msgid, const char *kind,
-			  int number, const char *subject, int64_t *series)
-{
-	struct pw_mail m = { 0 };
-	struct pw_msg_origin from = { .raw = "x", .raw_len = 1 };
-	struct pw_finding *fd;
-	GPtrArray *v;
-	int64_t id, patch = 0;
-	bool is_new;
-
-	m.msgid = (char *)msgid;
-	m.kind = !strcmp(kind, "patch") ? PW_MAIL_PATCH : PW_MAIL_COVER;
-	m.from_name = (char *)"Sue Series";
-	m.from_addr = (char *)"sue@example.com";
-	m.subject = (char *)subject;
-	m.subject_clean = (char *)subject;
-	m.in_reply_to = number ? (char *)"cover@x" : NULL;
-	m.date = (gint64)time(NULL);	/* 0 would be an unknown Date */
-	m.tags.version = 1;
-	m.tags.number = number;
-	m.tags.total = 2;
-	assert_int_equal(pw_db_message_add(f->db, &m, &from, "linux-foo", &id,
-					   &is_new), PW_OK);
-	if (!strcmp(kind, "patch")) {
-		fd = g_new0(struct pw_finding, 1);
-		v = g_ptr_array_new();
-		assert_int_equal(pw_db_patch_add(f->db, id, number, NULL, &patch), PW_OK);
-		fd->rule = "PERM_WORLD_WRITABLE";
-		fd->severity = PW_SEV_ERROR;
-		fd->file = g_strdup_printf("f%d.c", number);
-		fd->line = 7;
-		fd->message = g_strdup("0666 (rw-rw-rw-): others can write");
-		g_ptr_array_add(v, fd);
-		assert_int_equal(pw_db_findings_set(f->db, patch, v), PW_OK);
-		g_free(fd->file);
-		g_free(fd->message);
-		g_free(fd);
-		g_ptr_array_free(v, TRUE);
-	}
-	assert_int_equal(pw_db_series_assign(f->db, id, patch, &m, series), PW_OK);
-	return id;
-}
-
-static void test_series(void **state)
-{
-	struct fx *f = *state;
-	struct pw_outbox_row *r = NULL;
-	GPtrArray *rows = g_ptr_array_new_with_free_func(
-		(GDestroyNotify)pw_outbox_row_free);
-	int64_t series = 0, p1, s2 = 0;
-	char *s, *text;
-	guint i;
-	bool found;
-
-	add_member(f, "cover@x", "cover", 0, "[PATCH 0/2] foo: knobs", &series);
-	p1 = add_member(f, "p1@x", "patch", 1, "[PATCH 1/2] foo: one", &s2);
-	assert_int_equal(s2, series);
-	add_member(f, "p2@x", "patch", 2, "[PATCH 2/2] foo: two", &s2);
-	assert_int_equal(s2, series);
-	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, p1), PW_OK);
-	assert_int_equal(pw_reply_policy_answer_series(f->db, f->cfg, series), PW_OK);
-	assert_int_equal(pw_reply_policy_answer_series(f->db, f->cfg, series), PW_OK);
-	s = state_of(f, "msg:p1@x");
-	assert_string_equal(s, "suppressed");
-	g_free(s);
-	s = state_of(f, "series:cover@x");
-	assert_string_equal(s, "pending");
-	g_free(s);
-	assert_int_equal(pw_db_outbox_list(f->db, "pending", rows), PW_OK);
-	assert_int_equal(rows->len, 1);
-	r = g_ptr_array_index(rows, 0);
-	assert_string_equal(r->in_reply_to, "cover@x");
-	assert_int_equal(pw_db_outbox_get(f->db, r->id, true, &r, &found), PW_OK);
-	assert_true(found);
-	text = g_strndup(g_bytes_get_data(r->raw, NULL), g_bytes_get_size(r->raw));
-	for (i = 0; text[i]; i++)
-		if (text[i] == '\r' || text[i] == '\n')
-			text[i] = ' ';
-	assert_non_null(strstr(text, "your series"));
-	assert_non_null(strstr(text, "f1.c:7"));
-	assert_non_null(strstr(text, "f2.c:7"));
-	g_free(text);
-	pw_outbox_row_free(r);
-	g_ptr_array_unref(rows);
-}
-
 /* The one outbox row answering answers; NULL when there is none. */
 static struct pw_outbox_row *row_of(struct fx *f, const char *answers)
 {
@@ -473,7 +387,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undecided, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sender, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_date, setup, teardown),
 	};

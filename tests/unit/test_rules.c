@@ -191,6 +191,8 @@ static void mode_render(void **state)
 	assert_string_equal(ls, "rwSr--r--");
 	pw_mode_ls(02755, ls);
 	assert_string_equal(ls, "rwxr-sr-x");
+	pw_mode_ls(02644, ls);
+	assert_string_equal(ls, "rw-r-Sr--");
 	pw_mode_ls(01777, ls);
 	assert_string_equal(ls, "rwxrwxrwt");
 	pw_mode_ls(01776, ls);
