@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "archive", pw_cmd_archive, "append mail to a public-inbox archive (made if missing)" },
 	{ "serve", pw_cmd_serve, "the dashboard and its JSON API over HTTP" },
 	{ "config", pw_cmd_config, "check the configuration: the settings in effect and every problem" },
+	{ "digest", pw_cmd_digest, "the weekly digest of a list to its maintainers" },
 };
 
 static void usage(FILE *out)

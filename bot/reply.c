@@ -49,6 +49,7 @@ struct head {
 	const char *parent_subject;	/* its decoded subject */
 	const char *list_addr;		/* the list's posting address, or NULL */
 	bool maintainers;		/* to the maintainers, about the author */
+	bool own_subject;		/* parent_subject is the subject, as is */
 };
 
 /*
@@ -831,7 +832,8 @@ static enum pw_status build(const struct head *h, const char *body,
 	}
 	g_ptr_array_add(rcpt, NULL);
 
-	subject = pw_reply_subject(h->parent_subject);
+	subject = h->own_subject ? pw_reply_clean(h->parent_subject, 200) :
+		pw_reply_subject(h->parent_subject);
 	g_mime_message_set_subject(m, subject, "utf-8");
 	date = g_date_time_new_from_unix_utc(h->me->date);
 	g_mime_message_set_date(m, date);
@@ -1035,6 +1037,26 @@ out:
 	g_free(whose);
 	g_strfreev(all_cc);
 	return st;
+}
+
+enum pw_status pw_reply_message(const struct pw_reply_self *me,
+				const char *const *to, const char *subject,
+				const char *in_reply_to,
+				const char *const *refs, const char *body,
+				struct pw_reply **out, char **err)
+{
+	struct head head = {
+		.me = me,
+		.to_addr = to && to[0] ? to[0] : NULL,
+		.cc = to && to[0] ? to + 1 : NULL,
+		.parent_msgid = in_reply_to,
+		.parent_refs = refs,
+		.parent_subject = subject,
+		.own_subject = true,
+	};
+
+	*out = NULL;
+	return build(&head, body, out, err);
 }
 
 static char *format_time(int64_t t)

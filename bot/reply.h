@@ -92,6 +92,20 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 			      struct pw_reply **out, char **err);
 
 /*
+ * Composes a message of the bot's own that answers no mail (a list's
+ * digest): body (UTF-8 text, wrapped by the caller) under subject (as
+ * is, cleaned to one line), to to[0] with a copy to each other address
+ * of to (NULL-terminated), threaded under in_reply_to (without <>, or
+ * NULL) with refs (oldest first, NULL-terminated, or NULL) before it.
+ * Same results as pw_reply_patch().
+ */
+enum pw_status pw_reply_message(const struct pw_reply_self *me,
+				const char *const *to, const char *subject,
+				const char *in_reply_to,
+				const char *const *refs, const char *body,
+				struct pw_reply **out, char **err);
+
+/*
  * Returns the deterministic Message-ID (without <>) of the reply of the
  * given kind ("patch", "series", "flood") to key (the answered
  * Message-ID or the flood key), in the domain of from_addr.  The same
