@@ -221,9 +221,9 @@ char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 	g_free(url);
 
 	g_string_append_printf(b, "\n-- \nThis digest of patchwarden %s comes"
-			       " once a week to the maintainers\nof %s"
-			       " ([list] maintainer and digest in its"
-			       " configuration).\nA week with no patch sends"
+			       " once a week to the maintainers\nof %s,"
+			       " as [list] maintainer and digest say in its\n"
+			       "configuration. A week with no patch sends"
 			       " none.\n", PW_VERSION, list);
 	g_free(list);
 	g_free(from);
