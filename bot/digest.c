@@ -221,9 +221,9 @@ char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 	g_free(url);
 
 	g_string_append_printf(b, "\n-- \nThis digest of patchwarden %s comes"
-			       " once a week to the maintainers\nof %s,"
-			       " as [list] maintainer and digest say in its\n"
-			       "configuration. A week with no patch sends"
+			       " once a week to the maintainers of\n%s,"
+			       " as its configuration says ([list]\nmaintainer"
+			       " and digest). A week with no patch sends"
 			       " none.\n", PW_VERSION, list);
 	g_free(list);
 	g_free(from);
@@ -233,7 +233,7 @@ char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 }
 
 /*
- * The triage decisions taken on list in [since, until), one line each
+ * The triage decisions taken on list in (since, until], one line each
  * ("2026-12-01 a@b.org: RULE ignored for PATH"), appended to lines.
  * The decision table belongs to the triage work of issue 25 ("Feedback
  * that sticks"), which lands apart: until it is merged, the store holds
@@ -308,7 +308,7 @@ static enum pw_status store(struct pw_db *db, const char *list, int64_t since,
 	return st;
 }
 
-/* One list's digest for [since, o->now), composed and stored (or
+/* One list's digest for (since, o->now], composed and stored (or
  * written out), inside the caller's transaction. */
 static enum pw_status one(struct pw_db *db, const struct pw_config *cfg,
 			  const struct pw_list_conf *l, const char *list,

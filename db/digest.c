@@ -13,7 +13,7 @@
 	" FROM message m" \
 	" JOIN message_list ml ON ml.message = m.id" \
 	" JOIN list l ON l.id = ml.list AND l.name = ?1" \
-	" WHERE m.received_at >= ?2 AND m.received_at < ?3 AND m.backfill = 0"
+	" WHERE m.received_at > ?2 AND m.received_at <= ?3 AND m.backfill = 0"
 
 void pw_digest_last_release(struct pw_digest_last *l)
 {
@@ -141,7 +141,7 @@ static enum pw_status totals(struct pw_db *db, const char *list, int64_t since,
 			" JOIN message m ON m.id = p.message"
 			" JOIN message_list ml ON ml.message = m.id"
 			" JOIN list l ON l.id = ml.list AND l.name = ?1"
-			" WHERE m.received_at >= ?2 AND m.received_at < ?3"
+			" WHERE m.received_at > ?2 AND m.received_at <= ?3"
 			" AND m.backfill = 0 GROUP BY fi.severity");
 	bind_period(st, list, since, until);
 	while (!(s = pw_db_read(db, st, &row)) && row) {
@@ -158,7 +158,7 @@ static enum pw_status totals(struct pw_db *db, const char *list, int64_t since,
 			" JOIN message m ON m.id = o.message"
 			" JOIN message_list ml ON ml.message = m.id"
 			" JOIN list l ON l.id = ml.list AND l.name = ?1"
-			" WHERE m.received_at >= ?2 AND m.received_at < ?3"
+			" WHERE m.received_at > ?2 AND m.received_at <= ?3"
 			" AND m.backfill = 0");
 	bind_period(st, list, since, until);
 	s = pw_db_read(db, st, &row);
@@ -176,7 +176,7 @@ static enum pw_status floods(struct pw_db *db, const char *list, int64_t since,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT g.id, g.sender, g.subject, fm.msgid, g.size, g.detected_at"
 		" FROM flood_group g LEFT JOIN message fm ON fm.id = g.founder"
-		" WHERE g.detected_at >= ?2 AND g.detected_at < ?3"
+		" WHERE g.detected_at > ?2 AND g.detected_at <= ?3"
 		" AND EXISTS (SELECT 1 FROM flood_member f"
 		"  JOIN message_list ml ON ml.message = f.message"
 		"  JOIN list l ON l.id = ml.list AND l.name = ?1"
@@ -222,7 +222,7 @@ enum pw_status pw_db_digest_facts(struct pw_db *db, const char *list,
 			" JOIN message m ON m.id = p.message"
 			" JOIN message_list ml ON ml.message = m.id"
 			" JOIN list l ON l.id = ml.list AND l.name = ?1"
-			" WHERE m.received_at >= ?2 AND m.received_at < ?3"
+			" WHERE m.received_at > ?2 AND m.received_at <= ?3"
 			" AND m.backfill = 0 GROUP BY fi.rule"
 			" ORDER BY max(fi.severity) DESC, count(*) DESC, fi.rule"
 			" LIMIT ?4");

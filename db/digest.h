@@ -2,7 +2,7 @@
  * patchwarden: what a list's weekly digest reports, and the digests
  * sent (the digest table, every SQL statement about them).
  *
- * A period of a list is [since, until): the mail the bot read then
+ * A period of a list is (since, until]: the mail the bot read then
  * (message.received_at), backfill apart (an archive read at
  * subscription is history, not news).  A digest is stored once per list
  * and period end, in the same transaction as its outbox row, so that a
@@ -72,7 +72,7 @@ struct pw_digest_facts {
 void pw_digest_facts_release(struct pw_digest_facts *f);
 
 /*
- * Reads what happened on list in [since, until) into *f: at most
+ * Reads what happened on list in (since, until] into *f: at most
  * max_rules rules and max_senders senders.
  */
 enum pw_status pw_db_digest_facts(struct pw_db *db, const char *list,
@@ -87,7 +87,7 @@ enum pw_status pw_db_digest_facts(struct pw_db *db, const char *list,
 enum pw_status pw_db_digest_lists(struct pw_db *db, char ***out);
 
 /*
- * Records the digest of list for [since, until): mailed as msgid
+ * Records the digest of list for (since, until]: mailed as msgid
  * (without <>, with refs, its References) in outbox row outbox, or,
  * with msgid NULL, a period with nothing to report.  *added is false
  * when that list and period end were recorded before.  Run it in the
