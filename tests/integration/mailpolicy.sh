@@ -53,7 +53,9 @@ is "outbox retry: a reply held by the mode goes to the author" "$(mailed)" 1
 mkdir -p "$T/sub"
 $PW archive "$T/sub/inbox" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1
 printf '[reply]\nmax_age = 0\n' >"$T/sub/pw.conf"
-$PW subscribe --db "$T/sub/pw.db" add hw "$T/sub/inbox" --list "$LIST" >/dev/null 2>&1
+out=$($PW subscribe --db "$T/sub/pw.db" --config "$T/sub/pw.conf" add hw "$T/sub/inbox" --list "$LIST" 2>&1)
+contains "subscribe add says the list's mail is off" "$out" \
+	"replies to its mail: off until [list $LIST] mail is set"
 $PW poll --db "$T/sub/pw.db" --config "$T/sub/pw.conf" >/dev/null 2>&1
 $PW archive "$T/sub/inbox" "$IT87" >/dev/null 2>&1
 $PW poll --db "$T/sub/pw.db" --config "$T/sub/pw.conf" >/dev/null 2>&1
