@@ -28,14 +28,10 @@ is "default max_age: old mail answered by nobody" \
 check "default max_age: the replies it would send are kept, suppressed" \
 	test "$(q "$T/d/pw.db" "SELECT count(*) FROM outbox WHERE state = 'suppressed'")" -gt 0
 
-# The runs below answer mail of any list, and of none: [list *] turns
-# the mail on that is off until a list's section says who gets it.
-{ cat "$TOP/tests/data/run.conf"; printf '[list *]\nmail = author\n'; } >"$T/on.conf"
-
 # A flood: one summary for the whole flood, every flood patch held with
 # the reason, the same Message-ID on several lists stored once.
 /usr/bin/python3 "$TOP/tests/gen_flood.py" --out "$T/f" --flood-size 120 --noise 80 --seed 7 >/dev/null
-out=$($PW run --config "$T/on.conf" --db "$T/f/pw.db" "$T/f/arrival.mbox" 2>"$T/err")
+out=$($PW run --config "$TOP/tests/data/run.conf" --db "$T/f/pw.db" "$T/f/arrival.mbox" 2>"$T/err")
 flood_ids=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["flood"]["message_ids"]))' "$T/f/expected.json" 2>/dev/null)
 check "flood: expected.json names the flood's messages" test "${flood_ids:-0}" -ge 100
 is "flood: one summary reply" \
@@ -51,7 +47,7 @@ contains "flood: the summary is in the dry-run mbox" "$(cat "$T/f/outbox.mbox")"
 # the number of parser threads, since storing and answering keep source
 # order; out of range, or without SOURCEs, a usage error.
 for n in 1 3; do
-	$PW run --threads $n --config "$T/on.conf" --db "$T/f/t$n.db" "$T/f/arrival.mbox" >"$T/t$n.out" 2>/dev/null
+	$PW run --threads $n --config "$TOP/tests/data/run.conf" --db "$T/f/t$n.db" "$T/f/arrival.mbox" >"$T/t$n.out" 2>/dev/null
 	is "run --threads $n: exit status" "$?" 0
 done
 is "run --threads 1 and 3: the same counts" "$(cat "$T/t3.out")" "$(cat "$T/t1.out")"
@@ -190,7 +186,7 @@ index 1111111..2222222 100644
  	return 0;
 
 EOF
-$PW run --config "$T/on.conf" --db "$T/people/pw.db" "$T/people.mbox" >/dev/null 2>"$T/err"
+$PW run --config "$TOP/tests/data/run.conf" --db "$T/people/pw.db" "$T/people.mbox" >/dev/null 2>"$T/err"
 is "in-body author: run exits 0" "$?" 0
 is "in-body author: the author stored as the message's" \
 	"$(q "$T/people/pw.db" "SELECT from_name || ' <' || from_addr || '>' FROM message")" "Rene Author <rene@example.com>"
