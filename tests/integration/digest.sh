@@ -168,4 +168,26 @@ is "no digest is due yet: the service would queue none" \
 	"$(q "$DB" "SELECT count(*) FROM digest WHERE until > strftime('%s','now') - 7 * 86400")" \
 	"$(q "$DB" "SELECT count(*) FROM digest")"
 
+# The service: the first digest of a list at once, the next a week
+# after; SIGTERM stops it.
+DB2=$T/svc.db
+$PW run --config "$C" --db "$DB2" "$HW/it87-symbolic-modes.mbox" >/dev/null 2>&1
+n=$(received)
+$PW run --config "$C" --db "$DB2" >"$T/svc.log" 2>&1 &
+svc=$!
+at_exit "kill $svc 2>/dev/null"
+for i in $(seq 100); do
+	[ "$(received)" -gt "$n" ] && break
+	sleep 0.1
+done
+is "service: the list's first digest sent" "$(received)" $((n + 1))
+sleep 3
+kill -TERM "$svc"; wait "$svc"
+is "service: stopped cleanly" "$?" 0
+is "service: none again within the week" "$(received)" $((n + 1))
+contains "service: logged" "$(cat "$T/svc.log")" "digest: 1 queued"
+is "service: the digest went to the maintainers" \
+	"$($PY -c 'import json,sys; print(" ".join(json.loads(open(sys.argv[1]).readlines()[-1])["rcpt_tos"]))' "$T/srv/log.jsonl")" \
+	"linux@roeck-us.net jdelvare@suse.com"
+
 echo "# done"
