@@ -53,7 +53,8 @@ DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
             libcmocka-dev git xz-utils \
             ca-certificates python3 python3-aiosmtpd public-inbox \
             dovecot-imapd valgrind bc time openssl curl chromium \
-            man-db systemd
+            man-db systemd git-pw python3-django \
+            python3-djangorestframework python3-django-filters
 
 .PHONY: all deps run test asan bench fuzz install deb clean check-includes unit
 

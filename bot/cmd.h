@@ -29,6 +29,7 @@ int pw_cmd_poll(int argc, char **argv);
 int pw_cmd_archive(int argc, char **argv);
 int pw_cmd_serve(int argc, char **argv);
 int pw_cmd_config(int argc, char **argv);
+int pw_cmd_patchwork(int argc, char **argv);
 int pw_cmd_digest(int argc, char **argv);
 
 #endif

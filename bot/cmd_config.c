@@ -96,6 +96,19 @@ static void list(const struct pw_list_conf *l)
 	flag("digest", l->digest);
 }
 
+static void patchwork(const struct pw_patchwork_conf *w)
+{
+	printf("\n[patchwork %s]\n", w->name);
+	str("url", w->url);
+	str("project", w->project);
+	secret("token", w->token);
+	strv("lists", w->lists);
+	str("context", w->context);
+	str("min_severity", pw_severity_str(w->min_severity));
+	num("max_attempts", w->max_attempts);
+	num("timeout", w->timeout);
+}
+
 static void print(const struct pw_config *c)
 {
 	guint i;
@@ -148,6 +161,8 @@ static void print(const struct pw_config *c)
 
 	for (i = 0; i < c->lists->len; i++)
 		list(c->lists->pdata[i]);
+	for (i = 0; i < c->patchwork->len; i++)
+		patchwork(c->patchwork->pdata[i]);
 	list(&c->defaults);
 }
 

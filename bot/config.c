@@ -17,6 +17,7 @@
 
 #include "bot/config.h"
 #include "bot/mail.h"
+#include "checks/pwcheck.h"
 #include "checks/maintainers.h"
 #include "bot/reply.h"
 
@@ -40,6 +41,10 @@ static const char *const imap_keys[] = {
 static const char *const web_keys[] = {
 	"listen", "token", "max_body", "url", NULL,
 };
+static const char *const patchwork_keys[] = {
+	"url", "project", "token", "lists", "context", "min_severity",
+	"max_attempts", "timeout", NULL,
+};
 static const char *const list_keys[] = {
 	"style", "disable", "enable", "address", "mail", "maintainer",
 	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all", NULL,
@@ -58,9 +63,11 @@ static const struct section {
 	{ "imap ", imap_keys, "password" },
 	{ "web", web_keys, "token" },
 	{ "list ", list_keys, NULL },
+	{ "patchwork ", patchwork_keys, "token" },
 };
 
-#define CRED_KEYS "[smtp] password, [imap] password and [web] token"
+#define CRED_KEYS "[smtp] password, [imap] password, [web] token and" \
+	" [patchwork NAME] token"
 
 static bool blank(const char *s)
 {
@@ -69,7 +76,8 @@ static bool blank(const char *s)
 	return !*s;
 }
 
-/* The section of group; "imap NAME" and "list NAME" need a NAME. */
+/* The section of group; "imap NAME", "list NAME" and "patchwork NAME"
+ * need a NAME. */
 static const struct section *section_find(const char *group)
 {
 	size_t i, n;
@@ -510,6 +518,21 @@ static void list_free(gpointer p)
 	g_free(p);
 }
 
+static void patchwork_free(gpointer p)
+{
+	struct pw_patchwork_conf *w = p;
+
+	g_free(w->name);
+	g_free(w->url);
+	g_free(w->project);
+	if (w->token)
+		memset(w->token, 0, strlen(w->token));
+	g_free(w->token);
+	g_strfreev(w->lists);
+	g_free(w->context);
+	g_free(w);
+}
+
 static void read_list(struct loader *ld, struct pw_config *c,
 		      const char *group, const char *name,
 		      struct pw_list_conf *l)
@@ -938,6 +961,7 @@ static void set_defaults(struct pw_config *c, const char *db)
 	c->flood_window = 3 * 24 * 3600;
 	c->flood_detect = true;
 	c->lists = g_ptr_array_new_with_free_func(list_free);
+	c->patchwork = g_ptr_array_new_with_free_func(patchwork_free);
 	c->defaults.name = g_strdup("");
 	c->defaults.disabled = g_new0(char *, 1);
 	c->defaults.enabled = g_new0(char *, 1);
@@ -1042,6 +1066,103 @@ static void read_main(struct loader *ld, struct pw_config *c, bool db_override)
 	c->flood_detect = get_bool(ld, "flood", "detect", true);
 }
 
+/* One [patchwork NAME]: every key checked, named with its line. */
+static void read_patchwork_group(struct loader *ld, struct pw_config *c,
+				 const char *group, struct pw_patchwork_conf *w)
+{
+	char *sev, *scheme;
+	size_t n;
+
+	w->url = get_str(ld, group, "url", NULL);
+	scheme = w->url ? g_uri_parse_scheme(w->url) : NULL;
+	if (!w->url)
+		problem(ld, group, NULL, "[%s] has no url (the Patchwork"
+			" instance, e.g. https://patchwork.kernel.org)", group);
+	else if (!scheme || (g_ascii_strcasecmp(scheme, "http") &&
+			     g_ascii_strcasecmp(scheme, "https")) ||
+		 strpbrk(w->url, "?# \t"))
+		problem(ld, group, "url", "[%s] url = %s: not an http:// or"
+			" https:// URL without query", group, w->url);
+	g_free(scheme);
+	for (n = w->url ? strlen(w->url) : 0; n && w->url[n - 1] == '/'; n--)
+		w->url[n - 1] = '\0';
+	w->project = get_str(ld, group, "project", NULL);
+	if (!w->project)
+		problem(ld, group, NULL, "[%s] has no project (the project's"
+			" link name in Patchwork)", group);
+	else if (!pw_pwcheck_context_ok(w->project))
+		problem(ld, group, "project", "[%s] project = %s: not a link name"
+			" (letters, digits, - and _)", group, w->project);
+	w->token = get_str(ld, group, "token", NULL);
+	if (!w->token)
+		problem(ld, group, NULL, "[%s] has no token: put [%s] token in"
+			" the file of [core] credentials", group, group);
+	else if (strspn(w->token, "0123456789abcdefABCDEF") != strlen(w->token))
+		problem(ld, group, "token", "[%s] token: not a Patchwork API token"
+			" (hexadecimal digits)", group);
+	w->lists = get_list(ld, group, "lists");
+	w->context = get_str(ld, group, "context", "patchwarden");
+	if (!pw_pwcheck_context_ok(w->context))
+		problem(ld, group, "context", "[%s] context = %s: not letters,"
+			" digits, - and _ (at most %d)", group, w->context,
+			PW_PWCHECK_CONTEXT_MAX);
+	sev = get_str(ld, group, "min_severity", NULL);
+	w->min_severity = c->reply_min_severity;
+	if (sev && !pw_severity_parse(sev, &w->min_severity))
+		problem(ld, group, "min_severity", "[%s] min_severity = %s: not"
+			" info, warning or error", group, sev);
+	g_free(sev);
+	get_int(ld, group, "max_attempts", 10, 1, 1000, NULL, &w->max_attempts);
+	get_int(ld, group, "timeout", 30, 1, 3600, "seconds", &w->timeout);
+}
+
+/* Every [patchwork NAME]. */
+static void read_patchwork(struct loader *ld, struct pw_config *c)
+{
+	char **groups = g_key_file_get_groups(ld->main.kf, NULL);
+	size_t i;
+
+	for (i = 0; groups[i]; i++) {
+		struct pw_patchwork_conf *w;
+
+		if (strncmp(groups[i], "patchwork ", 10) ||
+		    !section_find(groups[i]))
+			continue;
+		w = g_new0(struct pw_patchwork_conf, 1);
+		w->name = g_strstrip(g_strdup(groups[i] + 10));
+		g_ptr_array_add(c->patchwork, w);
+		read_patchwork_group(ld, c, groups[i], w);
+	}
+	g_strfreev(groups);
+}
+
+const struct pw_patchwork_conf *pw_config_patchwork(const struct pw_config *c,
+						    const char *name)
+{
+	guint i;
+
+	for (i = 0; name && c->patchwork && i < c->patchwork->len; i++) {
+		const struct pw_patchwork_conf *w = c->patchwork->pdata[i];
+
+		if (!strcmp(w->name, name))
+			return w;
+	}
+	return NULL;
+}
+
+bool pw_config_patchwork_serves(const struct pw_patchwork_conf *p,
+				const char *list)
+{
+	size_t i;
+
+	if (!p->lists || !p->lists[0])
+		return true;
+	for (i = 0; list && p->lists[i]; i++)
+		if (!g_ascii_strcasecmp(p->lists[i], list))
+			return true;
+	return false;
+}
+
 static void read_lists(struct loader *ld, struct pw_config *c)
 {
 	char **groups = g_key_file_get_groups(ld->main.kf, NULL);
@@ -1109,6 +1230,7 @@ enum pw_status pw_config_check(const char *path, const char *db_override,
 	read_imap(&ld, c);
 	read_web(&ld, c);
 	read_lists(&ld, c);
+	read_patchwork(&ld, c);
 done:
 	g_ptr_array_sort_with_data(ld.problems, problem_cmp, (gpointer)ld.main.path);
 	for (i = 0; i < ld.problems->len; i++) {
@@ -1189,6 +1311,8 @@ void pw_config_free(struct pw_config *c)
 		g_ptr_array_free(c->lists, TRUE);
 	if (c->imap)
 		g_ptr_array_free(c->imap, TRUE);
+	if (c->patchwork)
+		g_ptr_array_free(c->patchwork, TRUE);
 	list_release(&c->defaults);
 	g_free(c);
 }

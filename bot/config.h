@@ -33,6 +33,11 @@
  *            timeout (seconds): for every IMAP subscription
  *   [imap NAME]  the same keys for the subscription called NAME; each
  *            key set here replaces the one of [imap]
+ *   [patchwork NAME]  url (the instance), project (its link name),
+ *            token (a secret), lists (;-list of our lists it serves,
+ *            default all), context (default patchwarden), min_severity
+ *            (default [reply] min_severity), max_attempts, timeout:
+ *            where checks are reported (bot/patchwork.c)
  *
  * Any other section or key is refused, named with its file and line, as
  * is a value that does not parse.
@@ -42,7 +47,7 @@
  * running the program and neither group nor others can read it.  The
  * secrets may live instead in the file [core] credentials names (relative
  * to the main file's folder): a key file of [smtp] password, [imap] and
- * [imap NAME] password and [web] token only, always held to that rule;
+ * [imap NAME] password, [web] token and [patchwork NAME] token only, always held to that rule;
  * the main file may then be readable by others (an MTA's pipe runs as
  * its own user).
  */
@@ -109,6 +114,19 @@ struct pw_imap_conf {
 	int timeout;		/* seconds: connecting, and a stalled server */
 };
 
+/* A Patchwork instance that checks are reported to. */
+struct pw_patchwork_conf {
+	char *name;		/* the NAME of [patchwork NAME] */
+	char *url;		/* the instance, without a trailing '/' */
+	char *project;		/* the project's link name */
+	char *token;		/* the API token (a secret) */
+	char **lists;		/* NULL-terminated; empty: every list */
+	char *context;		/* ^[-a-zA-Z0-9_]+$ */
+	enum pw_severity min_severity;
+	int max_attempts;	/* lookups and transient failures, then failed */
+	int timeout;		/* seconds a request may take */
+};
+
 struct pw_config {
 	char *path;		/* the file read, NULL for the defaults */
 	char *credentials;	/* [core] credentials as read, or NULL */
@@ -159,6 +177,9 @@ struct pw_config {
 
 	GPtrArray *imap;	/* struct pw_imap_conf *: [imap], then each
 				 * [imap NAME]; NULL without a file */
+
+	GPtrArray *patchwork;	/* struct pw_patchwork_conf *: each
+				 * [patchwork NAME]; never NULL */
 };
 
 /*
@@ -194,6 +215,19 @@ const struct pw_list_conf *pw_config_list(const struct pw_config *c,
  */
 const struct pw_imap_conf *pw_config_imap(const struct pw_config *c,
 					  const char *sub_name);
+
+/*
+ * The [patchwork NAME] section called name, or NULL; borrowed from c.
+ */
+const struct pw_patchwork_conf *pw_config_patchwork(const struct pw_config *c,
+						    const char *name);
+
+/*
+ * Whether instance p reports on mail of the list called list (NULL:
+ * none known): p names no lists, or names it (ignoring case).
+ */
+bool pw_config_patchwork_serves(const struct pw_patchwork_conf *p,
+				const char *list);
 
 /* Fills the rule options for mail of the list called list (NULL: none):
  * its house style and rules, and c's [core] max_findings. */

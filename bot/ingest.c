@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bot/ingest.h"
+#include "bot/patchwork.h"
 #include "bot/printer.h"
 #include "bot/log.h"
 #include "bot/mail.h"
@@ -325,7 +326,11 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	if (s || !o->reply)
 		return s;
 	/* In the same transaction: a stored patch always has its reply
-	 * decision stored with it, whatever happens next. */
+	 * decision and the checks it owes Patchwork stored with it,
+	 * whatever happens next. */
+	s = pw_patchwork_enqueue(db, cfg, id, m, list_of(o, m));
+	if (s)
+		return s;
 	return pw_reply_policy_new_patch(db, cfg, id, m, flood_id,
 					 pw_rule_on(&co, PW_R_FLOOD));
 }

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "db", pw_cmd_db, "the store: stats, check, recheck, backup, vacuum" },
 	{ "query", pw_cmd_query, "query the stored history" },
 	{ "outbox", pw_cmd_outbox, "list, show, send and retry replies" },
+	{ "patchwork", pw_cmd_patchwork, "list, post and retry the checks reported to Patchwork" },
 	{ "run", pw_cmd_run, "the bot's main job: the service, or ingest, check, reply" },
 	{ "subscribe", pw_cmd_subscribe, "add, list, pause, resume, remove subscribed lists" },
 	{ "poll", pw_cmd_poll, "poll the subscriptions once" },

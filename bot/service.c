@@ -13,6 +13,7 @@
 #include "bot/digest.h"
 #include "bot/log.h"
 #include "bot/reply_policy.h"
+#include "bot/patchwork.h"
 #include "bot/reply_send.h"
 #include "bot/service.h"
 #include "bot/signals.h"
@@ -253,6 +254,7 @@ static bool replies(struct service *sv)
 		pw_info("outbox: %s", summary);
 		g_free(summary);
 	}
+	pw_patchwork_service_round(sv->db, sv->cfg, &pw_stop_requested);
 	return true;
 }
 

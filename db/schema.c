@@ -383,6 +383,37 @@ static const char *const migrations[] = {
 	"  instr(auto_submitted || ';', ';') - 1,"
 	"  instr(auto_submitted || '(', '(') - 1)))) NOT IN ('', 'no');",
 	/*
+	 * The checks owed to Patchwork instances (db/pwcheck.c): one row
+	 * per patch message and [patchwork NAME], stored with the patch,
+	 * claimed (posting) before the request, recorded after.  A row
+	 * left in posting by a dead process comes back unsure: the poster
+	 * looks for its check before posting again.  IF NOT EXISTS: it
+	 * can run again.
+	 */
+	"CREATE TABLE IF NOT EXISTS pwcheck ("
+	"  id INTEGER PRIMARY KEY,"
+	"  message INTEGER NOT NULL REFERENCES message(id) ON DELETE CASCADE,"
+	"  instance TEXT NOT NULL,"		/* NAME of [patchwork NAME] */
+	"  msgid TEXT NOT NULL,"		/* without <> */
+	"  state TEXT NOT NULL CHECK (state = 'pending' OR state = 'posting'"
+	"    OR state = 'posted' OR state = 'failed'),"
+	"  unsure INTEGER NOT NULL DEFAULT 0,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  created_at INTEGER NOT NULL,"
+	"  next_attempt INTEGER NOT NULL DEFAULT 0,"
+	"  last_attempt INTEGER,"
+	"  posted_at INTEGER,"
+	"  check_state TEXT,"			/* success, warning, fail */
+	"  description TEXT,"
+	"  target_url TEXT,"
+	"  http_status INTEGER NOT NULL DEFAULT 0,"
+	"  patch_id INTEGER,"			/* Patchwork's */
+	"  check_url TEXT,"
+	"  last_error TEXT,"
+	"  UNIQUE (message, instance)"
+	");"
+	"CREATE INDEX IF NOT EXISTS pwcheck_due ON pwcheck(state, next_attempt);",
+	/*
 	 * Weekly digests (db/digest.c): one row per list and period, the
 	 * period's end unique per list, so that a digest is composed once
 	 * whatever crashes or runs again; msgid and refs thread the next

@@ -139,10 +139,10 @@ is "a configured sender: no reply" \
 # A store made before message.automated is migrated; the migration run
 # again changes nothing.
 cp "$db" "$T/old.db"; cp "$db-raw" "$T/old.db-raw"
-# The automated migration takes the store to user_version 13; those
-# appended after it run again after it, as on any older store.
 v=$(q "$db" "PRAGMA user_version")
-q "$T/old.db" "ALTER TABLE message DROP COLUMN automated; PRAGMA user_version = 12;
+# The automated migration takes a store from 12 to 13; later ones follow.
+va=12
+q "$T/old.db" "ALTER TABLE message DROP COLUMN automated; PRAGMA user_version = $va;
 	UPDATE message SET auto_submitted = CASE id % 4 WHEN 0 THEN 'No (a person)'
 	  WHEN 1 THEN 'auto-replied; owner-email=x@example.org' WHEN 2 THEN 'no; x=y'
 	  ELSE NULL END"
@@ -157,7 +157,7 @@ is "old store: Auto-Submitted read for the rows stored before" \
 No (a person) => -
 auto-replied; owner-email=x@example.org => Auto-Submitted: auto-replied
 no; x=y => -"
-q "$T/old.db" "PRAGMA user_version = 12"
+q "$T/old.db" "PRAGMA user_version = $va"
 $PW ingest -q --db "$T/old.db" /dev/null >/dev/null 2>&1
 is "old store again: one column, the store whole" \
 	"$(q "$T/old.db" "PRAGMA user_version"),$(q "$T/old.db" "SELECT count(*) FROM pragma_table_info('message') WHERE name = 'automated'"),$(q "$T/old.db" "PRAGMA integrity_check")" "$v,1,ok"
