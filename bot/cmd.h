@@ -31,5 +31,6 @@ int pw_cmd_serve(int argc, char **argv);
 int pw_cmd_config(int argc, char **argv);
 int pw_cmd_patchwork(int argc, char **argv);
 int pw_cmd_triage(int argc, char **argv);
+int pw_cmd_digest(int argc, char **argv);
 
 #endif

@@ -76,15 +76,24 @@ static void imap(const struct pw_imap_conf *m)
 
 static void list(const struct pw_list_conf *l)
 {
-	printf("\n[list %s]\n", l->name);
+	if (*l->name)
+		printf("\n[list %s]\n", l->name);
+	else
+		printf("\n[list *]\n# every other list, and mail on no list\n");
 	str("style", pw_style_str(l->style));
 	strv("disable", l->disabled);
 	strv("enable", l->enabled);
 	str("address", l->address);
-	flag("cc_list", l->cc_list);
-	flag("cc_all", l->cc_all);
-	strv("maintainer", l->maintainers);
+	str("mail", pw_mail_mode_str(l->mail));
+	if (l->mail == PW_MAIL_AUTHOR_CC && !(l->cc_list && l->cc_all)) {
+		/* Only the deprecated keys say this. */
+		flag("cc_list", l->cc_list);
+		flag("cc_all", l->cc_all);
+	}
+	strv("maintainer", l->maintainer_addrs);
 	str("maintainers", l->maintainers_file);
+	flag("cc_maintainers", l->cc_maintainers);
+	flag("digest", l->digest);
 }
 
 static void patchwork(const struct pw_patchwork_conf *w)
@@ -155,6 +164,7 @@ static void print(const struct pw_config *c)
 		list(c->lists->pdata[i]);
 	for (i = 0; i < c->patchwork->len; i++)
 		patchwork(c->patchwork->pdata[i]);
+	list(&c->defaults);
 }
 
 int pw_cmd_config(int argc, char **argv)

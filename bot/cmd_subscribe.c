@@ -90,8 +90,8 @@ static int list(struct pw_db *db, enum pw_format f)
 	return 0;
 }
 
-static int add(struct pw_db *db, char **args, int n, const char *list_id,
-	       const char *interval)
+static int add(struct pw_db *db, const struct pw_config *cfg, char **args,
+	       int n, const char *list_id, const char *interval)
 {
 	struct pw_subscription s = { 0 };
 	char *resolved = NULL, *err = NULL;
@@ -143,6 +143,14 @@ static int add(struct pw_db *db, char **args, int n, const char *list_id,
 		printf("subscribed %s: %s %s, polled every %" G_GINT64_FORMAT
 		       "s; its first poll is backfill (stored, never answered)\n",
 		       s.name, kind, resolved, s.interval);
+		/* A new list's mail is off until its section says who gets
+		 * it ([list NAME] mail): say so now, not at the first reply. */
+		if (!list_id)
+			printf("replies to its mail: as its List-Id's [list NAME]"
+			       " mail says; off without one\n");
+		else if (pw_config_list(cfg, list_id)->mail == PW_MAIL_OFF)
+			printf("replies to its mail: off until [list %s] mail is"
+			       " set (patchwarden.conf(5))\n", list_id);
 		rc = 0;
 	}
 	g_free(resolved);
@@ -233,7 +241,7 @@ int pw_cmd_subscribe(int argc, char **argv)
 	if (!strcmp(verb, "list"))
 		rc = list(db, f);
 	else if (!strcmp(verb, "add"))
-		rc = add(db, argv + 2, argc - 2, list_id, interval);
+		rc = add(db, cfg, argv + 2, argc - 2, list_id, interval);
 	else
 		rc = change(db, verb, argv + 2, argc - 2);
 out:

@@ -18,6 +18,7 @@
 #include "bot/config.h"
 #include "bot/mail.h"
 #include "checks/pwcheck.h"
+#include "checks/maintainers.h"
 #include "bot/reply.h"
 
 /* The sections and keys a configuration may hold. */
@@ -46,8 +47,8 @@ static const char *const patchwork_keys[] = {
 	"max_attempts", "timeout", NULL,
 };
 static const char *const list_keys[] = {
-	"style", "disable", "enable", "address", "cc_list", "cc_all",
-	"maintainer", "maintainers", NULL,
+	"style", "disable", "enable", "address", "mail", "maintainer",
+	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all", NULL,
 };
 
 static const struct section {
@@ -378,8 +379,146 @@ static void list_release(struct pw_list_conf *l)
 	g_strfreev(l->disabled);
 	g_strfreev(l->enabled);
 	g_free(l->address);
-	g_strfreev(l->maintainers);
+	g_strfreev(l->maintainer_addrs);
 	g_free(l->maintainers_file);
+	pw_maintainers_free(l->maintainers);
+}
+
+static const char *const mail_modes[] = {
+	[PW_MAIL_OFF] = "off",
+	[PW_MAIL_MAINTAINERS] = "maintainers",
+	[PW_MAIL_AUTHOR] = "author",
+	[PW_MAIL_AUTHOR_CC] = "author+cc",
+};
+
+bool pw_mail_mode_parse(const char *s, enum pw_mail_mode *out)
+{
+	size_t i;
+
+	for (i = 0; s && i < G_N_ELEMENTS(mail_modes); i++)
+		if (!g_ascii_strcasecmp(s, mail_modes[i])) {
+			*out = (enum pw_mail_mode)i;
+			return true;
+		}
+	return false;
+}
+
+const char *pw_mail_mode_str(enum pw_mail_mode m)
+{
+	return (size_t)m < G_N_ELEMENTS(mail_modes) ? mail_modes[m] : "off";
+}
+
+/*
+ * [list NAME] mail, and the keys it replaced: cc_list and cc_all, set
+ * without mail, still work (either makes the list author+cc, copying
+ * what they say) with a note; set beside mail, they are a problem.
+ */
+static void read_mail(struct loader *ld, struct pw_config *c,
+		      const char *group, struct pw_list_conf *l)
+{
+	char *mode = get_str(ld, group, "mail", NULL);
+	bool old_list = g_key_file_has_key(ld->main.kf, group, "cc_list", NULL);
+	bool old_all = g_key_file_has_key(ld->main.kf, group, "cc_all", NULL);
+
+	l->cc_list = get_bool(ld, group, "cc_list", false);
+	l->cc_all = get_bool(ld, group, "cc_all", false);
+	if (mode && !pw_mail_mode_parse(mode, &l->mail))
+		problem(ld, group, "mail", "[%s] mail = %s: not off, maintainers,"
+			" author or author+cc", group, mode);
+	if (mode && (old_list || old_all)) {
+		problem(ld, group, old_list ? "cc_list" : "cc_all", "[%s] %s is"
+			" the old spelling of mail = author+cc, and mail is set:"
+			" remove it", group, old_list ? "cc_list" : "cc_all");
+	} else if (old_list || old_all) {
+		c->notes = g_list_append(c->notes, g_strdup_printf(
+			"%s:%d: [%s] %s is deprecated: write mail = author+cc"
+			" (which copies the list and every recipient)",
+			ld->main.path, line_of(&ld->main, group, old_list ?
+					       "cc_list" : "cc_all"),
+			group, old_list ? "cc_list" : "cc_all"));
+		if (l->cc_list || l->cc_all)
+			l->mail = PW_MAIL_AUTHOR_CC;
+	}
+	if (mode && l->mail == PW_MAIL_AUTHOR_CC)
+		l->cc_list = l->cc_all = true;
+	else if (mode)
+		l->cc_list = l->cc_all = false;
+	g_free(mode);
+}
+
+/*
+ * A file named by key: a relative name is taken from the main file's
+ * folder, as [core] credentials is.  NULL when unset.
+ */
+static char *get_path(struct loader *ld, const char *group, const char *key)
+{
+	char *v = get_str(ld, group, key, NULL), *dir, *abs;
+
+	if (!v || g_path_is_absolute(v) || !ld->main.path)
+		return v;
+	dir = g_path_get_dirname(ld->main.path);
+	abs = g_build_filename(dir, v, NULL);
+	g_free(dir);
+	g_free(v);
+	return abs;
+}
+
+/*
+ * [list NAME] maintainer, maintainers, cc_maintainers and digest: who
+ * maintains the list, and what they get.
+ */
+static void read_maintainers(struct loader *ld, const char *group,
+			     struct pw_list_conf *l)
+{
+	size_t i, k = 0;
+
+	l->maintainer_addrs = get_list(ld, group, "maintainer");
+	for (i = 0; l->maintainer_addrs[i]; i++) {
+		char *a = l->maintainer_addrs[i];
+
+		if (!pw_reply_addr_ok(a)) {
+			problem(ld, group, "maintainer", "[%s] maintainer: '%s' is"
+				" not a bare mail address (a@b.org)", group, a);
+			g_free(a);
+			continue;
+		}
+		l->maintainer_addrs[k++] = g_ascii_strdown(a, -1);
+		g_free(a);
+	}
+	l->maintainer_addrs[k] = NULL;
+	l->maintainers_file = get_path(ld, group, "maintainers");
+	if (l->maintainers_file) {
+		/* Read once, here: every reply and digest asks it. */
+		GError *e = NULL;
+		char *text = NULL;
+		gsize len = 0;
+
+		if (!g_file_get_contents(l->maintainers_file, &text, &len, &e)) {
+			problem(ld, group, "maintainers", "[%s] maintainers = %s:"
+				" %s", group, l->maintainers_file, e->message);
+			g_error_free(e);
+		} else if (!(l->maintainers = pw_maintainers_parse(text, len)) ||
+			   !pw_maintainers_count(l->maintainers)) {
+			problem(ld, group, "maintainers", "[%s] maintainers = %s:"
+				" no MAINTAINERS entry in it", group,
+				l->maintainers_file);
+		}
+		g_free(text);
+	}
+	l->cc_maintainers = get_bool(ld, group, "cc_maintainers", false);
+	if (l->cc_maintainers && !l->maintainers_file)
+		problem(ld, group, "cc_maintainers", "[%s] cc_maintainers = true"
+			" needs maintainers = FILE, the MAINTAINERS file that"
+			" names them", group);
+	if (l->mail == PW_MAIL_MAINTAINERS && !l->maintainer_addrs[0] &&
+	    !l->maintainers_file)
+		problem(ld, group, "mail", "[%s] mail = maintainers, but neither"
+			" maintainer = ADDR nor maintainers = FILE names one",
+			group);
+	l->digest = get_bool(ld, group, "digest", false);
+	if (l->digest && !l->maintainer_addrs[0])
+		problem(ld, group, "digest", "[%s] digest = true, but no"
+			" maintainer = ADDR to send it to", group);
 }
 
 static void list_free(gpointer p)
@@ -403,25 +542,8 @@ static void patchwork_free(gpointer p)
 	g_free(w);
 }
 
-/*
- * A file named by key: a relative name is taken from the main file's
- * folder, as [core] credentials is.  NULL when unset.  The file is read
- * where it is used, so that an edit needs no restart.
- */
-static char *get_path(struct loader *ld, const char *group, const char *key)
-{
-	char *v = get_str(ld, group, key, NULL), *dir, *abs;
-
-	if (!v || g_path_is_absolute(v) || !ld->main.path)
-		return v;
-	dir = g_path_get_dirname(ld->main.path);
-	abs = g_build_filename(dir, v, NULL);
-	g_free(dir);
-	g_free(v);
-	return abs;
-}
-
-static void read_list(struct loader *ld, const char *group, const char *name,
+static void read_list(struct loader *ld, struct pw_config *c,
+		      const char *group, const char *name,
 		      struct pw_list_conf *l)
 {
 	char *style = get_str(ld, group, "style", "octal");
@@ -443,10 +565,8 @@ static void read_list(struct loader *ld, const char *group, const char *name,
 			problem(ld, group, "enable", "[%s] enable: no rule '%s'",
 				group, l->enabled[i]);
 	l->address = get_str(ld, group, "address", NULL);
-	l->cc_list = get_bool(ld, group, "cc_list", false);
-	l->cc_all = get_bool(ld, group, "cc_all", false);
-	l->maintainers = get_list(ld, group, "maintainer");
-	l->maintainers_file = get_path(ld, group, "maintainers");
+	read_mail(ld, c, group, l);
+	read_maintainers(ld, group, l);
 }
 
 /*
@@ -854,7 +974,7 @@ static void set_defaults(struct pw_config *c, const char *db)
 	c->defaults.name = g_strdup("");
 	c->defaults.disabled = g_new0(char *, 1);
 	c->defaults.enabled = g_new0(char *, 1);
-	c->defaults.maintainers = g_new0(char *, 1);
+	c->defaults.maintainer_addrs = g_new0(char *, 1);
 }
 
 /* The dry-run mbox defaults to outbox.mbox beside the database. */
@@ -1063,9 +1183,16 @@ static void read_lists(struct loader *ld, struct pw_config *c)
 
 		if (strncmp(groups[i], "list ", 5) || !section_find(groups[i]))
 			continue;
+		/* [list *]: the settings of every list without a section of
+		 * its own, and of mail on no list. */
+		if (!strcmp(g_strstrip(groups[i] + 5), "*")) {
+			list_release(&c->defaults);
+			read_list(ld, c, groups[i], "", &c->defaults);
+			continue;
+		}
 		l = g_new0(struct pw_list_conf, 1);
 		g_ptr_array_add(c->lists, l);
-		read_list(ld, groups[i], g_strstrip(groups[i] + 5), l);
+		read_list(ld, c, groups[i], groups[i] + 5, l);
 	}
 	g_strfreev(groups);
 }

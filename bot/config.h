@@ -19,9 +19,18 @@
  *            url (the dashboard's public address, which replies link to)
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
- *            cc_list (bool), cc_all (bool), maintainer (;-list of
- *            addresses whose mail commands are obeyed), maintainers =
- *            FILE (a kernel MAINTAINERS file)
+ *            mail (off|maintainers|author|author+cc: who gets a reply;
+ *            off unless set), maintainer (;-list of the list's
+ *            maintainers' addresses), maintainers (a kernel MAINTAINERS
+ *            file, relative to the configuration's folder),
+ *            cc_maintainers (bool: Cc the MAINTAINERS M: and R: of the
+ *            touched files), digest (bool: the weekly digest to the
+ *            maintainers), cc_list and cc_all (bool, deprecated: the
+ *            old spelling of mail = author+cc)
+ *   [list *]  the same keys, for every list without a [list NAME]
+ *            section and for mail on no list (no List-Id, no --list);
+ *            a [list NAME] section inherits nothing from it.  Without
+ *            either, a list's mail is off.
  *   [imap]   user, password, starttls (required|try|no), cainfo,
  *            timeout (seconds): for every IMAP subscription
  *   [imap NAME]  the same keys for the subscription called NAME; each
@@ -54,20 +63,47 @@
 #include "checks/patch.h"
 #include "checks/rules.h"
 
+/*
+ * Who gets a reply to mail of a list ([list NAME] mail).  The finding is
+ * stored and shown whatever the mode; a reply the mode keeps from
+ * anyone is stored as suppressed, with the reason.
+ */
+enum pw_mail_mode {
+	PW_MAIL_OFF,		/* no one: the default */
+	PW_MAIL_MAINTAINERS,	/* the list's maintainers only */
+	PW_MAIL_AUTHOR,		/* the author only */
+	PW_MAIL_AUTHOR_CC,	/* the author, Cc the list and the original
+				 * Cc's (cc_list, cc_all) */
+};
+
+/* Reads "off", "maintainers", "author" or "author+cc"; false otherwise. */
+bool pw_mail_mode_parse(const char *s, enum pw_mail_mode *out);
+/* The name of a mode, as the configuration spells it (static). */
+const char *pw_mail_mode_str(enum pw_mail_mode m);
+
+struct pw_maintainers;
+
 struct pw_list_conf {
 	char *name;
 	enum pw_style style;
 	char **disabled;	/* NULL-terminated rule IDs */
 	char **enabled;
 	char *address;		/* posting address, or NULL */
+	enum pw_mail_mode mail;
+	/* What mail = author+cc copies: the list's address (cc_list) and
+	 * every recipient of the original (cc_all); both with author+cc,
+	 * or as the deprecated keys set them. */
 	bool cc_list;
 	bool cc_all;
-	/* [list NAME] maintainer: lower-cased addresses whose triage by
-	 * mail is obeyed for the list (NULL-terminated, maybe empty). */
-	char **maintainers;
-	/* [list NAME] maintainers: the path of a kernel MAINTAINERS file
-	 * (relative names taken from the config's folder), or NULL. */
-	char *maintainers_file;
+	char **maintainer_addrs;	/* [list] maintainer: lower-cased
+					 * addresses, NULL-terminated */
+	char *maintainers_file;	/* [list] maintainers, as an absolute
+				 * path, or NULL */
+	/* That file as read when the configuration was loaded (NULL without
+	 * one, or when it could not be read: a problem then). */
+	struct pw_maintainers *maintainers;
+	bool cc_maintainers;	/* Cc the M: and R: of the touched files */
+	bool digest;		/* a weekly digest to maintainer_addrs */
 };
 
 /* How to log in to the IMAP server of a subscription. */

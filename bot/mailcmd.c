@@ -88,26 +88,6 @@ static enum pw_status patched_files(struct pw_db *db, int64_t id, char ***out)
 	return s;
 }
 
-/* The MAINTAINERS file of a list, parsed, or NULL (a warning says why). */
-static struct pw_maintainers *read_maintainers(const struct pw_list_conf *l)
-{
-	GError *e = NULL;
-	char *text;
-	gsize n;
-	struct pw_maintainers *m;
-
-	if (!l->maintainers_file)
-		return NULL;
-	if (!g_file_get_contents(l->maintainers_file, &text, &n, &e)) {
-		pw_warn("[list %s] maintainers: %s", l->name, e->message);
-		g_error_free(e);
-		return NULL;
-	}
-	m = pw_maintainers_parse(text, n);
-	g_free(text);
-	return m;
-}
-
 /* Everything a command mail's commands are judged by. */
 struct ctx {
 	struct pw_db *db;
@@ -118,7 +98,7 @@ struct ctx {
 	GArray *messages;		/* it, or its series' patches */
 	char **files;			/* the files they patch */
 	bool list_maintainer;		/* poster is a [list] maintainer */
-	GPtrArray *maint;		/* struct pw_maintainers * of its lists */
+	GPtrArray *maint;		/* struct pw_maintainers * of its lists, borrowed */
 };
 
 /* Whether c->poster maintains path by the lists' MAINTAINERS files. */
@@ -254,8 +234,7 @@ static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
 	bool found;
 	size_t i, j;
 
-	c.maint = g_ptr_array_new_with_free_func(
-		(GDestroyNotify)pw_maintainers_free);
+	c.maint = g_ptr_array_new();
 	c.messages = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	if (pw_dkim_verify(raw, len, at ? at + 1 : "", cfg->dkim_keys, &why) ==
 	    PW_DKIM_FAIL) {
@@ -295,13 +274,13 @@ static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
 	for (i = 0; c.target->lists && c.target->lists[i]; i++) {
 		const struct pw_list_conf *l = pw_config_list(cfg,
 							      c.target->lists[i]);
-		struct pw_maintainers *mt;
 
-		for (j = 0; l->maintainers && l->maintainers[j]; j++)
-			if (!g_ascii_strcasecmp(l->maintainers[j], c.poster))
+		for (j = 0; l->maintainer_addrs && l->maintainer_addrs[j]; j++)
+			if (!g_ascii_strcasecmp(l->maintainer_addrs[j], c.poster))
 				c.list_maintainer = true;
-		if ((mt = read_maintainers(l)))
-			g_ptr_array_add(c.maint, mt);
+		/* The MAINTAINERS file as the configuration read it. */
+		if (l->maintainers)
+			g_ptr_array_add(c.maint, l->maintainers);
 	}
 	for (i = 0; !s && i < cmds->len; i++) {
 		const struct pw_triage_cmd *cmd = cmds->pdata[i];

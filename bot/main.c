@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "serve", pw_cmd_serve, "the dashboard and its JSON API over HTTP" },
 	{ "triage", pw_cmd_triage, "maintainers' decisions: a finding wrong, a rule off, recheck, stop, undo" },
 	{ "config", pw_cmd_config, "check the configuration: the settings in effect and every problem" },
+	{ "digest", pw_cmd_digest, "the weekly digest of a list to its maintainers" },
 };
 
 static void usage(FILE *out)

@@ -48,7 +48,49 @@ struct head {
 	const char *const *parent_refs;	/* its References, oldest first, or NULL */
 	const char *parent_subject;	/* its decoded subject */
 	const char *list_addr;		/* the list's posting address, or NULL */
+	bool maintainers;		/* to the maintainers, about the author */
+	bool own_subject;		/* parent_subject is the subject, as is */
 };
+
+/*
+ * Addresses the reply of h to me->maintainers when it names any: To the
+ * first, Cc the others then cc, into *all (new, NULL-terminated).
+ */
+static void to_maintainers(struct head *h, const char *const *cc,
+			   char ***all)
+{
+	const char *const *mt = h->me->maintainers;
+	GPtrArray *v;
+	size_t i;
+
+	*all = NULL;
+	if (!mt || !mt[0])
+		return;
+	v = g_ptr_array_new();
+	for (i = 1; mt[i]; i++)
+		g_ptr_array_add(v, g_strdup(mt[i]));
+	for (i = 0; cc && cc[i]; i++)
+		g_ptr_array_add(v, g_strdup(cc[i]));
+	g_ptr_array_add(v, NULL);
+	*all = (char **)g_ptr_array_free(v, FALSE);
+	h->to_name = NULL;
+	h->to_addr = mt[0];
+	h->cc = (const char *const *)*all;
+	h->maintainers = true;
+}
+
+/* "Name <addr>" of the author, for the maintainers (new string). */
+static char *author_of(const char *name, const char *addr)
+{
+	char *n = pw_reply_clean(name, MAX_NAME);
+	char *a = pw_reply_addr_ok(addr) ? g_ascii_strdown(addr, -1) :
+		g_strdup("an unknown address");
+	char *s = *n ? g_strdup_printf("%s <%s>", n, a) : g_strdup(a);
+
+	g_free(n);
+	g_free(a);
+	return s;
+}
 
 /* ---- cleaning what comes from mail ---- */
 
@@ -611,6 +653,9 @@ static void append_footer(GString *b, const struct head *h, bool flood)
 	      "bot%s%s. It answers %s, and never answers automated mail.",
 	      PW_VERSION, addr ? " for " : "", addr ? addr : "",
 	      flood ? "a flood with one summary" : "a patch once");
+	if (h->maintainers)
+		wrap(b, "", "This copy went to the list's maintainers only: "
+		     "the author was not mailed.");
 	if (h->me->reply_to)
 		wrap(b, "", "If it got something wrong, reply to this mail: "
 		     "replies reach the people who run it.");
@@ -770,7 +815,8 @@ static enum pw_status build(const struct head *h, const char *body,
 	}
 	g_ptr_array_add(rcpt, NULL);
 
-	subject = pw_reply_subject(h->parent_subject);
+	subject = h->own_subject ? pw_reply_clean(h->parent_subject, 200) :
+		pw_reply_subject(h->parent_subject);
 	g_mime_message_set_subject(m, subject, "utf-8");
 	date = g_date_time_new_from_unix_utc(h->me->date);
 	g_mime_message_set_date(m, date);
@@ -868,7 +914,7 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 	GString *b = g_string_new(NULL), *tail = g_string_new(NULL);
 	GString *part = g_string_new(NULL);
 	char *subj = pw_reply_clean(h->parent_subject, MAX_SUBJECT);
-	char *topics = NULL, *url = NULL;
+	char *topics = NULL, *url = NULL, *whose = NULL, **all_cc = NULL;
 	GPtrArray *groups;
 	size_t i, shown, used = 0, budget, left = 0, left_groups = 0;
 	enum pw_status st = PW_ERR_INPUT;
@@ -883,20 +929,30 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 		goto out;
 	}
 	topics = topics_of(groups);
+	to_maintainers(&head, cc, &all_cc);
+	if (head.maintainers) {
+		char *who = author_of(pw_mail_poster_name(parent),
+				      pw_mail_poster_addr(parent));
+
+		whose = g_strdup_printf("the %s from %s", series ? "series" :
+					"patch", who);
+		g_free(who);
+	} else {
+		whose = g_strdup_printf("your %s", series ? "series" : "patch");
+	}
 	append_greeting(b, h->to_name);
 	if (shown == 1)
-		wrapf(b, "", "patchwarden, a review bot, read your %s \"%s\" and "
+		wrapf(b, "", "patchwarden, a review bot, read %s \"%s\" and "
 		      "found one thing worth a second look in %s:",
-		      series ? "series" : "patch", subj, topics);
+		      whose, subj, topics);
 	else if (groups->len == 1)
-		wrapf(b, "", "patchwarden, a review bot, read your %s \"%s\" and "
+		wrapf(b, "", "patchwarden, a review bot, read %s \"%s\" and "
 		      "found %zu things worth a second look in %s, all of one "
-		      "kind:", series ? "series" : "patch", subj, shown, topics);
+		      "kind:", whose, subj, shown, topics);
 	else
-		wrapf(b, "", "patchwarden, a review bot, read your %s \"%s\" and "
+		wrapf(b, "", "patchwarden, a review bot, read %s \"%s\" and "
 		      "found %zu things of %u kinds worth a second look in %s:",
-		      series ? "series" : "patch", subj, shown, groups->len,
-		      topics);
+		      whose, subj, shown, groups->len, topics);
 	g_string_append_c(b, '\n');
 
 	url = page_url(me, parent->msgid_derived ? NULL : parent->msgid);
@@ -905,8 +961,9 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 		      "dashboard: %s", url);
 	if (url)
 		g_string_append_c(tail, '\n');
-	g_string_append(tail, series ? "Thanks for your series.\n\n" :
-			"Thanks for your patch.\n\n");
+	if (!head.maintainers)
+		g_string_append(tail, series ? "Thanks for your series.\n\n" :
+				"Thanks for your patch.\n\n");
 	append_footer(tail, h, false);
 
 	/*
@@ -960,7 +1017,29 @@ out:
 	g_free(subj);
 	g_free(topics);
 	g_free(url);
+	g_free(whose);
+	g_strfreev(all_cc);
 	return st;
+}
+
+enum pw_status pw_reply_message(const struct pw_reply_self *me,
+				const char *const *to, const char *subject,
+				const char *in_reply_to,
+				const char *const *refs, const char *body,
+				struct pw_reply **out, char **err)
+{
+	struct head head = {
+		.me = me,
+		.to_addr = to && to[0] ? to[0] : NULL,
+		.cc = to && to[0] ? to + 1 : NULL,
+		.parent_msgid = in_reply_to,
+		.parent_refs = refs,
+		.parent_subject = subject,
+		.own_subject = true,
+	};
+
+	*out = NULL;
+	return build(&head, body, out, err);
 }
 
 static char *format_time(int64_t t)
@@ -1004,6 +1083,7 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 	char *subj = pw_reply_clean(f->subject, MAX_SUBJECT);
 	char *first = format_time(f->first_seen), *last = format_time(f->last_seen);
 	char *span = format_span(f->last_seen - f->first_seen);
+	char *who, **all_cc = NULL;
 	size_t nlists = 0, i;
 	enum pw_status st;
 
@@ -1014,10 +1094,13 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 		nlists++;
 		g_free(l);
 	}
-	append_greeting(b, f->sender_name);
-	wrapf(b, "", "patchwarden, a review bot, noticed that you sent %d "
+	to_maintainers(&head, NULL, &all_cc);
+	who = head.maintainers ? author_of(f->sender_name, f->sender_addr) :
+		g_strdup("you");
+	append_greeting(b, h->to_name);
+	wrapf(b, "", "patchwarden, a review bot, noticed that %s sent %d "
 	      "patches in %s "
-	      "(from %s to %s), all titled like this one:", f->size, span,
+	      "(from %s to %s), all titled like this one:", who, f->size, span,
 	      first, last);
 	g_string_append_printf(b, "\n    %s\n\n", subj);
 	if (f->claimed_total > f->size)
@@ -1053,5 +1136,7 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 	g_free(first);
 	g_free(last);
 	g_free(span);
+	g_free(who);
+	g_strfreev(all_cc);
 	return st;
 }

@@ -32,6 +32,11 @@ struct pw_reply_self {
 					 * address, or NULL */
 	const char *msgid;		/* the reply's own, pw_reply_msgid() */
 	int64_t date;			/* Unix time of the Date header */
+	/* Where the reply goes when not to the author ([list] mail =
+	 * maintainers): addresses, NULL-terminated, the first To and the
+	 * others Cc; the body then speaks to them of the author, who gets
+	 * no copy.  NULL or empty: to the author. */
+	const char *const *maintainers;
 };
 
 /* One finding to report; it quotes f->added_line when there is one. */
@@ -55,7 +60,7 @@ void pw_reply_free(struct pw_reply *r);
 /*
  * Composes the reply to parent, a patch (or the cover letter or first
  * patch of a series: items then carry their patch's subject), as read
- * from the store: to its sender, threaded under it unless its
+ * from the store: to its sender (or to me->maintainers), threaded under it unless its
  * Message-ID was derived, with a copy to each address of cc
  * (NULL-terminated, or NULL), naming list_addr (or NULL: none known)
  * as the posting address of the list it came through.
@@ -78,13 +83,27 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 
 /*
  * Composes the one summary reply to flood f, as recorded: to its
- * sender, threaded under its first member, naming list_addr (or NULL)
+ * sender (or to me->maintainers, then with no cc), threaded under its first member, naming list_addr (or NULL)
  * as above.  Same results as above.
  */
 enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 			      const struct pw_flood_info *f,
 			      const char *list_addr,
 			      struct pw_reply **out, char **err);
+
+/*
+ * Composes a message of the bot's own that answers no mail (a list's
+ * digest): body (UTF-8 text, wrapped by the caller) under subject (as
+ * is, cleaned to one line), to to[0] with a copy to each other address
+ * of to (NULL-terminated), threaded under in_reply_to (without <>, or
+ * NULL) with refs (oldest first, NULL-terminated, or NULL) before it.
+ * Same results as pw_reply_patch().
+ */
+enum pw_status pw_reply_message(const struct pw_reply_self *me,
+				const char *const *to, const char *subject,
+				const char *in_reply_to,
+				const char *const *refs, const char *body,
+				struct pw_reply **out, char **err);
 
 /*
  * Returns the deterministic Message-ID (without <>) of the reply of the

@@ -10,8 +10,6 @@
 #include "db/decision.h"
 #include "db/outbox.h"
 
-#define MAX_CC 20		/* Cc addresses copied from the original */
-
 /*
  * Why mail dated date is too old to answer under [reply] max_age, or
  * NULL (new string).  A Date that could not be judged (0: none,
@@ -152,51 +150,18 @@ static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg
 	return PW_OK;
 }
 
-/* Adds addr to v unless it is there already, the reply's To or the bot's. */
-static void add_cc(GPtrArray *v, const char *addr, const char *to,
-		   const char *bot)
-{
-	guint i;
-
-	if (!addr || !pw_reply_addr_ok(addr) || !g_ascii_strcasecmp(addr, to) ||
-	    !g_ascii_strcasecmp(addr, bot) || v->len >= MAX_CC)
-		return;
-	for (i = 0; i < v->len; i++)
-		if (!g_ascii_strcasecmp(g_ptr_array_index(v, i), addr))
-			return;
-	g_ptr_array_add(v, g_ascii_strdown(addr, -1));
-}
-
 /*
- * The Cc of a reply: the author first when someone else posted the
- * patch (the reply goes To that sender), the author is a person and
- * cc_author says the per-recipient limit allows it (an in-body From:
- * is a line anyone can write: the limit is what bounds the mail it can
- * draw to an address), then what the settings of every list m was seen
- * on add.
+ * The mail mode check ([list NAME] mail): why no one may get the reply
+ * to mail of the lists names (new string: "mail off for list X", or
+ * that no maintainer is known), or NULL.  rc: the recipients worked out
+ * for it, or NULL (only the modes are read).
  */
-static char **cc_for(const struct pw_config *cfg, const struct pw_outbox_msg *m,
-		     bool cc_author)
+static char *mail_mode_hold(const struct pw_config *cfg, char **names,
+			    const struct pw_reply_rcpt *rc)
 {
-	const char *to = pw_mail_poster_addr(m->mail), *bot = cfg->from_addr;
-	GPtrArray *v = g_ptr_array_new();
-	size_t i, j, nl = g_strv_length(m->lists);
-
-	if (cc_author && m->mail->sender_addr &&
-	    !is_automated(cfg, m->mail->from_addr))
-		add_cc(v, m->mail->from_addr, to, bot);
-	for (i = 0; i < (nl ? nl : 1); i++) {
-		const struct pw_list_conf *l = pw_config_list(cfg,
-							      nl ? m->lists[i] : NULL);
-
-		if (l->cc_list)
-			add_cc(v, l->address, to, bot);
-		if (l->cc_all)
-			for (j = 0; m->mail->recipients[j]; j++)
-				add_cc(v, m->mail->recipients[j], to, bot);
-	}
-	g_ptr_array_add(v, NULL);
-	return (char **)g_ptr_array_free(v, FALSE);
+	if (rc)
+		return g_strdup(rc->none);
+	return pw_reply_queue_mail_off(cfg, names);
 }
 
 /*
@@ -209,7 +174,7 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 			     const char *key, const struct pw_reply_item *items,
 			     size_t n, const char *forced_hold)
 {
-	char **cc = NULL;
+	struct pw_reply_rcpt rc = { 0 };
 	char *hold = NULL, *author_held = NULL;
 	enum pw_status st = PW_OK;
 
@@ -219,15 +184,6 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 		st = never_answer(db, cfg, m, &hold);
 	if (st)
 		goto out;
-	if (!hold && !pw_reply_addr_ok(pw_mail_poster_addr(m->mail))) {
-		pw_warn("message %s: no usable address to reply to", m->mail->msgid);
-		goto out;
-	}
-	/* Counted for the person the reply goes To. */
-	if (!hold)
-		st = rate_limited(db, cfg, pw_mail_poster_addr(m->mail), true, &hold);
-	if (st)
-		goto out;
 	/* The author in Cc counts against the author's own limit. */
 	if (!hold && m->mail->sender_addr &&
 	    pw_reply_addr_ok(m->mail->from_addr))
@@ -235,13 +191,26 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 	/* An author who opted out is not copied either. */
 	if (!st && !hold && !author_held && m->mail->sender_addr)
 		st = opted_out(db, m->id, m->mail->from_addr, &author_held);
+	if (!st)
+		st = pw_reply_queue_recipients(db, cfg, m, !author_held, &rc);
 	if (st)
 		goto out;
-	cc = cc_for(cfg, m, !author_held);
-	st = pw_reply_queue_patch(db, cfg, m, kind, key, (const char *const *)cc,
-				  items, n, hold);
+	if (!hold)
+		hold = mail_mode_hold(cfg, m->lists, &rc);
+	if (!hold && !rc.maintainers[0] &&
+	    !pw_reply_addr_ok(pw_mail_poster_addr(m->mail))) {
+		pw_warn("message %s: no usable address to reply to", m->mail->msgid);
+		goto out;
+	}
+	/* Counted for the person the reply goes To. */
+	if (!hold)
+		st = rate_limited(db, cfg, rc.maintainers[0] ? rc.maintainers[0] :
+				  pw_mail_poster_addr(m->mail), true, &hold);
+	if (st)
+		goto out;
+	st = pw_reply_queue_patch(db, cfg, m, kind, key, &rc, items, n, hold);
 out:
-	g_strfreev(cc);
+	pw_reply_rcpt_release(&rc);
 	g_free(hold);
 	g_free(author_held);
 	return st;
@@ -305,6 +274,7 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 {
 	char *key = g_strdup_printf("flood:%s", f->key);
 	char *why = g_strdup_printf("superseded by the summary of flood %s", f->key);
+	struct pw_reply_rcpt rc = { 0 };
 	char *hold = NULL;
 	enum pw_status st = PW_OK;
 	bool answered = false;
@@ -330,10 +300,17 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 		hold = g_strdup_printf("automated sender %s", f->sender_addr);
 	else if (n)	/* a sender who opted out on the flood's list */
 		st = opted_out(db, members[0], f->sender_addr, &hold);
-	if (!st && !hold)
-		st = rate_limited(db, cfg, f->sender_addr, false, &hold);
+	if (st)
+		goto out;
+	pw_reply_queue_flood_recipients(cfg, f, &rc);
+	if (!hold)
+		hold = mail_mode_hold(cfg, f->lists, &rc);
+	if (!hold)
+		st = rate_limited(db, cfg, rc.maintainers[0] ? rc.maintainers[0] :
+				  f->sender_addr, false, &hold);
 	if (!st)
-		st = pw_reply_queue_flood(db, cfg, f, key, hold);
+		st = pw_reply_queue_flood(db, cfg, f, &rc, key, hold);
+	pw_reply_rcpt_release(&rc);
 out:
 	g_free(key);
 	g_free(why);
@@ -435,6 +412,8 @@ static enum pw_status decide(struct pw_db *db, const struct pw_config *cfg,
 	if (st || !found)
 		goto out;
 	st = never_answer(db, cfg, m, &why);
+	if (!st && !why)
+		why = mail_mode_hold(cfg, m->lists, NULL);
 	if (!st && !why)
 		st = rate_limited(db, cfg, pw_mail_poster_addr(m->mail), true, &why);
 	if (st)

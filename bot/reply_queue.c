@@ -10,6 +10,11 @@
 
 #include "bot/reply_queue.h"
 #include "bot/log.h"
+#include "bot/mail.h"
+#include "bot/pubinbox.h"
+#include "checks/maintainers.h"
+
+#define MAX_CC 20		/* Cc addresses a reply carries, at most */
 
 /* The bot as its replies present it, from [smtp] from and [reply]. */
 static void self_init(struct pw_reply_self *me, const struct pw_config *cfg,
@@ -63,6 +68,284 @@ static char *list_address(const struct pw_config *cfg, char **names,
 			return g_ascii_strdown(recipients[i], -1);
 	}
 	return NULL;
+}
+
+/* ---- who gets a reply ---- */
+
+void pw_reply_rcpt_release(struct pw_reply_rcpt *rc)
+{
+	g_strfreev(rc->maintainers);
+	g_strfreev(rc->cc);
+	g_free(rc->none);
+	memset(rc, 0, sizeof(*rc));
+}
+
+/* Adds addr to v (lower-cased) unless it is there already, is skip or
+ * the bot's, or v is full. */
+static void add_addr(GPtrArray *v, const char *addr, const char *skip,
+		     const char *bot, guint max)
+{
+	guint i;
+
+	if (!addr || !pw_reply_addr_ok(addr) ||
+	    (skip && !g_ascii_strcasecmp(addr, skip)) ||
+	    !g_ascii_strcasecmp(addr, bot) || v->len >= max)
+		return;
+	for (i = 0; i < v->len; i++)
+		if (!g_ascii_strcasecmp(g_ptr_array_index(v, i), addr))
+			return;
+	g_ptr_array_add(v, g_ascii_strdown(addr, -1));
+}
+
+static char **strv_of(GPtrArray *v)
+{
+	g_ptr_array_add(v, NULL);
+	return (char **)g_ptr_array_free(v, FALSE);
+}
+
+/* The lists of names to look up: names, or the defaults' (NULL) when
+ * the mail was seen on none. */
+static size_t nlists(char **names)
+{
+	size_t n = names ? g_strv_length(names) : 0;
+
+	return n ? n : 1;
+}
+
+static const struct pw_list_conf *list_at(const struct pw_config *cfg,
+					  char **names, size_t i)
+{
+	return pw_config_list(cfg, names && names[0] ? names[i] : NULL);
+}
+
+char *pw_reply_queue_mail_off(const struct pw_config *cfg, char **names)
+{
+	GString *s;
+	size_t i, n = nlists(names);
+
+	for (i = 0; i < n; i++)
+		if (list_at(cfg, names, i)->mail != PW_MAIL_OFF)
+			return NULL;
+	if (!names || !names[0])
+		return g_strdup("mail off for mail on no list (a list's mail"
+				" is off until [list NAME] mail is set)");
+	s = g_string_new(n == 1 ? "mail off for list " : "mail off for lists ");
+	for (i = 0; i < n; i++) {
+		char *name = pw_reply_clean(names[i], 100);
+
+		g_string_append_printf(s, "%s%s", i ? ", " : "", name);
+		g_free(name);
+	}
+	return g_string_free(s, FALSE);
+}
+
+/*
+ * The files a stored patch touches (its old and new paths, each once),
+ * from its raw bytes, which the store or the archive keeps: only the
+ * MAINTAINERS lookups need them.  NULL-terminated; an empty array when
+ * the bytes cannot be read (said in the log).
+ */
+static char **touched_files(struct pw_db *db, int64_t message_id)
+{
+	GPtrArray *v = g_ptr_array_new();
+	struct pw_mail *mail = NULL;
+	struct pw_patch *p = NULL;
+	GBytes *raw = NULL;
+	char *err = NULL;
+	const char *data;
+	gsize len;
+	size_t i;
+
+	if (pw_pubinbox_message(db, message_id, &raw) || !raw) {
+		pw_warn("message %" G_GINT64_FORMAT ": its bytes cannot be read:"
+			" no MAINTAINERS lookup for it", message_id);
+		goto out;
+	}
+	data = g_bytes_get_data(raw, &len);
+	if (pw_mail_parse(data, len, &mail, &err) || !mail->diff) {
+		pw_warn("message %" G_GINT64_FORMAT ": no diff to read the touched"
+			" files from%s%s", message_id, err ? ": " : "",
+			err ? err : "");
+		goto out;
+	}
+	p = pw_diff_parse(mail->diff, strlen(mail->diff));
+	for (i = 0; i < p->nfiles; i++) {
+		const char *paths[2] = { p->files[i].old_path, p->files[i].new_path };
+		size_t k, j;
+
+		for (k = 0; k < 2; k++) {
+			bool seen = !paths[k];
+
+			for (j = 0; !seen && j < v->len; j++)
+				seen = !strcmp(v->pdata[j], paths[k]);
+			if (!seen)
+				g_ptr_array_add(v, g_strdup(paths[k]));
+		}
+	}
+out:
+	pw_patch_free(p);
+	pw_mail_free(mail);
+	if (raw)
+		g_bytes_unref(raw);
+	g_free(err);
+	return strv_of(v);
+}
+
+/* Adds the M: addresses (with_reviewers: and the R:) of the entries of
+ * m covering files to v, the catch-all entries' M: left out. */
+static void add_maintainers(GPtrArray *v, const struct pw_maintainers *m,
+			    char **files, bool with_reviewers, const char *skip,
+			    const char *bot, guint max)
+{
+	size_t i, k;
+
+	if (with_reviewers) {
+		char **a = pw_maintainers_addresses(m, (const char *const *)files,
+						    g_strv_length(files));
+
+		for (i = 0; a[i]; i++)
+			add_addr(v, a[i], skip, bot, max);
+		g_strfreev(a);
+		return;
+	}
+	for (i = 0; files[i]; i++) {
+		const struct pw_maint_entry **e = pw_maintainers_for_path(m, files[i]);
+
+		for (k = 0; e[k]; k++) {
+			size_t j;
+
+			if (e[k]->catch_all)
+				continue;
+			for (j = 0; e[k]->maintainers && e[k]->maintainers[j]; j++)
+				add_addr(v, e[k]->maintainers[j], skip, bot, max);
+		}
+		g_free(e);
+	}
+}
+
+/*
+ * What the lists names ask for a reply to poster (and the original's
+ * recipients, the author in-body when cc_author is set, and the files,
+ * each may be NULL), as pw_reply_queue_recipients() says.  files is
+ * read (by *files_of) only when a list needs it.
+ */
+static enum pw_status recipients(struct pw_db *db, const struct pw_config *cfg,
+				 char **names, const char *poster,
+				 const char *author, char **orig,
+				 int64_t message_id, struct pw_reply_rcpt *rc)
+{
+	GPtrArray *mt = g_ptr_array_new(), *cc = g_ptr_array_new();
+	const char *bot = cfg->from_addr;
+	char **files = NULL;
+	bool to_author = false, any = false;
+	size_t i, j, n = nlists(names);
+
+	memset(rc, 0, sizeof(*rc));
+	rc->none = pw_reply_queue_mail_off(cfg, names);
+	for (i = 0; i < n; i++) {
+		const struct pw_list_conf *l = list_at(cfg, names, i);
+
+		if (l->mail == PW_MAIL_OFF)
+			continue;
+		any = true;
+		if (l->maintainers && message_id && !files &&
+		    (l->mail == PW_MAIL_MAINTAINERS || l->cc_maintainers))
+			files = touched_files(db, message_id);
+		switch (l->mail) {
+		case PW_MAIL_MAINTAINERS:
+			for (j = 0; l->maintainer_addrs[j]; j++)
+				add_addr(mt, l->maintainer_addrs[j], NULL, bot, MAX_CC);
+			if (l->maintainers && files)
+				add_maintainers(mt, l->maintainers, files, false,
+						NULL, bot, MAX_CC);
+			break;
+		case PW_MAIL_AUTHOR_CC:
+			if (l->cc_list)
+				add_addr(cc, l->address, poster, bot, MAX_CC);
+			for (j = 0; l->cc_all && orig && orig[j]; j++)
+				add_addr(cc, orig[j], poster, bot, MAX_CC);
+			/* fall through */
+		case PW_MAIL_AUTHOR:
+			to_author = true;
+			break;
+		case PW_MAIL_OFF:
+			break;
+		}
+		if (l->cc_maintainers && l->maintainers && files)
+			add_maintainers(cc, l->maintainers, files, true, poster,
+					bot, MAX_CC);
+	}
+	if (to_author) {
+		/* The author first, then the maintainers the other lists
+		 * want told, then the rest. */
+		GPtrArray *v = g_ptr_array_new();
+
+		if (author)
+			add_addr(v, author, poster, bot, MAX_CC);
+		for (i = 0; i < mt->len; i++)
+			add_addr(v, mt->pdata[i], poster, bot, MAX_CC);
+		for (i = 0; i < cc->len; i++)
+			add_addr(v, cc->pdata[i], poster, bot, MAX_CC);
+		g_ptr_array_set_free_func(cc, g_free);
+		g_ptr_array_free(cc, TRUE);
+		cc = v;
+		g_ptr_array_set_free_func(mt, g_free);
+		g_ptr_array_set_size(mt, 0);
+	} else if (any && !mt->len) {
+		rc->none = g_strdup("mail = maintainers, but no maintainer is"
+				    " known for it");
+	} else if (mt->len) {
+		/* To the maintainers only: the Cc's are theirs. */
+		GPtrArray *v = g_ptr_array_new();
+
+		for (i = 0; i < cc->len; i++)
+			add_addr(v, cc->pdata[i], mt->pdata[0], bot, MAX_CC);
+		g_ptr_array_set_free_func(cc, g_free);
+		g_ptr_array_free(cc, TRUE);
+		cc = v;
+	}
+	if (rc->none) {
+		/* Released by hand, it goes to the author, as a reply did
+		 * before lists chose. */
+		g_ptr_array_set_free_func(mt, g_free);
+		g_ptr_array_set_size(mt, 0);
+		g_ptr_array_set_free_func(cc, g_free);
+		g_ptr_array_set_size(cc, 0);
+		if (author)
+			add_addr(cc, author, poster, bot, MAX_CC);
+	}
+	g_ptr_array_set_free_func(mt, NULL);
+	g_ptr_array_set_free_func(cc, NULL);
+	rc->maintainers = strv_of(mt);
+	rc->cc = strv_of(cc);
+	g_strfreev(files);
+	return PW_OK;
+}
+
+enum pw_status pw_reply_queue_recipients(struct pw_db *db,
+					 const struct pw_config *cfg,
+					 const struct pw_outbox_msg *m,
+					 bool cc_author,
+					 struct pw_reply_rcpt *rc)
+{
+	const struct pw_mail *mail = m->mail;
+	const char *author = NULL;
+
+	/* An in-body From: is a line anyone can write: the per-recipient
+	 * limit (cc_author) is what bounds the mail it draws. */
+	if (cc_author && mail->sender_addr &&
+	    !pw_mail_sender_automated(mail->from_addr,
+				      (const char *const *)cfg->automated_senders))
+		author = mail->from_addr;
+	return recipients(db, cfg, m->lists, pw_mail_poster_addr(mail), author,
+			  mail->recipients, m->id, rc);
+}
+
+void pw_reply_queue_flood_recipients(const struct pw_config *cfg,
+				     const struct pw_flood_info *f,
+				     struct pw_reply_rcpt *rc)
+{
+	recipients(NULL, cfg, f->lists, f->sender_addr, NULL, NULL, 0, rc);
 }
 
 void pw_reply_patch_facts_release(struct pw_reply_patch_facts *pf)
@@ -143,7 +426,7 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const struct pw_config *cfg,
 				    const struct pw_outbox_msg *m,
 				    const char *kind, const char *key,
-				    const char *const *cc,
+				    const struct pw_reply_rcpt *rc,
 				    const struct pw_reply_item *items, size_t n,
 				    const char *hold)
 {
@@ -157,7 +440,10 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 	enum pw_status st;
 
 	self_init(&me, cfg, msgid);
-	st = pw_reply_patch(&me, mail, cc, list_addr, items, n, &r, &err);
+	if (rc)
+		me.maintainers = (const char *const *)rc->maintainers;
+	st = pw_reply_patch(&me, mail, rc ? (const char *const *)rc->cc : NULL,
+			    list_addr, items, n, &r, &err);
 	if (st) {
 		/* Nothing to store: the message cannot be answered. */
 		pw_warn("message %s: cannot compose a reply: %s", mail->msgid, err);
@@ -177,6 +463,7 @@ out:
 enum pw_status pw_reply_queue_flood(struct pw_db *db,
 				    const struct pw_config *cfg,
 				    const struct pw_flood_info *f,
+				    const struct pw_reply_rcpt *rc,
 				    const char *key, const char *hold)
 {
 	struct pw_reply_self me;
@@ -189,6 +476,8 @@ enum pw_status pw_reply_queue_flood(struct pw_db *db,
 	enum pw_status st;
 
 	self_init(&me, cfg, msgid);
+	if (rc)
+		me.maintainers = (const char *const *)rc->maintainers;
 	st = pw_reply_flood(&me, f, list_addr, &r, &err);
 	if (st) {
 		pw_warn("flood %s: cannot compose the summary: %s", f->key, err);

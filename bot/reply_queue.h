@@ -39,9 +39,62 @@ enum pw_status pw_reply_queue_read(struct pw_db *db, int64_t message_id,
 void pw_reply_patch_facts_release(struct pw_reply_patch_facts *pf);
 
 /*
+ * Who gets a reply, as the mail modes ([list NAME] mail) of the lists
+ * the answered mail was seen on say: what each list asks, together.  A
+ * list that is off asks nothing; maintainers, its maintainer addresses
+ * and the MAINTAINERS M: of the touched files (maintainers = FILE);
+ * author, the author; author+cc, the author and the Cc's of cc_list and
+ * cc_all.  cc_maintainers adds the M: and R: of the touched files to
+ * the Cc of any list that is not off.  When one list asks for the
+ * author, the maintainers others ask for are copied.  Mail on no list
+ * takes the defaults: off.
+ */
+struct pw_reply_rcpt {
+	/* NULL-terminated, owned.  maintainers: the To (first) and Cc of a
+	 * reply to the maintainers only, empty when it goes to the author;
+	 * cc: the other copies. */
+	char **maintainers;
+	char **cc;
+	/* Why no one gets it (new string), or NULL: every list is off
+	 * ("mail off for list X"), or no maintainer is known for it.  The
+	 * recipients are then those of a reply to the author, which is
+	 * who gets it if "outbox retry" releases it. */
+	char *none;
+};
+
+void pw_reply_rcpt_release(struct pw_reply_rcpt *rc);
+
+/*
+ * Fills *rc for the reply to m.  cc_author: whether the author, when
+ * someone else posted the patch (the reply then goes To that sender),
+ * may be copied (the per-recipient limit allows it).  May read the
+ * stored message again for the files it touches (only where a list
+ * names a MAINTAINERS file and asks for it).  Release *rc whatever the
+ * result.
+ */
+enum pw_status pw_reply_queue_recipients(struct pw_db *db,
+					 const struct pw_config *cfg,
+					 const struct pw_outbox_msg *m,
+					 bool cc_author,
+					 struct pw_reply_rcpt *rc);
+
+/* The same for the summary of flood f: no Cc's of the original, no
+ * touched files. */
+void pw_reply_queue_flood_recipients(const struct pw_config *cfg,
+				     const struct pw_flood_info *f,
+				     struct pw_reply_rcpt *rc);
+
+/*
+ * Why mail of the lists names (NULL-terminated; NULL or empty: mail on
+ * no list) gets no reply because every one of them has mail off (a new
+ * string: "mail off for list X"), or NULL when one of them mails.
+ */
+char *pw_reply_queue_mail_off(const struct pw_config *cfg, char **names);
+
+/*
  * Composes the reply of kind ("patch" or "series") to m listing the n
- * findings of items, with a copy to each address of cc (NULL-terminated,
- * or NULL), and stores it under key (what it answers, unique): pending,
+ * findings of items, to the recipients rc names (NULL: the author
+ * alone), and stores it under key (what it answers, unique): pending,
  * or suppressed with the reason hold when hold is not NULL.  A reply
  * that cannot be composed (an unusable address) is reported and not
  * stored; that is no error.  May run inside the caller's transaction.
@@ -50,17 +103,18 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const struct pw_config *cfg,
 				    const struct pw_outbox_msg *m,
 				    const char *kind, const char *key,
-				    const char *const *cc,
+				    const struct pw_reply_rcpt *rc,
 				    const struct pw_reply_item *items, size_t n,
 				    const char *hold);
 
 /*
  * Composes the one summary reply to flood f and stores it under key, as
- * above.
+ * above (rc: pw_reply_queue_flood_recipients(), or NULL).
  */
 enum pw_status pw_reply_queue_flood(struct pw_db *db,
 				    const struct pw_config *cfg,
 				    const struct pw_flood_info *f,
+				    const struct pw_reply_rcpt *rc,
 				    const char *key, const char *hold);
 
 #endif

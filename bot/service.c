@@ -10,6 +10,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "bot/cli.h"
+#include "bot/digest.h"
 #include "bot/log.h"
 #include "bot/reply_policy.h"
 #include "bot/patchwork.h"
@@ -241,6 +242,7 @@ static bool replies(struct service *sv)
 	if (released || folded)
 		pw_info("outbox: flood window closed: %d held replies released,"
 			" %d answered by their flood's summary", released, folded);
+	pw_digest_service(sv->db, sv->cfg, (int64_t)time(NULL));
 	if (pw_reply_send_due(sv->db, sv->cfg, &so, &ost, &err)) {
 		pw_warn("outbox: %s; the replies wait for the next send",
 			err ? err : "sending failed");

@@ -464,6 +464,36 @@ static const char *const migrations[] = {
 	"   WHERE p.id = new.patch AND d.undone_at IS NULL"
 	"   AND " PW_DECISION_COVERS("new", "m") ";"
 	"  END;",
+	/*
+	 * Weekly digests (db/digest.c): one row per list and period, the
+	 * period's end unique per list, so that a digest is composed once
+	 * whatever crashes or runs again; msgid and refs thread the next
+	 * one under it; outbox NULL when the period had nothing to say
+	 * (nothing was sent, the period is covered all the same).  The
+	 * outbox takes the kind 'digest': its CHECK is widened as
+	 * migration 13 widens the message table, through writable_schema
+	 * and only when not done (rows stored before all still pass it).
+	 */
+	"CREATE TABLE IF NOT EXISTS digest ("
+	"  id INTEGER PRIMARY KEY,"
+	"  list TEXT NOT NULL,"
+	"  since INTEGER NOT NULL,"
+	"  until INTEGER NOT NULL,"
+	"  msgid TEXT,"
+	"  refs TEXT,"			/* space-separated, oldest first */
+	"  outbox INTEGER REFERENCES outbox(id) ON DELETE SET NULL,"
+	"  created_at INTEGER NOT NULL,"
+	"  UNIQUE (list, until)"
+	");"
+	"PRAGMA writable_schema = ON;"
+	"UPDATE sqlite_schema SET sql = replace(sql,"
+	" 'CHECK (kind IN (''patch'',''series'',''flood''))',"
+	" 'CHECK (kind IN (''patch'',''series'',''flood'',''digest''))')"
+	" WHERE type = 'table' AND name = 'outbox'"
+	" AND sql NOT LIKE '%''digest''%';"
+	"PRAGMA writable_schema = RESET;"
+	"CREATE TABLE schema_cookie_bump (x);"
+	"DROP TABLE schema_cookie_bump;",
 };
 
 const char *const *pw_db_migrations(size_t *n)

@@ -361,7 +361,9 @@ PYEOF
 # replies (no [smtp] url), every age answered, then LINES.
 pwconf() {
 	local f=$1; shift
-	{ printf '[reply]\nmax_age = 0\n'; printf '%s\n' "$@"; } >"$f"
+	# Every list answers its authors: mail is off until a section
+	# says so ([list *] covers the lists without one).
+	{ printf '[list *]\nmail = author\n[reply]\nmax_age = 0\n'; printf '%s\n' "$@"; } >"$f"
 	chmod 600 "$f"
 }
 

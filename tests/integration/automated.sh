@@ -10,7 +10,7 @@ q() { sqlite3 -batch -noheader "$1" "$2"; }
 A=$CORPUS/lore-automated/automated.mbox
 D=$CORPUS/lore-automated/discussion.mbox
 # Old archive mail answered as if it had just come, with every finding.
-printf '[reply]\nmax_age = 0\nmin_severity = info\n' >"$T/pw.conf"
+printf '[reply]\nmax_age = 0\nmin_severity = info\n[list *]\nmail = author\n' >"$T/pw.conf"
 
 # An AUTOSEL posting of a commit that adds a symbolic mode, its headers
 # as the stable bot writes them (made here: the real ones in the corpus
@@ -128,7 +128,7 @@ contains "parse: the 2085 Date is said" "$($PW parse "$D")" \
 
 # [reply] automated_senders adds to the built-in list, at ingest.
 mkdir -p "$T/c"
-printf '[reply]\nmax_age = 0\nmin_severity = info\nautomated_senders = x@y; Sunwire@*\n' >"$T/c.conf"
+printf '[reply]\nmax_age = 0\nmin_severity = info\nautomated_senders = x@y; Sunwire@*\n[list *]\nmail = author\n' >"$T/c.conf"
 (cd "$T/c" && $PW run --config "$T/c.conf" --db "$T/c/pw.db" "$A" >/dev/null 2>&1)
 is "a configured sender: stored as automated" \
 	"$(q "$T/c/pw.db" "SELECT automated FROM message WHERE msgid = 'a83f15e3-ac09-abf2-d8da-7b1ac86efc70@gmail.com'")" \

@@ -73,6 +73,7 @@ timeout = 20
 max_age = 0
 [list linux-foo]
 address = linux-foo@vger.example.org
+mail = author
 EOF
 chmod 600 "$T/smtp.conf"
 DB=$T/smtp.db

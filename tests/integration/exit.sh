@@ -123,7 +123,7 @@ rm -rf "$T/gone"
 is "1 poll: a source failed, the others polled" "$(st poll --config "$RUNCONF" --db "$T/p.db")" 1
 contains "1 poll: which, and why" "$(cat "$T/out")" "gone: failed:"
 port=$(free_port)
-printf '[smtp]\nurl = smtp://127.0.0.1:%s/\nfrom = bot@example.org\n[reply]\nmax_age = 0\n' \
+printf '[smtp]\nurl = smtp://127.0.0.1:%s/\nfrom = bot@example.org\n[reply]\nmax_age = 0\n[list *]\nmail = author\n' \
 	"$port" >"$T/down.conf"
 is "0 run FILE: a reply that cannot be sent waits, the delivery succeeds" \
 	"$(st run --config "$T/down.conf" --db "$T/o/pw.db" "$T/bad.mbox")" 0

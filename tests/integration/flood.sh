@@ -355,8 +355,8 @@ out.append(out[0].replace("<off-0@", "<off-again@").replace(
     formatdate(t, usegmt=True), formatdate(t + 3600, usegmt=True)))
 open(sys.argv[1], "w").write("".join(out))
 PY
-printf '[flood]\ncount = 3\n' >"$T/on.conf"
-printf '[flood]\ncount = 3\n[list foo.lists.example.org]\ndisable = FLOOD;RESEND_IDENTICAL\n' >"$T/off.conf"
+printf '[flood]\ncount = 3\n[list *]\nmail = author\n' >"$T/on.conf"
+printf '[flood]\ncount = 3\n[list foo.lists.example.org]\nmail = author\ndisable = FLOOD;RESEND_IDENTICAL\n' >"$T/off.conf"
 $PW ingest -q --reply --threads 1 --config "$T/on.conf" --db "$T/on.db" "$T/off.mbox" >/dev/null
 $PW ingest -q --reply --threads 1 --config "$T/off.conf" --db "$T/off.db" "$T/off.mbox" >/dev/null
 is "FLOOD on: every patch has its FLOOD finding" \

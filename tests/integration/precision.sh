@@ -133,6 +133,8 @@ max_age = 0
 per_recipient_per_hour = 100000
 global_per_hour = 100000
 dry_run_mbox = $T/$name/outbox.mbox
+[list *]
+mail = author
 EOF
 	db=$T/$name/pw.db
 	if ! $PW run --config "$T/$name/pw.conf" --db "$db" "$mbox" >"$T/$name/run.out" 2>&1; then

@@ -61,7 +61,7 @@ proxy smtpstall "$SMTP_PORT" --stall-after 1 || exit 1
 smtpconf() {	# FILE PORT
 	pwconf "$1" "[smtp]" "url = smtp://127.0.0.1:$2" "from = patchwarden <bot@example.org>" \
 		"starttls = no" "timeout = 3" \
-		"[list linux-foo]" "address = linux-foo@vger.example.org"
+		"[list linux-foo]" "address = linux-foo@vger.example.org" "mail = author"
 }
 smtpconf "$T/stall.conf" "$smtpstall_PORT"
 smtpconf "$T/good.conf" "$SMTP_PORT"

@@ -515,7 +515,7 @@ is "db recheck stores the line again" \
 # replies go To each poster; the author is in Cc of the first only,
 # since per_recipient_per_hour counts Cc as well as To.
 mkdir -p "$T/incc"
-printf '[smtp]\nfrom = bot@example.org\n[reply]\nper_recipient_per_hour = 1\nmax_age = 0\nmin_severity = info\n' >"$T/incc.conf"
+printf '[smtp]\nfrom = bot@example.org\n[reply]\nper_recipient_per_hour = 1\nmax_age = 0\nmin_severity = info\n[list *]\nmail = author\n' >"$T/incc.conf"
 $PW ingest -q --reply --db "$T/incc/pw.db" --config "$T/incc.conf" \
 	"$TOP/tests/data/incc.mbox" >/dev/null 2>"$T/err"
 is "three replies, one To each poster" \
@@ -533,7 +533,7 @@ is "the in-body author is in Cc of the first only" \
 # by the List-Id, never the List-Id.
 HW=$CORPUS/lore-linux-hwmon
 mkdir -p "$T/hw"
-printf '[reply]\nmax_age = 0\n[web]\nurl = https://pw.example.org/\n' >"$T/hw.conf"
+printf '[reply]\nmax_age = 0\n[web]\nurl = https://pw.example.org/\n[list linux-hwmon.vger.kernel.org]\nmail = author\n' >"$T/hw.conf"
 $PW run --db "$T/hw/pw.db" --config "$T/hw.conf" "$HW/it87-symbolic-modes.mbox" \
 	"$HW/k10temp-malformed.mbox" >/dev/null 2>"$T/err"
 is "real hwmon mail: two replies in the dry-run mbox" \

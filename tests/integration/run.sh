@@ -150,7 +150,7 @@ $PW run --config "$T/age.conf" --db "$T/age.db" "$TOP/tests/data/sample.mbox" >/
 is "[reply] max_age out of range: refused (75)" "$rc" 75
 contains "[reply] max_age out of range: said" "$(cat "$T/err")" "max_age is days, 0 to 36500"
 mkdir -p "$T/g"
-printf '[smtp]\nfrom = "Review Bot" <Bot@Example.ORG>\n[reply]\nmax_age = 0\n' >"$T/g/goodfrom.conf"
+printf '[smtp]\nfrom = "Review Bot" <Bot@Example.ORG>\n[reply]\nmax_age = 0\n[list *]\nmail = author\n' >"$T/g/goodfrom.conf"
 $PW run --config "$T/g/goodfrom.conf" --db "$T/g/pw.db" "$TOP/tests/data/sample.mbox" >/dev/null 2>&1
 check "a quoted name and a mixed-case address are read" \
 	grep -q '^From: Review Bot <bot@example.org>' "$T/g/outbox.mbox"

@@ -21,6 +21,8 @@ db=$T/pw.db
 conf=$T/pw.conf
 port=$(free_port)
 cat >"$conf" <<EOF
+[list *]
+mail = author
 [reply]
 max_age = 0
 [flood]

@@ -41,7 +41,21 @@ vg() {
 }
 
 cd "$T" || exit 1
-printf '[reply]\nmax_age = 0\ndry_run_mbox = %s\n' "$T/replies.mbox" >"$T/pw.conf"
+# The sample's list answers its maintainers, read from a MAINTAINERS
+# file too, and gets a digest: the paths of mail policy under memcheck.
+cat >"$T/pw.conf" <<CONF
+[reply]
+max_age = 0
+dry_run_mbox = $T/replies.mbox
+[list *]
+mail = author
+[list linux-mips.vger.kernel.org]
+mail = maintainers
+maintainer = maint@example.org
+maintainers = $TOP/tests/data/MAINTAINERS.hwmon
+cc_maintainers = true
+digest = true
+CONF
 chmod 600 "$T/pw.conf"
 
 # ---- ingest of the corpus mail (one of which is not mail: status 1) ----
@@ -57,6 +71,8 @@ contains "check: the finding" "$(cat "$T/check.out")" "PERM_WORLD_WRITABLE"
 # ---- reply composition: run on mail with findings, replies to an mbox ----
 vg run 0 "$PW" run --config "$T/pw.conf" --db "$T/run.db" "$TOP/tests/data/sample.mbox"
 check "run: replies composed" test -s "$T/replies.mbox"
+vg digest 0 "$PW" digest --config "$T/pw.conf" --db "$T/run.db"
+contains "digest: composed and written" "$(cat "$T/digest.out")" "queued=1"
 
 # ---- a poll of a local public-inbox archive ----
 "$PW" archive "$T/inbox" "$TOP/tests/data/sample.mbox" >/dev/null 2>"$T/err"

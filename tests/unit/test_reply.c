@@ -195,6 +195,100 @@ static void test_compose_patch(void **state)
 	pw_reply_free(r);
 }
 
+/*
+ * [list] mail = maintainers: To the first maintainer, Cc the others and
+ * cc, the author neither; the body names the author, thanks no one, and
+ * says who got it.
+ */
+static void test_compose_maintainers(void **state)
+{
+	struct pw_finding f = {
+		.rule = "PERM_WORLD_WRITABLE", .severity = PW_SEV_ERROR,
+		.file = "drivers/hwmon/lm75.c", .line = 12,
+		.message = "0666 (rw-rw-rw-): others can write",
+	};
+	struct pw_reply_item it = { &f, NULL };
+	const char *maint[] = { "boss@example.org", "second@example.org", NULL };
+	const char *cc[] = { "rev@example.org", NULL };
+	struct pw_mail parent = {
+		.msgid = "lm75@example.org", .from_name = "Ann Author",
+		.from_addr = "ann@example.com", .subject = "[PATCH] hwmon: lm75",
+	};
+	struct pw_reply_self me = {
+		.addr = "bot@example.org", .msgid = "patchwarden.patch.m@example.org",
+		.date = 1470124800, .maintainers = maint,
+	};
+	struct pw_reply *r = NULL;
+	char *err = NULL, *text, *flat, **parts;
+	GMimeMessage *m;
+
+	assert_int_equal(pw_reply_patch(&me, &parent, cc, NULL, &it, 1, &r, &err),
+			 PW_OK);
+	assert_string_equal(r->to, "boss@example.org");
+	assert_string_equal(r->rcpt[0], "boss@example.org");
+	assert_string_equal(r->rcpt[1], "second@example.org");
+	assert_string_equal(r->rcpt[2], "rev@example.org");
+	assert_null(r->rcpt[3]);
+	m = parse(r->wire);
+	text = body_text(m);
+	parts = g_strsplit_set(text, "\r\n ", -1);
+	flat = g_strjoinv(" ", parts);
+	g_strfreev(parts);
+	/* The words alone, one space apart. */
+	while ((parts = g_strsplit(flat, "  ", -1)) && parts[1]) {
+		g_free(flat);
+		flat = g_strjoinv(" ", parts);
+		g_strfreev(parts);
+	}
+	g_strfreev(parts);
+	assert_true(g_str_has_prefix(text, "Hello,"));
+	assert_non_null(strstr(flat, "read the patch from Ann Author <ann@example.com>"));
+	assert_null(strstr(text, "your patch"));
+	assert_null(strstr(text, "Thanks for"));
+	assert_non_null(strstr(flat, "maintainers only: the author was not mailed"));
+	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "In-Reply-To"),
+			    "<lm75@example.org>");
+	g_free(flat);
+	g_free(text);
+	g_object_unref(m);
+	pw_reply_free(r);
+}
+
+/* A message that answers no mail (a digest): its own subject, To and
+ * Cc, threaded under the message it names. */
+static void test_compose_message(void **state)
+{
+	const char *to[] = { "boss@example.org", "second@example.org", NULL };
+	const char *refs[] = { "d1@example.org", NULL };
+	struct pw_reply_self me = {
+		.addr = "bot@example.org", .msgid = "patchwarden.digest.2@example.org",
+		.date = 1470124800,
+	};
+	struct pw_reply *r = NULL;
+	char *err = NULL;
+	GMimeMessage *m;
+
+	assert_int_equal(pw_reply_message(&me, to, "[patchwarden] digest\r\nBcc: x@y",
+					  "d2@example.org", refs, "Hello,\n", &r, &err),
+			 PW_OK);
+	m = parse(r->wire);
+	assert_string_equal(g_mime_message_get_subject(m),
+			    "[patchwarden] digest Bcc: x@y");
+	assert_null(g_mime_object_get_header(GMIME_OBJECT(m), "Bcc"));
+	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "In-Reply-To"),
+			    "<d2@example.org>");
+	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "References"),
+			    "<d1@example.org> <d2@example.org>");
+	assert_string_equal(r->rcpt[0], "boss@example.org");
+	assert_string_equal(r->rcpt[1], "second@example.org");
+	g_object_unref(m);
+	pw_reply_free(r);
+	/* No one to send it to: refused. */
+	assert_int_equal(pw_reply_message(&me, NULL, "s", NULL, NULL, "b", &r, &err),
+			 PW_ERR_INPUT);
+	g_free(err);
+}
+
 static void test_compose_refuses(void **state)
 {
 	struct pw_finding f = { .rule = "R", .severity = PW_SEV_WARNING,
@@ -722,6 +816,8 @@ static void test_compose_flood(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_compose_maintainers),
+		cmocka_unit_test(test_compose_message),
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_subject),
 		cmocka_unit_test(test_long_subject),

@@ -23,8 +23,28 @@
 static int setup(void **state)
 {
 	struct fx *f = fx_open("pw-outbox-XXXXXX");
+
+	/* The tests below answer the author, as [list *] mail = author
+	 * says: a list's mail is off until configured. */
+	f->cfg->defaults.mail = PW_MAIL_AUTHOR;
 	*state = f;
 	return 0;
+}
+
+/* Replaces f's configuration with text (the store stays f's). */
+static void use_config(struct fx *f, const char *text)
+{
+	char *path = g_build_filename(f->dir, "t.conf", NULL);
+	char *db = g_build_filename(f->dir, "t.db", NULL);
+	char *err = NULL;
+
+	assert_true(g_file_set_contents(path, text, -1, NULL));
+	pw_config_free(f->cfg);
+	f->cfg = NULL;
+	assert_int_equal(pw_config_load(path, db, &f->cfg, &err), PW_OK);
+	f->cfg->reply_max_age = 0;
+	g_free(path);
+	g_free(db);
 }
 
 static int teardown(void **state)
@@ -100,6 +120,30 @@ static char *reason_of(struct fx *f, const char *answers)
 	}
 	g_ptr_array_unref(rows);
 	return why ? why : g_strdup("none");
+}
+
+/* "STATE|TO|RECIPIENTS (space-separated)" of the reply to answers. */
+static char *mode_row(struct fx *f, const char *answers)
+{
+	GPtrArray *rows = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_outbox_row_free);
+	char *out = NULL;
+	guint i;
+
+	assert_int_equal(pw_db_outbox_list(f->db, NULL, rows), PW_OK);
+	for (i = 0; i < rows->len; i++) {
+		struct pw_outbox_row *r = g_ptr_array_index(rows, i);
+
+		if (!strcmp(r->answers, answers)) {
+			char *rc = g_strdup(r->recipients);
+
+			g_strdelimit(rc, "\n", ' ');
+			out = g_strdup_printf("%s|%s|%s", r->state, r->rcpt_to, rc);
+			g_free(rc);
+		}
+	}
+	g_ptr_array_unref(rows);
+	return out ? out : g_strdup("none");
 }
 
 static char *state_of(struct fx *f, const char *answers)
@@ -381,10 +425,87 @@ static void test_unknown_date(void **state)
 	pw_outbox_row_free(r);
 }
 
+/* A patch of linux-foo with recipients, from ann, posted now. */
+static int64_t add_cc_patch(struct fx *f, const char *msgid)
+{
+	char *rcpt[] = { (char *)"linux-foo@vger.example.org",
+			 (char *)"rev@example.org", NULL };
+	struct pw_mail m = { 0 };
+
+	m.msgid = (char *)msgid;
+	m.from_name = (char *)"Ann";
+	m.from_addr = (char *)"ann@example.com";
+	m.date = (gint64)time(NULL);
+	m.recipients = rcpt;
+	m.nrecipients = 2;
+	return store_patch(f, &m, false);
+}
+
+/*
+ * [list NAME] mail: off (the default) stores the reply suppressed with
+ * the reason; maintainers sends it to them only; author to the author
+ * only; author+cc copies the list and the original's recipients.
+ */
+static void test_mail_modes(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *conf, *want;
+	} cases[] = {
+		{ "", "suppressed|ann@example.com|ann@example.com" },
+		{ "[list linux-foo]\nstyle = octal\n",
+		  "suppressed|ann@example.com|ann@example.com" },
+		{ "[list linux-foo]\nmail = off\n[list *]\nmail = author\n",
+		  "suppressed|ann@example.com|ann@example.com" },
+		{ "[list linux-foo]\nmail = maintainers\n"
+		  "maintainer = Boss@Example.org; second@example.org\n",
+		  "pending|boss@example.org|boss@example.org second@example.org" },
+		{ "[list linux-foo]\nmail = author\n",
+		  "pending|ann@example.com|ann@example.com" },
+		{ "[list linux-foo]\nmail = author+cc\n"
+		  "address = linux-foo@vger.example.org\n",
+		  "pending|ann@example.com|ann@example.com"
+		  " linux-foo@vger.example.org rev@example.org" },
+		/* The old keys still work: cc_list alone copies the list. */
+		{ "[list linux-foo]\ncc_list = true\n"
+		  "address = linux-foo@vger.example.org\n",
+		  "pending|ann@example.com|ann@example.com"
+		  " linux-foo@vger.example.org" },
+		/* Mail on another list only: [list *] is not linux-foo's. */
+		{ "[list *]\nmail = author\n",
+		  "pending|ann@example.com|ann@example.com" },
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *id = g_strdup_printf("mode%zu@x", i);
+		char *key = g_strdup_printf("msg:%s", id);
+		char *row;
+		int64_t m;
+
+		use_config(f, cases[i].conf);
+		m = add_cc_patch(f, id);
+		assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, m), PW_OK);
+		row = mode_row(f, key);
+		assert_string_equal(row, cases[i].want);
+		g_free(row);
+		g_free(id);
+		g_free(key);
+	}
+	/* Why: the list named. */
+	{
+		char *why = reason_of(f, "msg:mode1@x");
+
+		assert_string_equal(why, "mail off for list linux-foo");
+		g_free(why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_policy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mail_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undecided, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sender, setup, teardown),
