@@ -7,6 +7,7 @@
 #include "bot/digest.h"
 #include "bot/log.h"
 #include "bot/reply.h"
+#include "db/decision.h"
 #include "db/outbox.h"
 
 #define MAX_RULES 10		/* rules listed, the most severe first */
@@ -233,17 +234,58 @@ char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 }
 
 /*
- * The triage decisions taken on list in (since, until], one line each
- * ("2026-12-01 a@b.org: RULE ignored for PATH"), appended to lines.
- * The decision table belongs to the triage work of issue 25 ("Feedback
- * that sticks"), which lands apart: until it is merged, the store holds
- * no decision, and this is where its query is called.
+ * The triage decisions taken on list in (since, until] and still live,
+ * one line each ("2026-12-01 a@b.org: ignore RULE for PATH"), oldest
+ * first, appended to lines.
  */
 static enum pw_status digest_decisions(struct pw_db *db, const char *list,
 				       int64_t since, int64_t until,
 				       GPtrArray *lines)
 {
-	return PW_OK;
+	GPtrArray *v = NULL;
+	enum pw_status st = pw_db_decision_list(db, list, false, &v);
+
+	for (guint i = v && !st ? v->len : 0; i-- > 0;) {
+		const struct pw_decision *d = v->pdata[i];
+		GDateTime *t;
+		char *day, *what, *line;
+
+		if (d->at <= since || d->at > until)
+			continue;
+		t = g_date_time_new_from_unix_utc(d->at);
+		day = g_date_time_format(t, "%Y-%m-%d");
+		g_date_time_unref(t);
+		switch (d->kind) {
+		case PW_DECISION_WRONG:
+			what = g_strdup_printf("%s of <%s> marked wrong",
+					       d->rule ? d->rule : "every finding",
+					       d->msgid ? d->msgid : "?");
+			break;
+		case PW_DECISION_IGNORE:
+			what = g_strdup_printf("%s ignored for %s", d->rule,
+					       d->path ? d->path : "the whole list");
+			break;
+		case PW_DECISION_RECHECK:
+			what = g_strdup_printf("<%s> rechecked",
+					       d->msgid ? d->msgid : "?");
+			break;
+		case PW_DECISION_STOP:
+		default:
+			what = g_strdup_printf("%s asked for no more replies",
+					       d->addr ? d->addr : "?");
+			break;
+		}
+		line = g_strdup_printf("%s %s: %s", day, d->by, what);
+		/* Addresses and Message-IDs came in mail: no control
+		 * character reaches the digest's text. */
+		g_ptr_array_add(lines, pw_reply_clean(line, 200));
+		g_free(line);
+		g_free(what);
+		g_free(day);
+	}
+	if (v)
+		g_ptr_array_unref(v);
+	return st;
 }
 
 /* The hourly limits, as replies have them: why the digest to addr waits

@@ -182,11 +182,14 @@ enum pw_status pw_db_decision_list(struct pw_db *db, const char *list,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT " DECISION_COLUMNS " FROM decision d"
 		" WHERE (?2 OR d.undone_at IS NULL)"
-		" AND (?1 IS NULL OR d.list IS NULL OR d.list = ?1"
+		" AND (?1 IS NULL OR d.list = ?1"
+		/* A decision for every list is about each; one about a
+		 * message, about the lists the message was seen on. */
+		"  OR (d.list IS NULL AND (d.msgid IS NULL"
 		"  OR EXISTS (SELECT 1 FROM message m"
 		"   JOIN message_list ml ON ml.message = m.id"
 		"   JOIN list l ON l.id = ml.list"
-		"   WHERE m.msgid = d.msgid AND l.name = ?1))"
+		"   WHERE m.msgid = d.msgid AND l.name = ?1))))"
 		" ORDER BY d.id DESC");
 	GPtrArray *v = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)pw_decision_free);

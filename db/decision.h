@@ -113,7 +113,8 @@ enum pw_status pw_db_decision_undo(struct pw_db *db, int64_t id,
 
 /*
  * The decisions, newest first: those about list (NULL: all; a decision
- * for every list is about each), undone ones too with all.  *out is a
+ * for every list is about each, one about a message about the lists it
+ * was seen on), undone ones too with all.  *out is a
  * new array of struct pw_decision * that frees them.
  */
 enum pw_status pw_db_decision_list(struct pw_db *db, const char *list,

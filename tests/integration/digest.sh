@@ -84,8 +84,16 @@ EOF
 $PW run --config "$C" --db "$DB" "$T/robot.mbox" >/dev/null 2>"$T/err"
 is "mail off: no reply was mailed" "$(received)" 0
 
+# A maintainer's decision of the week, and one on another list.
+$PW triage --config "$C" --db "$DB" ignore PERM_SYMBOLIC --path 'drivers/hwmon/it87.c' \
+	--list "$LIST" --by maint@example.org >/dev/null 2>"$T/err"
+$PW triage --config "$C" --db "$DB" ignore PERM_OCTAL --list linux-other \
+	--by other@example.org >/dev/null 2>"$T/err"
 $PW digest --config "$C" --db "$DB" --dry-run >"$T/dry.out" 2>"$T/err"
 is "digest --dry-run: exit 0" "$?" 0
+contains "digest: the decisions taken" "$(cat "$T/dry.out")" \
+	"maint@example.org: PERM_SYMBOLIC ignored for drivers/hwmon/it87.c"
+check "digest: not another list's decision" sh -c "! grep -q other@example.org '$T/dry.out'"
 contains "digest --dry-run: the digest on stdout" "$(cat "$T/dry.out")" "PERM_SYMBOLIC (warning): 36 in 2 patches"
 is "digest --dry-run: nothing stored, nothing sent" \
 	"$(q "$DB" "SELECT count(*) FROM digest"),$(received)" "0,0"

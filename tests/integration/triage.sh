@@ -61,8 +61,11 @@ min_severity = info
 [web]
 token = $TOKEN
 [list hwmon]
+mail = author
 maintainer = jdelvare@suse.com
 maintainers = MAINTAINERS
+[list *]
+mail = author
 EOF
 chmod 600 "$T/pw.conf"
 C="--config $T/pw.conf"
