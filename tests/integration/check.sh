@@ -269,7 +269,7 @@ contains "mail without a patch: says so" "$err" "no patch found"
 
 # --- git's sendemail-validate hook --------------------------------------------
 # git send-email runs .git/hooks/sendemail-validate with the mail's file
-# name; a non-zero exit stops the sending.  This is the hook from README.
+# name; a non-zero exit stops the sending.  This is the hook of patchwarden(1), EXAMPLES.
 hook="$repo/.git/hooks/sendemail-validate"
 cat >"$hook" <<HOOK
 #!/bin/sh
