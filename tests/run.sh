@@ -50,12 +50,17 @@ trap 'exit 130' INT TERM
 # Seconds a suite took on a 2-core machine, for the order of a first run
 # (no BUILD/test-times yet); a suite not named here counts as 5.
 declare -A estimate=(
-	[integration/crash]=60 [integration/web_browser]=50 [integration/mailinfo]=40
-	[integration/patchid]=40 [integration/subscribe_pi]=40 [integration/valgrind]=40
-	[integration/subscribe_local]=35 [integration/gen_flood]=30 [integration/reply]=30
-	[integration/flood]=25 [integration/precision]=25 [integration/subscribe_imap]=25
-	[integration/remotes]=20 [integration/service]=20 [integration/web]=20
-	[integration/ingest]=15 [integration/check]=15 [integration/cases]=15
+	[integration/crash]=70 [integration/subscribe_pi]=60 [integration/remotes]=60
+	[integration/service]=60 [integration/parse]=60 [integration/ingest]=60
+	[integration/web_browser]=50 [integration/pi_fixtures]=50
+	[integration/subscribe_local]=50 [integration/valgrind]=40
+	[integration/precision]=40 [integration/query]=40 [integration/check]=40
+	[integration/fuzz_replay]=40 [integration/reply]=40 [integration/mailinfo]=30
+	[integration/manpages]=30 [integration/run]=30 [integration/exit]=30
+	[integration/readonly]=25 [integration/gen_flood]=25 [integration/flood]=25
+	[integration/mailcases]=25 [integration/subscribe_imap]=25
+	[integration/patchid]=20 [integration/web]=20 [integration/fence]=15
+	[integration/cases]=12 [unit/test_db]=10
 )
 declare -A last=()
 if [ -r "$times_file" ]; then
@@ -154,9 +159,14 @@ while [ "$shown" -lt "$total" ]; do
 	if [ "$running" -gt 0 ]; then
 		wait -n
 		running=$((running - 1))
+		# On a terminal, a line that says how far the run is while the
+		# suites before in the order still run (overwritten, on stderr).
+		[ -t 2 ] && printf '\r[%d of %d ended, %d running]\033[K' \
+			$((next - running)) "$total" "$running" >&2
 	fi
 	# Print, in the stable order, every suite that has ended.
 	while [ "$shown" -lt "$total" ] && [ -e "$(log "${names[$shown]}").done" ]; do
+		[ -t 2 ] && printf '\r\033[K' >&2
 		report "$shown"
 		shown=$((shown + 1))
 	done
