@@ -3,7 +3,10 @@
 #   make            build ./patchwarden
 #   make deps       install missing Debian packages (apt-get; sudo when not root)
 #   make run        the main job on the embedded default (local SQLite, dry-run replies)
-#   make test       the whole suite; ends with "N passed, N failed"
+#   make test       the whole suite, TEST_JOBS suites at a time (default: the
+#                   cores); ends with "N passed, N failed"
+#   (run, test, asan, bench: missing packages are named, then installed
+#   through make deps, or the command to install them is printed)
 #   make asan       the whole suite under AddressSanitizer and UBSan
 #   make bench      benchmarks against checkpatch.pl and git mailinfo
 #   make install    the binary, man pages, example config, systemd unit and
@@ -56,7 +59,7 @@ DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
             man-db systemd git-pw python3-django \
             python3-djangorestframework python3-django-filters
 
-.PHONY: all deps run test asan bench fuzz install deb clean check-includes unit
+.PHONY: all deps need-deps run test asan bench fuzz install deb clean check-includes unit
 
 all: check-includes $(BIN)
 
@@ -87,7 +90,8 @@ unit: $(UNIT_BIN)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# Installs only what is missing; silent when everything is there.
+# make deps installs the missing packages of DEPS_PKGS (apt-get; sudo
+# when not root, which asks for a password where sudo wants one).
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -99,12 +103,30 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# need-deps, before make test, run, asan and bench: nothing when every
+# package is there; else it names the missing ones and installs them
+# through make deps, as root or with a sudo that needs no password, and
+# otherwise stops with the command to run.  Never a silent install.
+need-deps:
+	@missing=""; for p in $(DEPS_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	[ -z "$$missing" ] && exit 0; \
+	echo "make: missing Debian packages:$$missing"; \
+	if [ "$$(id -u)" != 0 ] && ! sudo -n true 2>/dev/null; then \
+	  echo "make: installing them needs root; run this, then make again:"; \
+	  echo "  sudo apt-get install --no-install-recommends$$missing"; \
+	  exit 1; \
+	fi; \
+	echo "make: installing them with make deps (apt-get install)"; \
+	$(MAKE) --no-print-directory deps DEPS_PKGS="$$missing"
+
 # make run: the service on an embedded default: a public-inbox archive
 # made from the bundled sample, subscribed by path, the local store,
 # replies to ./outbox.mbox.
 RUN_DB    = patchwarden.db
 RUN_INBOX = sample-inbox
-run: deps
+run: need-deps
 	@$(MAKE) --no-print-directory all
 	@test -d $(RUN_INBOX) || ./patchwarden archive $(RUN_INBOX) tests/data/sample.mbox
 	@./patchwarden subscribe --db $(RUN_DB) list --format csv | grep -q '^sample,' || \
@@ -119,18 +141,18 @@ run: deps
 	 echo "  Stop with Ctrl-C: the service finishes the message at hand, commits and exits."
 	./patchwarden run --config tests/data/run.conf --db $(RUN_DB)
 
-test: deps
+test: need-deps
 	@$(MAKE) --no-print-directory all unit
-	PW=$(abspath $(BIN)) UNIT_DIR=$(abspath $(BUILD)/tests/unit) tests/run.sh
+	PW=$(abspath $(BIN)) UNIT_DIR=$(abspath $(BUILD)/tests/unit) tests/run.sh $(if $(TEST_JOBS),-j $(TEST_JOBS))
 
-asan: deps
+asan: need-deps
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 	  CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" build-asan/patchwarden unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	PW=$(abspath build-asan/patchwarden) UNIT_DIR=$(abspath build-asan/tests/unit) tests/run.sh
+	PW=$(abspath build-asan/patchwarden) UNIT_DIR=$(abspath build-asan/tests/unit) tests/run.sh $(if $(TEST_JOBS),-j $(TEST_JOBS))
 
-bench: deps
+bench: need-deps
 	@$(MAKE) --no-print-directory all
 	tests/bench/run.sh
 
@@ -143,7 +165,7 @@ bench: deps
 # standalone.
 FUZZ_SECONDS ?= 60
 FUZZ_PKGS = clang libclang-rt-dev
-fuzz: deps
+fuzz: need-deps
 	@$(MAKE) --no-print-directory deps DEPS_PKGS="$(FUZZ_PKGS)" || \
 	  echo "make fuzz: could not install $(FUZZ_PKGS)"
 	BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) CC=$(CC) tests/fuzz/run.sh

@@ -34,3 +34,41 @@ contains() {
 kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 # free_port: a TCP port on loopback that nothing listens on now.
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# pyq FILE EXPR: the Python expression EXPR over m, the JSON of FILE,
+# printed (a bool as yes or no; an error as its message).  One Python
+# process answers every pyq of a script, not one per assertion: a
+# coprocess that pyq_start starts, in the script's own shell (a pyq in
+# a $(...) before it would start one per subshell).
+pyq_start() {
+	[ -n "${_PW_PYQ_PID:-}" ] && return 0
+	coproc _PW_PYQ { /usr/bin/python3 -u -c '
+import json, sys, traceback
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    path = inp.readline()
+    expr = inp.readline()
+    if not expr:
+        break
+    try:
+        m = json.load(open(path.decode()[:-1].encode("utf-8", "surrogateescape"), encoding="utf-8"))
+        r = eval(expr.decode("utf-8", "surrogateescape")[:-1], {"m": m, "json": json, "sys": sys})
+        text = r if not isinstance(r, bool) else ("yes" if r else "no")
+        text = str(text)
+    except Exception:
+        text = traceback.format_exc()
+    data = (text + "\n").encode("utf-8", "surrogateescape")
+    out.write(b"%d\n" % len(data) + data)
+    out.flush()
+' 2>&1; }
+	_PW_PYQ_IN=${_PW_PYQ[1]} _PW_PYQ_OUT=${_PW_PYQ[0]}
+	at_exit "kill $_PW_PYQ_PID 2>/dev/null"
+}
+pyq() {
+	local n out
+	[ -n "${_PW_PYQ_PID:-}" ] || pyq_start
+	case $1$2 in *$'\n'*) echo "pyq: a newline in FILE or EXPR"; return 1 ;; esac
+	printf '%s\n%s\n' "$1" "$2" >&"$_PW_PYQ_IN"
+	LC_ALL=C read -r n <&"$_PW_PYQ_OUT" || { echo "pyq: the Python process ended"; return 1; }
+	LC_ALL=C read -r -d '' -N "$n" out <&"$_PW_PYQ_OUT"
+	printf '%s\n' "${out%$'\n'}"
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The exit statuses of README.md's table, row by row: 0 done (findings
+# The exit statuses of patchwarden(1), EXIT STATUS, row by row: 0 done (findings
 # are not a failure, mail from a pipe is never bounced), 1 some inputs
 # or messages not read or stored (check: findings), 2 usage, 75
 # EX_TEMPFAIL (the configuration or the store: an MTA delivers again).

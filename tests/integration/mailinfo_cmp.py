@@ -3,12 +3,20 @@
 --scissors` (patchwarden honours scissors lines and in-body From:,
 Subject: and Date: lines as `git am --scissors` does).
 
-Usage: mailinfo_cmp.py PARSE_JSON WORKDIR < LIST
+Usage: mailinfo_cmp.py PARSE_JSON WORKDIR [EXPECTED] < LIST
 LIST has one line per message: INDEX<TAB>LABEL<TAB>MAILFILE[<TAB>JSON],
 where INDEX is the message's 1-based "index" in the JSON (PARSE_JSON, or
 the line's own JSON file when given) and MAILFILE the same message on its
 own for git mailinfo.  Prints TAP lines ("ok - ..." / "not ok -
 ...") for author, email, subject, commit message and patch.
+
+git's side comes from EXPECTED (xz-compressed JSON, one line per
+message: what git mailinfo printed and wrote, and the patch-id of its
+patch), as git's t5100 keeps its expected files; with UPDATE set in the
+environment git mailinfo runs on every MAILFILE and EXPECTED is written
+anew; without EXPECTED git mailinfo runs on every MAILFILE and nothing
+is kept.  The patch-ids of patchwarden's diffs come from one git patch-id
+run over all of them.
 
 Differences that are argued rather than bugs (each is printed as a
 "# skip" comment, so a reader sees it):
@@ -37,11 +45,18 @@ Differences that are argued rather than bugs (each is printed as a
    inline text, so the commit message is compared only for inline diffs.
 """
 import json
+import lzma
+import os
 import re
 import subprocess
 import sys
 
 js, work = sys.argv[1:3]
+expected = sys.argv[3] if len(sys.argv) > 3 else None
+# Without EXPECTED git mailinfo runs on every message (mailcases.sh's
+# few cases), as with UPDATE, and nothing is written.
+live = expected is None
+update = bool(os.environ.get("UPDATE")) and not live
 loaded = {}
 
 
@@ -79,12 +94,28 @@ def patch_id(text):
     return r.stdout.decode().split(" ")[0]
 
 
-def compare(idx, label, mailfile, jsonfile):
-    m = parsed(jsonfile).get(idx)
-    if m is None:
-        tap(label, False, "message %d in the parse output" % idx, "absent", "present")
-        return
+def patch_ids(texts):
+    """The patch-ids of TEXTS (a list) from one git patch-id run: each
+    text follows a "commit N" line, as in git log -p; git prints nothing
+    for a text without a diff."""
+    buf = []
+    for i, t in enumerate(texts):
+        buf.append("commit %040x\n\n" % (i + 1))
+        buf.append(t if t.endswith("\n") or not t else t + "\n")
+    r = subprocess.run(["git", "patch-id", "--stable"], input="".join(buf).encode(),
+                       capture_output=True)
+    ids = [""] * len(texts)
+    for line in r.stdout.decode().split("\n"):
+        if " " in line:
+            pid, commit = line.split(" ", 1)
+            ids[int(commit, 16) - 1] = pid
+    return ids
 
+
+def mailinfo(label, mailfile):
+    """git's side for one message: run (UPDATE) or read from EXPECTED."""
+    if not update and not live:
+        return want.get(label)
     mi = subprocess.run(["git", "mailinfo", "-u", "--scissors", work + "/msg", work + "/patch"],
                         stdin=open(mailfile, "rb"), capture_output=True)
     info = {}
@@ -92,17 +123,47 @@ def compare(idx, label, mailfile, jsonfile):
         if ": " in line:
             k, v = line.split(": ", 1)
             info.setdefault(k, v)
-    if mi.returncode != 0:
-        print("# skip %s: git mailinfo gave up: %s" % (label, mi.stderr.decode("utf-8", "replace").strip()))
+    raw = open(mailfile, "rb").read().decode("latin-1")
+    rec = {"label": label, "rc": mi.returncode,
+           "stderr": mi.stderr.decode("utf-8", "replace").strip(), "info": info,
+           "html": bool(re.search(r"^Content-Type: *text/html", raw, re.M | re.I)),
+           "attachment": bool(re.search(r"^Content-Disposition: *attachment", raw, re.M | re.I))}
+    if mi.returncode == 0:
+        msg = open(work + "/msg", "rb").read().decode("utf-8", "replace")
+        patch = open(work + "/patch", "rb").read().decode("utf-8", "replace")
+        rec["msg"] = msg.split("\n-----BEGIN PGP SIGNATURE-----\n")[0]
+        rec["patch"] = patch.replace("\r\n", "\n")
+        rec["patch_id"] = patch_id(rec["patch"])
+    if update:
+        written.append(rec)
+    return rec
+
+
+want = {}
+written = []
+if not update and not live:
+    with lzma.open(expected, "rt", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            want[r["label"]] = r
+
+
+def compare(idx, label, m, g, diff_id):
+    if m is None:
+        tap(label, False, "message %d in the parse output" % idx, "absent", "present")
+        return
+    if g is None:
+        tap(label, False, "git's side in %s (UPDATE=1 writes it)" % expected, "absent", "present")
+        return
+    info = g["info"]
+    if g["rc"] != 0:
+        print("# skip %s: git mailinfo gave up: %s" % (label, g["stderr"]))
         tap(label, bool(m["diff"] or m["commit_msg"]), "text read where mailinfo gave up",
             "nothing", "a diff or a message")
         return
-    raw = open(mailfile, "rb").read().decode("latin-1")
-    html = re.search(r"^Content-Type: *text/html", raw, re.M | re.I)
-    msg = open(work + "/msg", "rb").read().decode("utf-8", "replace")
-    msg = msg.split("\n-----BEGIN PGP SIGNATURE-----\n")[0]
-    patch = open(work + "/patch", "rb").read().decode("utf-8", "replace")
-    patch = patch.replace("\r\n", "\n")
+    html = g["html"]
+    msg = g["msg"]
+    patch = g["patch"]
 
     if m["from_name"]:
         tap(label, m["from_name"] == info.get("Author", ""), "author",
@@ -117,7 +178,7 @@ def compare(idx, label, mailfile, jsonfile):
     ours = m["commit_msg"] or ""
     diff = m["diff"] or ""
     inline = diff and diff.split("\n", 1)[0] in (m["commit_msg"] + patch) and \
-        not re.search(r"^Content-Disposition: *attachment", raw, re.M | re.I)
+        not g["attachment"]
     if html:
         print("# skip %s: mailinfo reads the HTML alternative as text; message and patch-id not compared" % label)
     elif diff and not inline:
@@ -127,15 +188,26 @@ def compare(idx, label, mailfile, jsonfile):
 
     if not diff:
         # mailinfo's patch file then holds at most a diffstat or trailing text
-        tap(label, patch_id(patch) == "", "no diff in mailinfo either", patch_id(patch), "")
+        tap(label, g["patch_id"] == "", "no diff in mailinfo either", g["patch_id"], "")
     else:
         if not html:
-            tap(label, patch_id(diff) == patch_id(patch),
-                "patch-id", patch_id(diff), patch_id(patch))
+            tap(label, diff_id == g["patch_id"],
+                "patch-id", diff_id, g["patch_id"])
         tap(label, diff in patch, "diff text occurs in mailinfo's patch",
             diff[:80], patch[:80])
 
 
+todo = []
 for line in sys.stdin:
     cols = line.rstrip("\n").split("\t")
-    compare(int(cols[0]), cols[1], cols[2], cols[3] if len(cols) > 3 else js)
+    idx, label = int(cols[0]), cols[1]
+    todo.append((idx, label, parsed(cols[3] if len(cols) > 3 else js).get(idx),
+                 mailinfo(label, cols[2])))
+diffs = [m["diff"] if m and m["diff"] else "" for _, _, m, _ in todo]
+for (idx, label, m, g), diff_id in zip(todo, patch_ids(diffs)):
+    compare(idx, label, m, g, diff_id)
+if update:
+    with lzma.open(expected, "wt", encoding="utf-8", preset=9) as f:
+        for r in written:
+            f.write(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n")
+    print("# UPDATE: wrote %s (%d messages)" % (expected, len(written)))

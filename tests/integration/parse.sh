@@ -16,12 +16,9 @@ parse() {
 	rc=$?
 }
 # q EXPR: a Python expression over m, the parsed array of the last parse
-q() {
-	$PY -c 'import json, sys
-m = json.load(open(sys.argv[1]))
-r = eval(sys.argv[2])
-print(r if not isinstance(r, bool) else ("yes" if r else "no"))' "$T/out.json" "$1" 2>&1
-}
+# (tests/lib.sh's pyq: one Python process for the whole script)
+pyq_start
+q() { pyq "$T/out.json" "$1"; }
 
 # ---- patchwork mail/: one message each (test_parser.py) ----
 for f in 0001-git-pull-request 0002-git-pull-request-wrapped \
