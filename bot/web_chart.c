@@ -16,6 +16,27 @@
 #define PLOT_W (W - LEFT - RIGHT)
 #define PLOT_H (H - TOP - BOTTOM)
 
+void pw_web_esc(GString *o, const char *s)
+{
+	char *u, *e;
+
+	if (!s)
+		return;
+	u = g_utf8_make_valid(s, -1);
+	e = g_markup_escape_text(u, -1);
+	g_string_append(o, e);
+	g_free(e);
+	g_free(u);
+}
+
+void pw_web_esc_url(GString *o, const char *s)
+{
+	char *u = g_uri_escape_string(s, NULL, FALSE);
+
+	pw_web_esc(o, u);
+	g_free(u);
+}
+
 static const char *const palette[] = {
 	"#c0392b", "#e67e22", "#f1c40f", "#27ae60", "#16a085", "#2980b9",
 	"#8e44ad", "#7f8c8d", "#d35400", "#2c3e50", "#e84393", "#00b894",

@@ -1,8 +1,8 @@
 /*
  * patchwarden: the dashboard's charts, drawn on the server as inline
  * SVG (no script, nothing loaded from elsewhere: the dashboard works
- * offline), and its subscriptions page and API.  Shares the frame and
- * the escaping of bot/web_page.c.
+ * offline), and the subscriptions' table and JSON.  bot/web_page.c
+ * reads the store and frames the pages; nothing here calls back.
  */
 #ifndef PW_WEB_CHART_H
 #define PW_WEB_CHART_H
@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <glib.h>
 
-#include "bot/web_page.h"
 #include "db/chart.h"
 
 /* One chart: bars on a time axis, stacked by key. */
@@ -41,17 +40,15 @@ enum pw_chart_step pw_web_chart_step_for(int64_t first, int64_t last);
 void pw_web_esc(GString *o, const char *s);
 /* Appends s escaped for a URL's path or query, then for HTML. */
 void pw_web_esc_url(GString *o, const char *s);
-/* Opens a page (status 200, HTML) titled title, and closes it. */
-void pw_web_page_begin(struct pw_web_answer *a, const char *title);
-void pw_web_page_end(struct pw_web_answer *a);
 
 /*
- * /subscriptions (api false: HTML) and /api/subscriptions (JSON): each
- * subscription's state, last poll (when, and how it ended), last
- * success, next poll, messages brought and unreadable messages.
- * args must be empty.
+ * The subscriptions subs (struct pw_subscription *) for
+ * /subscriptions, appended to o: an HTML table of each one's state,
+ * last poll (when, and how it ended), last success, next poll,
+ * messages brought and unreadable messages (linked to /errors); or,
+ * for /api/subscriptions, the same as a JSON array (json-glib).
  */
-void pw_web_subscriptions(struct pw_db *db, GHashTable *args, bool api,
-			  struct pw_web_answer *a);
+void pw_web_subscriptions_html(GString *o, GPtrArray *subs);
+void pw_web_subscriptions_json(GString *o, GPtrArray *subs);
 
 #endif

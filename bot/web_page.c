@@ -111,26 +111,6 @@ static void page_end(struct pw_web_answer *a)
 	g_string_append(a->body, "</main></body></html>\n");
 }
 
-void pw_web_esc(GString *o, const char *s)
-{
-	esc(o, s);
-}
-
-void pw_web_esc_url(GString *o, const char *s)
-{
-	esc_url(o, s);
-}
-
-void pw_web_page_begin(struct pw_web_answer *a, const char *title)
-{
-	page_begin(a, title);
-}
-
-void pw_web_page_end(struct pw_web_answer *a)
-{
-	page_end(a);
-}
-
 void pw_web_answer_error(struct pw_web_answer *a, bool api, unsigned status,
 			 const char *fmt, ...)
 {
@@ -1340,6 +1320,34 @@ out:
 	g_ptr_array_unref(rows);
 }
 
+/* /subscriptions (HTML) and /api/subscriptions (JSON). */
+static void subscriptions(struct pw_db *db, GHashTable *args, bool api,
+			  struct pw_web_answer *a)
+{
+	GPtrArray *subs = NULL;
+	enum pw_status st;
+
+	if (g_hash_table_size(args)) {
+		pw_web_answer_error(a, api, 400, "subscriptions take no parameters");
+		return;
+	}
+	st = pw_db_subscription_list(db, &subs);
+	if (st) {
+		store_error(a, api, db, st);
+		return;
+	}
+	if (api) {
+		pw_web_subscriptions_json(a->body, subs);
+		a->status = 200;
+		a->type = "application/json";
+	} else {
+		page_begin(a, "Subscriptions");
+		pw_web_subscriptions_html(a->body, subs);
+		page_end(a);
+	}
+	g_ptr_array_unref(subs);
+}
+
 /* ---- routing ---- */
 
 static bool is_report(const char *name)
@@ -1358,13 +1366,13 @@ void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
 	if (!strcmp(path, "/")) {
 		overview(db, args, a);
 	} else if (!strcmp(path, "/subscriptions")) {
-		pw_web_subscriptions(db, args, false, a);
+		subscriptions(db, args, false, a);
 	} else if (g_str_has_prefix(path, "/api/")) {
 		rest = path + 5;
 		if (is_report(rest))
 			api_report(db, rest, args, a);
 		else if (!strcmp(rest, "subscriptions"))
-			pw_web_subscriptions(db, args, true, a);
+			subscriptions(db, args, true, a);
 		else if (g_str_has_prefix(rest, "message/") && rest[8])
 			message_page(db, rest + 8, args, a, true);
 		else

@@ -1,7 +1,6 @@
 /*
- * patchwarden: the subscriptions page and /api/subscriptions (see
- * bot/web_chart.h): what an operator looks at to know whether the
- * lists are being read.
+ * patchwarden: the subscriptions' table and JSON (see bot/web_chart.h):
+ * what an operator looks at to know whether the lists are being read.
  */
 #include <string.h>
 #include <json-glib/json-glib.h>
@@ -48,7 +47,7 @@ static const char *last_result(const struct pw_subscription *u)
 	return u->failures ? "failed" : "ok";
 }
 
-static void api(GPtrArray *subs, struct pw_web_answer *a)
+void pw_web_subscriptions_json(GString *o, GPtrArray *subs)
 {
 	JsonBuilder *b = json_builder_new();
 	JsonGenerator *g = json_generator_new();
@@ -84,10 +83,8 @@ static void api(GPtrArray *subs, struct pw_web_answer *a)
 	json_generator_set_root(g, root);
 	json_generator_set_pretty(g, TRUE);
 	text = json_generator_to_data(g, NULL);
-	g_string_append(a->body, text);
-	g_string_append_c(a->body, '\n');
-	a->status = 200;
-	a->type = "application/json";
+	g_string_append(o, text);
+	g_string_append_c(o, '\n');
 	g_free(text);
 	json_node_unref(root);
 	g_object_unref(g);
@@ -111,17 +108,14 @@ static void when(GString *o, int64_t t, const char *never)
 	g_free(s);
 }
 
-static void page(GPtrArray *subs, struct pw_web_answer *a)
+void pw_web_subscriptions_html(GString *o, GPtrArray *subs)
 {
-	GString *o = a->body;
 	guint i;
 
-	pw_web_page_begin(a, "Subscriptions");
 	if (!subs->len) {
 		g_string_append(o, "<p>No subscription: this store is filled by"
 				" <code>patchwarden ingest</code> or"
 				" <code>subscribe add</code> has not been run.</p>\n");
-		pw_web_page_end(a);
 		return;
 	}
 	g_string_append(o, "<p class=\"hint\">Unreadable: messages of the"
@@ -189,29 +183,4 @@ static void page(GPtrArray *subs, struct pw_web_answer *a)
 		g_string_append(o, "</td></tr>\n");
 	}
 	g_string_append(o, "</table>\n");
-	pw_web_page_end(a);
-}
-
-void pw_web_subscriptions(struct pw_db *db, GHashTable *args, bool api_,
-			  struct pw_web_answer *a)
-{
-	GPtrArray *subs = NULL;
-	enum pw_status s;
-
-	if (g_hash_table_size(args)) {
-		pw_web_answer_error(a, api_, 400, "subscriptions take no parameters");
-		return;
-	}
-	s = pw_db_subscription_list(db, &subs);
-	if (s) {
-		pw_web_answer_error(a, api_, s == PW_ERR_TRANSIENT ? 503 : 500,
-				    "the store could not be read: %s",
-				    pw_db_errmsg(db));
-		return;
-	}
-	if (api_)
-		api(subs, a);
-	else
-		page(subs, a);
-	g_ptr_array_unref(subs);
 }

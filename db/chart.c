@@ -12,9 +12,11 @@
 #define MONTH_OF(d) "CAST(strftime('%s', " d ", 'unixepoch', 'start of month')" \
 	" AS INTEGER)"
 
+/* From the findings (far fewer than messages): reading every message of
+ * the range for its patch would visit the whole store. */
 #define FINDINGS(step) "SELECT " step " AS t, f.rule, count(*)" \
-	" FROM message m CROSS JOIN patch p ON p.message = m.id" \
-	" CROSS JOIN finding f ON f.patch = p.id" \
+	" FROM finding f CROSS JOIN patch p ON p.id = f.patch" \
+	" CROSS JOIN message m ON m.id = p.message" \
 	" WHERE m.date >= ?1 AND m.date < ?2 AND f.severity >= ?3" \
 	" GROUP BY t, f.rule ORDER BY t, 3 DESC, f.rule"
 #define FLOODS(step) "SELECT " step " AS t, NULL, count(*)" \
