@@ -30,8 +30,8 @@ static const char *const kind_keys[] = {
 	[PW_REPORT_FINDINGS] = "list from since until rule severity path series"
 		" order limit offset",
 	[PW_REPORT_FLOODS] = "list from since until message order limit offset",
-	[PW_REPORT_SENDERS] = "list from since until has-findings rule limit"
-		" offset",
+	[PW_REPORT_SENDERS] = "list from since until has-findings rule"
+		" severity limit offset",
 	[PW_REPORT_STATS] = "list from since until severity per order limit"
 		" offset",
 	[PW_REPORT_ERRORS] = "list since until order limit offset",
@@ -57,7 +57,8 @@ struct pw_report *pw_report_new(const char *kind, int64_t limit,
 	}
 	r = g_new0(struct pw_report, 1);
 	r->kind = i;
-	if (r->kind == PW_REPORT_FINDINGS || r->kind == PW_REPORT_STATS)
+	/* Info findings are neither shown nor counted unless asked. */
+	if (r->kind != PW_REPORT_FLOODS && r->kind != PW_REPORT_ERRORS)
 		r->f.min_severity = PW_REPORT_MIN_SEVERITY;
 	r->f.limit = limit;
 	r->f.newest_first = newest_first;
@@ -408,6 +409,7 @@ static void sender_print(struct pw_printer *p, const struct pw_query_sender *q)
 	pw_print_str_at(p, "sender", q->addr);
 	pw_print_str_at(p, "name", q->name);
 	pw_print_int_at(p, "patches", q->patches);
+	pw_print_int_at(p, "flagged_patches", q->flagged);
 	pw_print_int_at(p, "findings", q->findings);
 	pw_print_int_at(p, "floods", q->floods);
 	pw_print_time_at(p, "first_seen", q->first_date);
@@ -849,8 +851,8 @@ static const char *const text_layouts[] = {
 		" lists=%(if:lists)%(lists)%(else)-%(end) recipients=%(recipients)"
 		" %(if:threaded)threaded%(else)unthreaded%(end) \"%(subject)\"\n",
 	[PW_REPORT_SENDERS] =
-		"%(sender) patches=%(patches) findings=%(findings)"
-		" floods=%(floods) last=%(last_seen)\n",
+		"%(sender) patches=%(patches) flagged=%(flagged_patches)"
+		" findings=%(findings) floods=%(floods) last=%(last_seen)\n",
 	[PW_REPORT_STATS] =
 		"%(period) %(if:list)%(list)%(else)-%(end) messages=%(messages)"
 		" patches=%(patches) findings=%(findings)%(if:rules) %(rules)%(end)\n",
@@ -867,7 +869,8 @@ const char *pw_report_layout(enum pw_report_kind kind)
 static const char *const html_rows[] = {
 	[PW_REPORT_SERIES] =
 		"<tr><td><a href=\"/series/%(id)\">%(name)</a></td>"
-		"<td>v%(version)</td><td class=\"n\">%(patches)/%(total)</td>"
+		"<td>v%(version)</td><td class=\"n\">%(patches)%(if:total)"
+		" of %(total)%(end)</td>"
 		"<td><a href=\"/senders?from=%(sender:url)\">%(sender)</a></td>"
 		"<td>%(last_seen)</td>"
 		"<td class=\"n%(if:findings) bad%(end)\">%(findings)</td>"
@@ -893,7 +896,8 @@ static const char *const html_rows[] = {
 	[PW_REPORT_SENDERS] =
 		"<tr><td><a href=\"/patches?from=%(sender:url)\">%(sender)</a></td>"
 		"<td>%(name)</td><td class=\"n\">%(patches)</td>"
-		"<td class=\"n%(if:findings) bad%(end)\">%(findings)</td>"
+		"<td class=\"n\">%(flagged_patches)</td>"
+		"<td class=\"n\">%(findings)</td>"
 		"<td class=\"n\">%(if:floods)<a href=\"/floods?from=%(sender:url)\">%(floods)</a>%(else)0%(end)</td>"
 		"<td>%(last_seen)</td></tr>\n",
 	[PW_REPORT_STATS] =
@@ -916,7 +920,8 @@ static const char *const html_heads[] = {
 	[PW_REPORT_FLOODS] = "<tr><th>id</th><th>rule</th><th>sender</th>"
 		"<th>size</th><th>first</th><th>last</th><th>lists</th>"
 		"<th>recipients</th><th>subject</th><th>report</th></tr>\n",
-	[PW_REPORT_SENDERS] = "<tr><th>sender</th><th>name</th><th>patches</th>"
+	[PW_REPORT_SENDERS] = "<tr><th>sender</th><th>name</th>"
+		"<th>patches sent</th><th>patches with findings</th>"
 		"<th>findings</th><th>floods</th><th>last seen</th></tr>\n",
 	[PW_REPORT_STATS] = "<tr><th>period</th><th>list</th><th>messages</th>"
 		"<th>patches</th><th>findings</th><th>by rule</th></tr>\n",

@@ -15,9 +15,12 @@
 #include "bot/printer.h"
 #include "bot/report.h"
 #include "bot/subscription.h"
+#include "bot/web_chart.h"
 #include "bot/web_page.h"
 #include "bot/web_triage.h"
 #include "checks/rules.h"
+#include "db/attention.h"
+#include "db/chart.h"
 #include "db/outbox.h"
 #include "db/query.h"
 
@@ -50,7 +53,10 @@ static const char style[] =
 	".note.sev-error{background:#fde2e2;border-color:#c00}"
 	".legend span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
 	".counts td{min-width:5em}"
-	".hint{color:#555;font-size:90%}";
+	".hint{color:#555;font-size:90%}"
+	".bad{color:#a00;font-weight:bold}"
+	"svg.chart{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}"
+	".attention h3{margin:.8em 0 .2em}";
 
 /* ---- escaping and the frame ---- */
 
@@ -94,6 +100,7 @@ static void page_begin(struct pw_web_answer *a, const char *title)
 			       "<a href=\"/senders\">senders</a>"
 			       "<a href=\"/stats\">stats</a>"
 			       "<a href=\"/outbox\">outbox</a>"
+			       "<a href=\"/subscriptions\">subscriptions</a>"
 			       "<a href=\"/errors\">errors</a></header><main><h1>",
 			       style);
 	esc(a->body, title);
@@ -271,6 +278,30 @@ static void page_link(GString *o, const char *path, GHashTable *args,
 	g_list_free(keys);
 }
 
+/*
+ * The senders page's second table: who sent mail a machine sent
+ * (message.automated), under the page's filters.  False after
+ * answering an error.
+ */
+static bool senders_automated(struct pw_db *db, GHashTable *args, GString *o,
+			      struct pw_web_answer *a)
+{
+	struct pw_report *r = report_from(db, "senders", args, false, a);
+	bool more = false, ok;
+
+	if (!r)
+		return false;
+	r->f.automated = 1;
+	g_string_append(o, "<h2 id=\"automated\">Automated mail</h2>\n"
+			"<p class=\"hint\">Patches a machine sent: bots, the"
+			" stable trees' review and backport postings (which"
+			" carry another author's commit), mail marked"
+			" Auto-Submitted. Not counted above.</p>\n");
+	ok = report_table(db, r, o, &more, a);
+	pw_report_free(r);
+	return ok;
+}
+
 /* /series, /patches, /findings, /floods, /senders, /stats, /errors. */
 static void report_page(struct pw_db *db, const char *kind, GHashTable *args,
 			struct pw_web_answer *a)
@@ -320,7 +351,19 @@ static void report_page(struct pw_db *db, const char *kind, GHashTable *args,
 		g_string_append(o, "</p>\n");
 		g_hash_table_destroy(with);
 	}
+	if (!strcmp(kind, "senders")) {
+		/* People apart from machines: a stable tree's scripts post
+		 * other authors' commits, a bot its reports. */
+		r->f.automated = -1;
+		g_string_append(o, "<p class=\"hint\">Patches sent by people."
+				" A patch with findings has at least one shown here;"
+				" the findings are those shown. Mail a machine sent"
+				" (bots, the stable trees' scripts) is counted apart,"
+				" <a href=\"#automated\">below</a>.</p>\n");
+	}
 	if (!report_table(db, r, o, &more, a))
+		goto out;
+	if (!strcmp(kind, "senders") && !senders_automated(db, args, o, a))
 		goto out;
 	path = g_strdup_printf("/%s", kind);
 	if (r->f.offset > 0)
@@ -689,6 +732,8 @@ static void series_page(struct pw_db *db, const char *id_text,
 
 	if (!page_severity(args, &min, a))
 		return;
+	/* The counts shown are of the findings shown. */
+	f.min_severity = min;
 	f.series_only = g_ascii_strtoll(id_text, &end, 10);
 	if (!g_ascii_isdigit(*id_text) || *end || f.series_only <= 0) {
 		pw_web_answer_error(a, false, 404, "no such series");
@@ -710,11 +755,20 @@ static void series_page(struct pw_db *db, const char *id_text,
 	}
 	se = series->pdata[0];
 	page_begin(a, se->name);
-	g_string_append_printf(a->body, "<p>v%d, %d of %d patches%s, from ",
-			       se->version, se->patches, se->total,
-			       se->has_cover ? ", with a cover letter" : "");
+	/* A series whose subject announced no count has no total. */
+	if (se->total)
+		g_string_append_printf(a->body, "<p>v%d, %d of %d patches%s, from ",
+				       se->version, se->patches, se->total,
+				       se->has_cover ? ", with a cover letter" : "");
+	else
+		g_string_append_printf(a->body, "<p>v%d, %d patch%s (no count"
+				       " announced)%s, from ", se->version,
+				       se->patches, se->patches == 1 ? "" : "es",
+				       se->has_cover ? ", with a cover letter" : "");
 	esc(a->body, se->from_addr);
-	g_string_append_printf(a->body, "; %d findings%s.</p>\n", se->findings,
+	g_string_append_printf(a->body, "; %d finding%s at %s and above%s.</p>\n",
+			       se->findings, se->findings == 1 ? "" : "s",
+			       pw_severity_str(min),
 			       se->flood_id ? "; part of a <a href=\"/floods\">flood</a>" : "");
 	/* The findings of every patch of it, to say how many are not shown. */
 	{
@@ -782,145 +836,216 @@ out:
 		g_ptr_array_unref(patches);
 }
 
-/* ---- charts ---- */
+/* ---- overview ---- */
 
-static const char *const palette[] = {
-	"#c0392b", "#e67e22", "#f1c40f", "#27ae60", "#16a085", "#2980b9",
-	"#8e44ad", "#7f8c8d", "#d35400", "#2c3e50", "#e84393", "#00b894",
-	"#6c5ce7", "#fdcb6e", "#636e72", "#b33939",
-};
+/* Patches of each list the attention queue shows. */
+#define QUEUE_PER_LIST 10
+/* A flood is in progress while its latest patch is this recent. */
+#define FLOOD_RECENT "7d"
 
-static const char *rule_color(const char *rule)
+/* The patches with warnings or errors, per list, newest first. */
+static void attention_patches(GString *o, GPtrArray *queue)
 {
-	const struct pw_rule *t;
-	size_t n, i;
+	const char *list = NULL;
+	guint i;
 
-	t = pw_rules(&n);
-	for (i = 0; i < n; i++)
-		if (!strcmp(t[i].id, rule))
-			return palette[i % G_N_ELEMENTS(palette)];
-	return "#999";
-}
+	for (i = 0; i < queue->len; i++) {
+		const struct pw_attention_patch *p = queue->pdata[i];
+		char *t;
 
-#define CHART_W 760
-#define CHART_H 160
-
-/* Findings per day and rule, stacked bars, oldest day on the left. */
-static void findings_chart(GString *o, GPtrArray *days)
-{
-	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
-	int64_t max = 1;
-	guint i, n = days->len;
-	double w;
-
-	for (i = 0; i < n; i++) {
-		const struct pw_query_stat *d = days->pdata[i];
-
-		max = MAX(max, d->findings);
-	}
-	w = n ? (double)(CHART_W - 40) / n : 0;
-	g_string_append_printf(o, "<svg role=\"img\" aria-label=\"findings per day"
-			       " and rule\" width=\"%d\" height=\"%d\""
-			       " xmlns=\"http://www.w3.org/2000/svg\">"
-			       "<text x=\"0\" y=\"12\" font-size=\"11\">%" G_GINT64_FORMAT
-			       "</text>", CHART_W, CHART_H + 20, (gint64)max);
-	for (i = 0; i < n; i++) {
-		/* Rows came newest first. */
-		const struct pw_query_stat *d = days->pdata[n - 1 - i];
-		double y = CHART_H;
-		char **r;
-
-		for (r = d->rules; r && *r; r++) {
-			char *eq = strrchr(*r, '=');
-			char *rule = g_strndup(*r, eq ? (gsize)(eq - *r) : strlen(*r));
-			int64_t c = eq ? g_ascii_strtoll(eq + 1, NULL, 10) : 0;
-			double h = (double)c * CHART_H / max;
-
-			y -= h;
-			g_string_append_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
-					       " height=\"%.1f\" fill=\"%s\"><title>",
-					       40 + i * w, y, MAX(w - 1, 1), h,
-					       rule_color(rule));
-			esc(o, d->period);
-			g_string_append(o, " ");
-			esc(o, *r);
-			g_string_append(o, "</title></rect>");
-			g_hash_table_add(seen, (gpointer)rule_color(rule));
-			g_free(rule);
+		if (!list || strcmp(list, p->list)) {
+			if (list)
+				g_string_append(o, "</table>\n");
+			list = p->list;
+			g_string_append(o, "<h3>");
+			if (*p->list) {
+				g_string_append(o, "<a href=\"/list/");
+				esc_url(o, p->list);
+				g_string_append(o, "\">");
+				esc(o, p->list);
+				g_string_append(o, "</a>");
+			} else {
+				g_string_append(o, "(on no list)");
+			}
+			g_string_append_printf(o, ": <span class=\"queue-count\">%"
+					       G_GINT64_FORMAT "</span> patch%s with"
+					       " warnings or errors", (gint64)p->list_total,
+					       p->list_total == 1 ? "" : "es");
+			if (p->list_total > QUEUE_PER_LIST)
+				g_string_append_printf(o, ", the newest %d shown",
+						       QUEUE_PER_LIST);
+			g_string_append(o, "</h3>\n<table class=\"queue\"><tr><th>date</th>"
+					"<th>patch</th><th>from</th><th>errors</th>"
+					"<th>warnings</th></tr>\n");
 		}
-		if (i == 0 || i == n - 1) {
-			g_string_append_printf(o, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\"%s>",
-					       i ? CHART_W : 40.0, CHART_H + 14,
-					       i ? " text-anchor=\"end\"" : "");
-			esc(o, d->period);
-			g_string_append(o, "</text>");
-		}
-	}
-	g_string_append(o, "</svg>\n<p class=\"legend\">");
-	{
-		const struct pw_rule *t;
-		size_t nr, k;
-
-		t = pw_rules(&nr);
-		for (k = 0; k < nr; k++)
-			if (g_hash_table_contains(seen, rule_color(t[k].id)))
-				g_string_append_printf(o, "<span style=\"background:%s\">"
-						       "</span>%s", rule_color(t[k].id),
-						       t[k].id);
-	}
-	g_string_append(o, "</p>\n");
-	g_hash_table_destroy(seen);
-}
-
-/* Floods per week (pairs of week start, count), oldest on the left. */
-static void floods_chart(GString *o, GArray *weeks)
-{
-	guint i, n = weeks->len / 2;
-	int64_t max = 1;
-	double w;
-
-	for (i = 0; i < n; i++)
-		max = MAX(max, g_array_index(weeks, int64_t, 2 * i + 1));
-	w = n ? MIN((double)(CHART_W - 40) / n, 40) : 0;
-	g_string_append_printf(o, "<svg role=\"img\" aria-label=\"floods per week\""
-			       " width=\"%d\" height=\"%d\""
-			       " xmlns=\"http://www.w3.org/2000/svg\">",
-			       CHART_W, CHART_H / 2 + 20);
-	for (i = 0; i < n; i++) {
-		int64_t c = g_array_index(weeks, int64_t, 2 * i + 1);
-		char *t = pw_iso_time(g_array_index(weeks, int64_t, 2 * i));
-		double h = (double)c * (CHART_H / 2) / max;
-
-		t[10] = '\0';
-		g_string_append_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
-				       " height=\"%.1f\" fill=\"#c0392b\"><title>week of %s:"
-				       " %" G_GINT64_FORMAT " floods</title></rect>"
-				       "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">%s</text>",
-				       40 + i * w, CHART_H / 2 - h, MAX(w - 2, 1), h, t,
-				       (gint64)c, 40 + i * w, CHART_H / 2 + 14,
-				       i == 0 || i == n - 1 ? t : "");
+		t = p->date ? pw_iso_time(p->date) : g_strdup("unknown");
+		g_string_append_printf(o, "<tr class=\"sev-%s\"><td>%s</td>"
+				       "<td><a href=\"/message/",
+				       p->errors ? "error" : "warning", t);
+		esc_url(o, p->msgid);
+		g_string_append(o, "\">");
+		esc(o, p->subject);
+		g_string_append(o, "</a></td><td>");
+		esc(o, *p->from_name ? p->from_name : p->from_addr);
+		g_string_append_printf(o, "</td><td class=\"n\">%d</td>"
+				       "<td class=\"n\">%d</td></tr>\n",
+				       p->errors, p->warnings);
 		g_free(t);
 	}
-	g_string_append(o, "</svg>\n");
+	if (list)
+		g_string_append(o, "</table>\n");
 }
 
-/* ---- overview, list page, outbox, feed ---- */
+/*
+ * What needs attention, at the top of the overview: untriaged patches
+ * with warnings or errors, floods in progress, subscriptions failing.
+ */
+static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
+		      struct pw_web_answer *a)
+{
+	struct pw_report *floods = pw_report_new("floods", 20, 20, true, NULL);
+	GPtrArray *queue = NULL;
+	GArray *recent = NULL;
+	enum pw_status st;
+	char *err = NULL;
+	guint i, failing = 0;
+	bool more, ok = false;
+
+	if (!pw_report_set(floods, db, "since", FLOOD_RECENT, &err)) {
+		pw_web_answer_error(a, false, 500, "%s", err);
+		goto out;
+	}
+	if ((st = pw_db_attention_patches(db, PW_REPORT_MIN_SEVERITY,
+					  QUEUE_PER_LIST, &queue)) ||
+	    (st = pw_db_query_floods(db, &floods->f, &recent))) {
+		store_error(a, false, db, st);
+		goto out;
+	}
+	g_string_append(o, "<section class=\"attention\"><h2>Needs attention</h2>\n");
+	for (i = 0; i < subs->len; i++) {
+		const struct pw_subscription *u = subs->pdata[i];
+
+		if (!u->failures && !u->unreadable)
+			continue;
+		if (!failing++)
+			g_string_append(o, "<h3>Subscriptions failing or with unreadable"
+					" messages</h3><ul class=\"failing\">\n");
+		g_string_append(o, "<li><a href=\"/subscriptions#sub-");
+		g_string_append_printf(o, "%" G_GINT64_FORMAT "\">", (gint64)u->id);
+		esc(o, u->name);
+		g_string_append(o, "</a>: ");
+		if (u->failures) {
+			g_string_append_printf(o, "its last %d poll%s failed: ",
+					       u->failures, u->failures == 1 ? "" : "s");
+			esc(o, u->last_error);
+			if (u->unreadable)
+				g_string_append(o, "; ");
+		}
+		if (u->unreadable)
+			g_string_append_printf(o, "<a href=\"/errors\">%" G_GINT64_FORMAT
+					       " unreadable message%s</a>",
+					       (gint64)u->unreadable,
+					       u->unreadable == 1 ? "" : "s");
+		g_string_append(o, "</li>\n");
+	}
+	if (failing)
+		g_string_append(o, "</ul>\n");
+	if (recent->len) {
+		g_string_append_printf(o, "<h3>Floods in progress</h3>\n<p class=\"hint\">"
+				       "Floods whose latest patch came in the last %s:"
+				       " their patches are not listed one by one"
+				       " below.</p>\n", FLOOD_RECENT);
+		if (!report_table(db, floods, o, &more, a))
+			goto out;
+	}
+	attention_patches(o, queue);
+	if (!failing && !recent->len && !queue->len)
+		g_string_append(o, "<p class=\"nothing\">Nothing needs attention:"
+				" no patch with warnings or errors, no flood in"
+				" progress, no subscription failing.</p>\n");
+	g_string_append(o, "</section>\n");
+	ok = true;
+out:
+	g_free(err);
+	pw_report_free(floods);
+	if (queue)
+		g_ptr_array_unref(queue);
+	if (recent)
+		g_array_unref(recent);
+	return ok;
+}
+
+/*
+ * The charts: findings and floods over the store's sane dates (db/chart.h),
+ * per day, week or month, on one time axis.
+ */
+static bool charts(struct pw_db *db, GString *o, struct pw_web_answer *a)
+{
+	struct pw_chart_range range;
+	struct pw_web_chart c = { 0 };
+	GPtrArray *findings = NULL, *floods = NULL;
+	enum pw_status st;
+	char *from, *to;
+
+	st = pw_db_chart_range(db, (int64_t)(g_get_real_time() / G_USEC_PER_SEC),
+			       &range);
+	if (st) {
+		store_error(a, false, db, st);
+		return false;
+	}
+	if (!range.last) {
+		g_string_append(o, "<p>No dated message to chart.</p>\n");
+		return true;
+	}
+	c.step = pw_web_chart_step_for(range.first, range.last);
+	c.start = pw_chart_step_start(c.step, range.first);
+	c.end = pw_chart_step_next(c.step, range.last);
+	if ((st = pw_db_chart_findings(db, c.step, c.start, c.end,
+				       PW_REPORT_MIN_SEVERITY, &findings)) ||
+	    (st = pw_db_chart_floods(db, c.step, c.start, c.end, &floods))) {
+		store_error(a, false, db, st);
+		if (findings)
+			g_ptr_array_unref(findings);
+		return false;
+	}
+	from = pw_iso_time(c.start);
+	to = pw_iso_time(range.last);
+	from[10] = to[10] = '\0';
+	g_string_append_printf(o, "<h2>Findings (%s and above)</h2>\n<p class=\"hint\">"
+			       "From %s to %s, the dates of the mail",
+			       pw_severity_str(PW_REPORT_MIN_SEVERITY), from, to);
+	if (range.outside)
+		g_string_append_printf(o, "; %" G_GINT64_FORMAT " message%s dated"
+				       " before 1990 or in the future %s not"
+				       " charted", (gint64)range.outside,
+				       range.outside == 1 ? "" : "s",
+				       range.outside == 1 ? "is" : "are");
+	g_string_append(o, ".</p>\n");
+	c.label = "findings";
+	c.points = findings;
+	c.by_rule = true;
+	pw_web_chart_svg(o, &c);
+	g_string_append(o, "<h2>Floods</h2>\n");
+	c.label = "floods";
+	c.points = floods;
+	c.by_rule = false;
+	pw_web_chart_svg(o, &c);
+	g_free(from);
+	g_free(to);
+	g_ptr_array_unref(findings);
+	g_ptr_array_unref(floods);
+	return true;
+}
 
 static void overview(struct pw_db *db, GHashTable *args,
 		     struct pw_web_answer *a)
 {
-	struct pw_query_filter f = { .all_lists = true, .newest_first = true,
-				     .limit = 30,
-				     .min_severity = PW_REPORT_MIN_SEVERITY };
 	struct pw_finding_counts fc;
 	GPtrArray *subs = NULL;
 	struct pw_db_stats c;
 	int64_t shown = 0;
 	int sev;
-	guint i;
 	struct pw_report *r = NULL;
-	GPtrArray *days = NULL;
-	GArray *weeks = NULL;
 	char **lists = NULL, **l;
 	enum pw_status st;
 	bool more;
@@ -932,8 +1057,6 @@ static void overview(struct pw_db *db, GHashTable *args,
 	if ((st = pw_db_stats(db, &c)) ||
 	    (st = pw_db_finding_counts(db, &fc)) ||
 	    (st = pw_db_subscription_list(db, &subs)) ||
-	    (st = pw_db_query_stats(db, &f, &days)) ||
-	    (st = pw_db_query_flood_weeks(db, 26, &weeks)) ||
 	    (st = pw_db_query_lists(db, &lists))) {
 		store_error(a, false, db, st);
 		goto out;
@@ -941,7 +1064,9 @@ static void overview(struct pw_db *db, GHashTable *args,
 	for (sev = PW_REPORT_MIN_SEVERITY; sev <= PW_SEV_ERROR; sev++)
 		shown += fc.severity[sev];
 	page_begin(a, "Overview");
-	g_string_append_printf(a->body, "<table class=\"counts\"><tr><th>messages</th>"
+	if (!attention(db, subs, a->body, a))
+		goto out;
+	g_string_append_printf(a->body, "<h2>The store</h2><table class=\"counts\"><tr><th>messages</th>"
 			       "<th>patches</th><th>series</th>"
 			       "<th><a href=\"/findings\">findings</a></th>"
 			       "<th>lists</th><th>unreadable</th></tr><tr>"
@@ -962,50 +1087,16 @@ static void overview(struct pw_db *db, GHashTable *args,
 			       " %" G_GINT64_FORMAT " info findings are not"
 			       " (<a href=\"/findings?severity=info\">every finding</a>)."
 			       " Unreadable: messages that could not be read or"
-			       " stored (<a href=\"/errors\">errors</a>).</p>\n",
+			       " stored (<a href=\"/errors\">errors</a>)."
+			       " %u subscription%s (<a href=\"/subscriptions\">their"
+			       " state</a>).</p>\n",
 			       (gint64)shown, pw_severity_str(PW_REPORT_MIN_SEVERITY),
 			       (gint64)fc.severity[PW_SEV_ERROR],
 			       (gint64)fc.severity[PW_SEV_WARNING],
-			       (gint64)fc.severity[PW_SEV_INFO]);
-	if (subs->len) {
-		g_string_append(a->body, "<h2>Subscriptions</h2>\n<table><tr>"
-				"<th>name</th><th>kind</th><th>state</th>"
-				"<th>messages</th><th>unreadable</th>"
-				"<th>last poll</th><th>last error</th></tr>\n");
-		for (i = 0; i < subs->len; i++) {
-			const struct pw_subscription *u = subs->pdata[i];
-			char *t = u->last_poll ? pw_iso_time(u->last_poll) :
-				g_strdup("never");
-
-			g_string_append(a->body, "<tr><td>");
-			esc(a->body, u->name);
-			g_string_append(a->body, "</td><td>");
-			esc(a->body, u->kind);
-			g_string_append_printf(a->body, "</td><td>%s</td>"
-					       "<td class=\"n\">%" G_GINT64_FORMAT
-					       "</td><td class=\"n%s\">",
-					       pw_subscription_state(u),
-					       (gint64)u->messages,
-					       u->unreadable ? " bad" : "");
-			if (u->unreadable)
-				g_string_append_printf(a->body, "<a href=\"/errors\">%"
-						       G_GINT64_FORMAT "</a>",
-						       (gint64)u->unreadable);
-			else
-				g_string_append(a->body, "0");
-			g_string_append_printf(a->body, "</td><td>%s</td><td>", t);
-			esc(a->body, u->last_error);
-			g_string_append(a->body, "</td></tr>\n");
-			g_free(t);
-		}
-		g_string_append(a->body, "</table>\n");
-	}
-	g_string_append_printf(a->body, "<h2>Findings per day and rule (%s and"
-			       " above)</h2>\n",
-			       pw_severity_str(PW_REPORT_MIN_SEVERITY));
-	findings_chart(a->body, days);
-	g_string_append(a->body, "<h2>Floods per week</h2>\n");
-	floods_chart(a->body, weeks);
+			       (gint64)fc.severity[PW_SEV_INFO],
+			       subs->len, subs->len == 1 ? "" : "s");
+	if (!charts(db, a->body, a))
+		goto out;
 	g_string_append(a->body, "<h2>Lists</h2><p>");
 	for (l = lists; *l; l++) {
 		g_string_append(a->body, "<a href=\"/list/");
@@ -1023,10 +1114,6 @@ out:
 	pw_report_free(r);
 	if (subs)
 		g_ptr_array_unref(subs);
-	if (days)
-		g_ptr_array_unref(days);
-	if (weeks)
-		g_array_unref(weeks);
 	g_strfreev(lists);
 }
 
@@ -1235,6 +1322,34 @@ out:
 	g_ptr_array_unref(rows);
 }
 
+/* /subscriptions (HTML) and /api/subscriptions (JSON). */
+static void subscriptions(struct pw_db *db, GHashTable *args, bool api,
+			  struct pw_web_answer *a)
+{
+	GPtrArray *subs = NULL;
+	enum pw_status st;
+
+	if (g_hash_table_size(args)) {
+		pw_web_answer_error(a, api, 400, "subscriptions take no parameters");
+		return;
+	}
+	st = pw_db_subscription_list(db, &subs);
+	if (st) {
+		store_error(a, api, db, st);
+		return;
+	}
+	if (api) {
+		pw_web_subscriptions_json(a->body, subs);
+		a->status = 200;
+		a->type = "application/json";
+	} else {
+		page_begin(a, "Subscriptions");
+		pw_web_subscriptions_html(a->body, subs);
+		page_end(a);
+	}
+	g_ptr_array_unref(subs);
+}
+
 /* ---- routing ---- */
 
 static bool is_report(const char *name)
@@ -1254,16 +1369,21 @@ void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
 		overview(db, args, a);
 	} else if (pw_web_triage_get(db, path, args, a)) {
 		/* /decisions, /api/decisions: bot/web_triage.c */
+	} else if (!strcmp(path, "/subscriptions")) {
+		subscriptions(db, args, false, a);
 	} else if (g_str_has_prefix(path, "/api/")) {
 		rest = path + 5;
 		if (is_report(rest))
 			api_report(db, rest, args, a);
+		else if (!strcmp(rest, "subscriptions"))
+			subscriptions(db, args, true, a);
 		else if (g_str_has_prefix(rest, "message/") && rest[8])
 			message_page(db, rest + 8, args, a, true);
 		else
 			pw_web_answer_error(a, true, 404, "no such API; there are"
 					    " /api/series, patches, findings, floods,"
-					    " senders, stats, errors and message/MSGID");
+					    " senders, stats, errors, subscriptions and"
+					    " message/MSGID");
 	} else if (is_report(path + 1)) {
 		report_page(db, path + 1, args, a);
 	} else if (g_str_has_prefix(path, "/series/")) {

@@ -329,8 +329,9 @@ enum pw_status pw_db_query_series(struct pw_db *db,
 		" s.cover IS NOT NULL, s.first_date, s.last_date, "
 		SERIES_PATCHES ","
 		" (SELECT count(*) FROM patch p JOIN finding fi ON fi.patch = p.id"
-		"  WHERE p.series = s.id),"
+		"  WHERE p.series = s.id AND fi.severity >= ?),"
 		" coalesce(" SERIES_FLOOD ", 0) FROM series s");
+	bind_num(&q, f->min_severity);
 	cond_num(&q, "s.id = ?", f->series_only, f->series_only != 0);
 	cond_text(&q, "s.from_addr = lower(?)", f->from);
 	cond_dates(&q, f, "s.last_date >= ?", "s.first_date < ?");
@@ -400,11 +401,13 @@ enum pw_status pw_db_query_patches(struct pw_db *db,
 	qb_init(&q, "SELECT p.id, m.id, m.msgid, m.from_name, m.from_addr,"
 		" m.subject, m.date, coalesce(p.series, 0), p.number, m.total,"
 		" m.version,"
-		" (SELECT count(*) FROM finding fi WHERE fi.patch = p.id),"
+		" (SELECT count(*) FROM finding fi WHERE fi.patch = p.id"
+		"  AND fi.severity >= ?),"
 		" coalesce((SELECT g.id FROM flood_member fm"
 		"  JOIN flood_group g ON g.id = fm.grp"
 		"  WHERE fm.message = m.id AND g.detected_at IS NOT NULL), 0)"
 		" FROM patch p JOIN message m ON m.id = p.message");
+	bind_num(&q, f->min_severity);
 	cond_num(&q, "p.series = ?", f->series_id, f->series_id != 0);
 	cond_dates(&q, f, "m.date >= ?", "m.date < ?");
 	cond_from(&q, FROM_PATCH, f->from);
@@ -446,6 +449,7 @@ static gpointer sender_row(sqlite3_stmt *st)
 	q->floods = sqlite3_column_int64(st, 4);
 	q->first_date = sqlite3_column_int64(st, 5);
 	q->last_date = sqlite3_column_int64(st, 6);
+	q->flagged = sqlite3_column_int64(st, 7);
 	return q;
 }
 
@@ -459,13 +463,22 @@ enum pw_status pw_db_query_senders(struct pw_db *db,
 	 * From names another author), as floods are counted. */
 	qb_init(&q, "SELECT coalesce(ms.addr, m.from_addr) AS who,"
 		" max(coalesce(ms.name, m.from_name)), count(*),"
-		" sum((SELECT count(*) FROM finding fi WHERE fi.patch = p.id)),"
+		" sum((SELECT count(*) FROM finding fi WHERE fi.patch = p.id"
+		"  AND fi.severity >= ?)),"
 		" (SELECT count(*) FROM flood_group g"
 		"  WHERE g.sender = coalesce(ms.addr, m.from_addr)"
 		"  AND g.detected_at IS NOT NULL),"
-		" coalesce(min(m.date), 0), coalesce(max(m.date), 0)"
+		" coalesce(min(m.date), 0), coalesce(max(m.date), 0),"
+		" sum(EXISTS (SELECT 1 FROM finding fi WHERE fi.patch = p.id"
+		"  AND fi.severity >= ?))"
 		" FROM patch p JOIN message m ON m.id = p.message"
 		" LEFT JOIN message_sender ms ON ms.message = m.id");
+	bind_num(&q, f->min_severity);
+	bind_num(&q, f->min_severity);
+	if (f->automated > 0)
+		cond(&q, "m.automated IS NOT NULL");
+	else if (f->automated < 0)
+		cond(&q, "m.automated IS NULL");
 	cond_dates(&q, f, "m.date >= ?", "m.date < ?");
 	cond_text(&q, ON_LIST, f->list);
 	cond_text(&q, "coalesce(ms.addr, m.from_addr) = lower(?)", f->from);

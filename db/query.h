@@ -32,7 +32,9 @@ enum pw_series_state {
  */
 struct pw_query_filter {
 	const char *rule;		/* this rule ID (as stored: upper case) */
-	enum pw_severity min_severity;	/* findings, stats: at least this severe */
+	enum pw_severity min_severity;	/* findings, stats: at least this
+					 * severe; series, patches, senders:
+					 * the findings counted */
 	int64_t since;			/* dated at or after this Unix time */
 	int64_t until;			/* dated before this Unix time, 0: any */
 	const char *from;		/* author or sender address (any case) */
@@ -47,6 +49,9 @@ struct pw_query_filter {
 	bool newest_first;		/* else oldest first */
 	bool by_week;			/* stats: per week, else per day */
 	bool all_lists;			/* stats: every list together (list "") */
+	int automated;			/* senders: 1: only mail a machine sent
+					 * (message.automated), -1: only a
+					 * person's, 0: both */
 	int64_t limit;			/* rows at most; 0: no limit */
 	int64_t offset;			/* rows skipped first */
 	/*
@@ -94,10 +99,15 @@ struct pw_query_patch {
 	int64_t flood_id;		/* 0 when in none */
 };
 
-/* One sender: who posted patches (the mail's From), with counts. */
+/*
+ * One sender: who posted patches (the mail's From), with counts: the
+ * patches, those of them with findings at the filter's min_severity or
+ * above (flagged), and those findings.
+ */
 struct pw_query_sender {
 	char *addr, *name;
 	int64_t patches, findings, floods;
+	int64_t flagged;
 	int64_t first_date, last_date;
 };
 

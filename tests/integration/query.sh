@@ -239,7 +239,9 @@ is "floods --until: none before" "$(jn floods --until 2016-08-01)" 0
 # senders
 top=$($PW query --db "$db" senders --limit 1 --format json)
 is "senders: most patches first" "$(echo "$top" | jq -r '.[0] | "\(.sender) \(.patches) \(.floods)"')" "$flooder 40 1"
-is "senders: findings counted" "$(echo "$top" | jq -r '.[0].findings')" \
+is "senders: findings counted (warning and above)" "$(echo "$top" | jq -r '.[0].findings')" \
+	"$(sq "SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message WHERE m.from_addr = '$flooder' AND f.severity >= 1")"
+is "senders --severity info: every finding counted" "$($PW query --db "$db" senders --limit 1 --severity info --format json | jq -r '.[0].findings')" \
 	"$(sq "SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message WHERE m.from_addr = '$flooder'")"
 is "senders --list" "$($PW query --db "$db" senders --list linux-mmc.vger.kernel.org --format json | jq -r '[.[].patches] | add')" \
 	"$(sq "SELECT count(*) FROM patch p JOIN message_list ml ON ml.message = p.message JOIN list l ON l.id = ml.list WHERE l.name = 'linux-mmc.vger.kernel.org'")"

@@ -97,10 +97,10 @@ done
 check "serve: answers under memcheck" test -n "$up"
 codes=
 for p in / /series /patches /findings "/api/findings?severity=warning" \
-	"/api/series?limit=5" /nowhere; do
+	"/api/series?limit=5" /senders /subscriptions /api/subscriptions /nowhere; do
 	codes="$codes $(curl -s -o /dev/null -w '%{http_code}' --max-time 60 "http://127.0.0.1:$port$p")"
 done
-is "serve: the pages and the API" "$codes" " 200 200 200 200 200 200 404"
+is "serve: the pages and the API" "$codes" " 200 200 200 200 200 200 200 200 200 404"
 kill -TERM "$pid"
 wait "$pid"
 rc=$?

@@ -108,9 +108,9 @@ rows stats '<tr><td>' "per=week"
 page=$(get "$URL/")
 is "/: 200" "$(code)" 200
 contains "/: counts" "$page" "<th>messages</th>"
-contains "/: findings per day and rule, an inline SVG chart" "$page" '<svg role="img" aria-label="findings per day and rule"'
-contains "/: floods over time, an inline SVG chart" "$page" 'aria-label="floods per week"'
-contains "/: a bar per rule and day" "$page" "<title>2016-08-02 FLOOD="
+contains "/: findings over time, an inline SVG chart" "$page" '<svg class="chart" role="img" aria-label="findings per '
+contains "/: floods over time, an inline SVG chart" "$page" 'aria-label="floods per '
+check "/: a bar per rule and period" grep -qE '<title>2016-08[-0-9]*: [0-9]+ findings \(FLOOD\)</title>' <<<"$page"
 contains "/: links to each list's page" "$page" "href=\"/list/$mips\""
 page=$(get "$URL/series/1")
 is "/series/1: 200" "$(code)" 200
