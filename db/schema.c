@@ -382,6 +382,20 @@ static const char *const migrations[] = {
 	" AND lower(trim(substr(auto_submitted, 1, min(64,"
 	"  instr(auto_submitted || ';', ';') - 1,"
 	"  instr(auto_submitted || '(', '(') - 1)))) NOT IN ('', 'no');",
+	/*
+	 * Each subscription's polls (db/ops.c), counted by every poll in
+	 * the transaction that records its end, for /metrics: how many,
+	 * how many failed, the seconds they took.  IF NOT EXISTS: it can
+	 * run again.
+	 */
+	"CREATE TABLE IF NOT EXISTS poll_stat ("
+	"  subscription INTEGER PRIMARY KEY"
+	"    REFERENCES subscription(id) ON DELETE CASCADE,"
+	"  polls INTEGER NOT NULL DEFAULT 0,"
+	"  failures INTEGER NOT NULL DEFAULT 0,"
+	"  seconds REAL NOT NULL DEFAULT 0,"
+	"  last_seconds REAL NOT NULL DEFAULT 0"
+	");",
 };
 
 const char *const *pw_db_migrations(size_t *n)
