@@ -492,8 +492,16 @@ static void metrics(struct pw_web_ops *ops, struct pw_db *db,
 		   readable);
 	if (readable) {
 		counts2(o, "patchwarden_messages", "Messages stored, by list"
-			" (empty: none) and kind; a message on several lists"
-			" counts under each.", "list", "kind", m.messages);
+			" and kind; a message on several lists counts under"
+			" each.", "list", "kind", m.messages);
+		family(o, "patchwarden_messages_stored", "gauge",
+		       "Messages stored, by kind, each once whatever its lists.");
+		for (i = 0; i < m.stored->len; i++) {
+			struct pw_db_ops_count *c = m.stored->pdata[i];
+
+			sample_int(o, "patchwarden_messages_stored", "kind",
+				   c->a, NULL, NULL, c->n);
+		}
 		family(o, "patchwarden_findings", "gauge",
 		       "Findings stored, by rule and severity.");
 		for (i = 0; i < m.findings->len; i++) {

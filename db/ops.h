@@ -32,7 +32,8 @@ struct pw_db_ops_polls {
 
 /* What /metrics shows of the store, read in one transaction. */
 struct pw_db_ops_metrics {
-	GPtrArray *messages;	/* pw_db_ops_count: list ('' none), kind */
+	GPtrArray *messages;	/* pw_db_ops_count: list, kind */
+	GPtrArray *stored;	/* pw_db_ops_count: kind (every message once) */
 	GPtrArray *findings;	/* pw_db_ops_count: rule, severity (0..2) */
 	GPtrArray *outbox;	/* pw_db_ops_count: state */
 	GPtrArray *pwcheck;	/* pw_db_ops_count: instance, state */

@@ -91,7 +91,8 @@ def samples(name, suffix=""):
     return [s for s in fams[name].samples if s.name == name + suffix]
 msgs = samples("patchwarden_messages")
 print("messages", int(sum(s.value for s in msgs)) == n,
-      {s.labels["list"] for s in msgs} == {lst})
+      {s.labels["list"] for s in msgs} == {lst},
+      int(sum(s.value for s in samples("patchwarden_messages_stored"))) == n)
 print("types", fams["patchwarden_polls"].type, fams["patchwarden_messages"].type,
       fams["patchwarden_http_request_duration_seconds"].type,
       fams["patchwarden_poll_duration_seconds"].type)
@@ -107,7 +108,7 @@ print("buckets", inf == count)
 print("readable", samples("patchwarden_store_readable")[0].value)
 PYEOF
 is "metrics: parsed by prometheus_client" "$(cat "$T/parsed")" \
-"messages True True
+"messages True True True
 types counter gauge histogram summary
 polls [('big', 1.0)]
 poll seconds True

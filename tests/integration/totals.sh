@@ -76,6 +76,21 @@ q "$db" "UPDATE message SET kind = 'cover' WHERE kind = 'comment' AND id % 5 = 0
 q "$db" "UPDATE finding SET severity = 2 WHERE id % 3 = 0"
 is "dates, kinds and severities changed: right" "$(recount)" "0,0"
 
+# What reads them answers as the rows do: stats over whole days come
+# from the totals, from a second past midnight they are counted from
+# the rows (the same messages: none is dated 1970).
+for l in other.example.org linux-hwmon.vger.kernel.org; do
+	for args in "--limit 0" "--limit 0 --per week --severity info" "--limit 7 --offset 2"; do
+		is "stats --list $l $args: the totals' are the rows'" \
+			"$($PW query --db "$db" stats --list "$l" $args --since 1970-01-02 2>&1)" \
+			"$($PW query --db "$db" stats --list "$l" $args --since @86401 2>&1)"
+	done
+done
+st=$($PW db stats --db "$db" 2>/dev/null)
+is "db stats: messages and findings as the rows count them" \
+	"$(kv messages "$st"),$(kv patches "$st"),$(kv findings "$st"),$(kv findings_error "$st")" \
+	"$(q "$db" "SELECT count(*) FROM message"),$(q "$db" "SELECT count(*) FROM message WHERE kind = 'patch'"),$(q "$db" "SELECT count(*) FROM finding"),$(q "$db" "SELECT count(*) FROM finding WHERE severity = 2")"
+
 # db check: right totals pass, wrong ones are found and made again.
 $PW db check --db "$db" >/dev/null 2>&1	# the deleted messages' raw rows
 out=$($PW db check --db "$db" 2>&1); rc=$?
