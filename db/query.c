@@ -607,13 +607,12 @@ static void stat_conds(struct qb *q, const struct pw_query_filter *f)
 
 /*
  * Whether the totals per list and day (db/totals.c) answer the stats
- * of f: every list together or one list, whole days, no sender (the
- * totals are not kept by sender).  Otherwise the rows are counted.
+ * of f: whole days, no sender (the totals are not kept by sender).
+ * Otherwise the rows are counted.
  */
 static bool stats_totals(const struct pw_query_filter *f)
 {
-	return !f->from && f->since % 86400 == 0 && f->until % 86400 == 0 &&
-	       (f->all_lists || f->list);
+	return !f->from && f->since % 86400 == 0 && f->until % 86400 == 0;
 }
 
 /* The filters of stats over the totals (t, and l for a list). */
@@ -622,15 +621,18 @@ static void total_conds(struct qb *q, const struct pw_query_filter *f)
 	cond(q, "t.day >= 0");
 	cond_num(q, "t.day >= ?", f->since / 86400, f->since != 0);
 	cond_num(q, "t.day < ?", f->until / 86400, f->until != 0);
-	if (f->all_lists)
+	if (f->all_lists) {
 		cond(q, "t.list = 0");
-	else
+	} else {
+		/* Each list, and -1: the messages on none (list ''). */
+		cond(q, "t.list <> 0");
 		cond_text(q, "l.name = ?", f->list);
+	}
 }
 
 #define TOTAL_PERIOD "strftime(?, t.day * 86400, 'unixepoch') AS period,"
-#define TOTAL_LIST " JOIN list l ON l.id = t.list"
-#define TOTAL_BY_LIST " l.name AS lname"
+#define TOTAL_LIST " LEFT JOIN list l ON l.id = t.list"
+#define TOTAL_BY_LIST " coalesce(l.name, '') AS lname"
 
 /* The two reads of stats_of(), from the totals. */
 static void stats_totals_rows(struct qb *q, const struct pw_query_filter *f,

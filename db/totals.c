@@ -7,21 +7,8 @@
 #include "db/db-private.h"
 #include "db/totals.h"
 
-/* The totals as the rows make them, (list, day, kind, n). */
-#define RECOUNT_MESSAGES \
-	"SELECT 0, coalesce(date / 86400, -1), kind, count(*) FROM message" \
-	" GROUP BY 2, 3 UNION ALL SELECT ml.list, coalesce(m.date / 86400, -1)," \
-	" m.kind, count(*) FROM message_list ml JOIN message m" \
-	" ON m.id = ml.message GROUP BY 1, 2, 3"
-/* (list, day, rule, severity, n). */
-#define RECOUNT_FINDINGS \
-	"SELECT 0, coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)" \
-	" FROM finding f JOIN patch p ON p.id = f.patch JOIN message m" \
-	" ON m.id = p.message GROUP BY 2, 3, 4 UNION ALL SELECT ml.list," \
-	" coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)" \
-	" FROM finding f JOIN patch p ON p.id = f.patch JOIN message m" \
-	" ON m.id = p.message JOIN message_list ml ON ml.message = m.id" \
-	" GROUP BY 1, 2, 3, 4"
+#define RECOUNT_MESSAGES PW_TOTALS_RECOUNT_MESSAGES
+#define RECOUNT_FINDINGS PW_TOTALS_RECOUNT_FINDINGS
 #define KEPT_MESSAGES \
 	"SELECT list, day, kind, n FROM total_message WHERE n <> 0"
 #define KEPT_FINDINGS \

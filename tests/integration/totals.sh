@@ -15,29 +15,29 @@ mbox=$T/hwmon.mbox
 /usr/bin/python3 "$TOP/tests/pi2mbox.py" \
 	/work/.mirror/linux-mailinglist-archives+linux-hwmon.vger.kernel.org.0/repo \
 	--last 1500 >"$mbox" 2>/dev/null || cp "$TOP/tests/data/sample.mbox" "$mbox"
-recount() {	# "messages-rows,findings-rows" that differ; "0,0" when right
-	q "$db" "SELECT
-	 ((SELECT count(*) FROM (SELECT list, day, kind, n FROM total_message WHERE n <> 0
-	  EXCEPT SELECT * FROM (SELECT 0, coalesce(date / 86400, -1), kind, count(*) FROM message GROUP BY 2, 3
-	  UNION ALL SELECT ml.list, coalesce(m.date / 86400, -1), m.kind, count(*)
-	   FROM message_list ml JOIN message m ON m.id = ml.message GROUP BY 1, 2, 3)))
-	 + (SELECT count(*) FROM (SELECT 0, coalesce(date / 86400, -1), kind, count(*) FROM message GROUP BY 2, 3
-	  UNION ALL SELECT ml.list, coalesce(m.date / 86400, -1), m.kind, count(*)
-	   FROM message_list ml JOIN message m ON m.id = ml.message GROUP BY 1, 2, 3
-	  EXCEPT SELECT list, day, kind, n FROM total_message WHERE n <> 0)))
-	 || ',' ||
-	 ((SELECT count(*) FROM (SELECT list, day, rule, severity, n FROM total_finding WHERE n <> 0
-	  EXCEPT SELECT * FROM (SELECT 0, coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)
-	   FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message GROUP BY 2, 3, 4
-	  UNION ALL SELECT ml.list, coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)
-	   FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message
-	   JOIN message_list ml ON ml.message = m.id GROUP BY 1, 2, 3, 4)))
-	 + (SELECT count(*) FROM (SELECT 0, coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)
-	   FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message GROUP BY 2, 3, 4
-	  UNION ALL SELECT ml.list, coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)
-	   FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message
-	   JOIN message_list ml ON ml.message = m.id GROUP BY 1, 2, 3, 4
-	  EXCEPT SELECT list, day, rule, severity, n FROM total_finding WHERE n <> 0)))"
+# recount: "messages,findings", the totals that differ from a recount
+# from the rows (list 0 every list together, -1 the messages on none);
+# "0,0" when right.
+RM="SELECT 0, coalesce(date / 86400, -1), kind, count(*) FROM message GROUP BY 2, 3
+  UNION ALL SELECT ml.list, coalesce(m.date / 86400, -1), m.kind, count(*)
+   FROM message_list ml JOIN message m ON m.id = ml.message GROUP BY 1, 2, 3
+  UNION ALL SELECT -1, coalesce(date / 86400, -1), kind, count(*) FROM message m
+   WHERE NOT EXISTS (SELECT 1 FROM message_list WHERE message = m.id) GROUP BY 2, 3"
+RF="SELECT 0, coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)
+   FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message GROUP BY 2, 3, 4
+  UNION ALL SELECT ml.list, coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)
+   FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message
+   JOIN message_list ml ON ml.message = m.id GROUP BY 1, 2, 3, 4
+  UNION ALL SELECT -1, coalesce(m.date / 86400, -1), f.rule, f.severity, count(*)
+   FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message
+   WHERE NOT EXISTS (SELECT 1 FROM message_list WHERE message = m.id) GROUP BY 2, 3, 4"
+KM="SELECT list, day, kind, n FROM total_message WHERE n <> 0"
+KF="SELECT list, day, rule, severity, n FROM total_finding WHERE n <> 0"
+recount() {
+	q "$db" "SELECT ((SELECT count(*) FROM ($KM EXCEPT SELECT * FROM ($RM)))
+	 + (SELECT count(*) FROM (SELECT * FROM ($RM) EXCEPT $KM))) || ',' ||
+	 ((SELECT count(*) FROM ($KF EXCEPT SELECT * FROM ($RF)))
+	 + (SELECT count(*) FROM (SELECT * FROM ($RF) EXCEPT $KF)))"
 }
 total() { q "$db" "SELECT coalesce(sum(n), 0) FROM $1 WHERE list = 0"; }
 
@@ -56,6 +56,14 @@ is "the same mail on another list: counted there too, once overall" \
 	"$(recount),$(total total_message)" "0,0,$n"
 $PW db recheck --db "$db" >/dev/null 2>&1
 is "after a recheck: right" "$(recount)" "0,0"
+# Messages on no list: taken off theirs, then one given back.
+q "$db" "DELETE FROM message_list WHERE message IN (SELECT p.message FROM patch p JOIN finding f ON f.patch = p.id LIMIT 8)"
+check "some messages with findings are on no list" test "$(q "$db" "SELECT count(*) FROM message m
+	WHERE NOT EXISTS (SELECT 1 FROM message_list WHERE message = m.id)")" -gt 0
+is "messages taken off every list: right" "$(recount)" "0,0"
+q "$db" "INSERT INTO message_list SELECT m.id, (SELECT min(id) FROM list) FROM message m
+	WHERE NOT EXISTS (SELECT 1 FROM message_list WHERE message = m.id) LIMIT 3"
+is "a message on no list put on one again: right" "$(recount)" "0,0"
 
 # (A series' cover letter is named by its series: not deleted.)
 q "$db" "DELETE FROM message WHERE (id IN (SELECT message FROM patch WHERE id IN
@@ -79,11 +87,11 @@ is "dates, kinds and severities changed: right" "$(recount)" "0,0"
 # What reads them answers as the rows do: stats over whole days come
 # from the totals, from a second past midnight they are counted from
 # the rows (the same messages: none is dated 1970).
-for l in other.example.org linux-hwmon.vger.kernel.org; do
+for l in "" other.example.org linux-hwmon.vger.kernel.org; do
 	for args in "--limit 0" "--limit 0 --per week --severity info" "--limit 7 --offset 2"; do
-		is "stats --list $l $args: the totals' are the rows'" \
-			"$($PW query --db "$db" stats --list "$l" $args --since 1970-01-02 2>&1)" \
-			"$($PW query --db "$db" stats --list "$l" $args --since @86401 2>&1)"
+		is "stats ${l:+--list $l }$args: the totals' are the rows'" \
+			"$($PW query --db "$db" stats ${l:+--list "$l"} $args --since 1970-01-02 2>&1)" \
+			"$($PW query --db "$db" stats ${l:+--list "$l"} $args --since @86401 2>&1)"
 	done
 done
 st=$($PW db stats --db "$db" 2>/dev/null)
