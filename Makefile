@@ -55,6 +55,7 @@ DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
             libjson-glib-dev libmicrohttpd-dev nettle-dev libsystemd-dev \
             libcmocka-dev git xz-utils libopendkim-dev python3-dkim \
             ca-certificates python3 python3-aiosmtpd public-inbox \
+            python3-prometheus-client \
             dovecot-imapd valgrind bc time openssl curl chromium \
             man-db systemd git-pw python3-django \
             python3-djangorestframework python3-django-filters

@@ -159,6 +159,11 @@ static void print(const struct pw_config *c)
 	secret("token", c->web_token);
 	num("max_body", c->web_max_body / 1024);
 	str("url", c->dashboard_url);
+	if (c->web_stale_after)
+		num("stale_after", c->web_stale_after);
+	else
+		str("stale_after", "(0: three of each subscription's intervals,"
+		    " at least 600 s)");
 
 	for (i = 0; i < c->lists->len; i++)
 		list(c->lists->pdata[i]);

@@ -37,6 +37,7 @@
 #include "bot/log.h"
 #include "bot/printer.h"
 #include "bot/report.h"
+#include "db/totals.h"
 
 static const char usage[] =
 	"usage: patchwarden db [--db PATH] [--config FILE] COMMAND\n"
@@ -147,7 +148,7 @@ static int check_unopened(const char *path, enum pw_status s, const char *err)
 static int check(struct pw_db *db)
 {
 	GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
-	int64_t orphans = 0;
+	int64_t orphans = 0, wrong = 0;
 	int rc = EX_TEMPFAIL;
 
 	if (pw_db_integrity_check(db, problems)) {
@@ -169,7 +170,20 @@ static int check(struct pw_db *db)
 		       " message names\n", pw_db_path(db), orphans);
 	else
 		printf("%s-raw: no orphaned raw rows\n", pw_db_path(db));
-	rc = orphans ? 1 : 0;
+	/* The totals per list and day the dashboard reads, against the
+	 * rows they count. */
+	if (pw_db_totals_check(db, true, &wrong)) {
+		pw_error("totals: %s", pw_db_errmsg(db));
+		goto out;
+	}
+	if (wrong)
+		printf("%s: %" G_GINT64_FORMAT " totals per list and day differed"
+		       " from the rows: made again from them\n", pw_db_path(db),
+		       wrong);
+	else
+		printf("%s: totals per list and day: as the rows count them\n",
+		       pw_db_path(db));
+	rc = orphans || wrong ? 1 : 0;
 out:
 	g_ptr_array_free(problems, TRUE);
 	return rc;

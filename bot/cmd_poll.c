@@ -1,5 +1,6 @@
 /*
- * patchwarden poll [--db PATH] [--config FILE] [--format text|json] [NAME...]
+ * patchwarden poll [--db PATH] [--config FILE] [--format text|json]
+ *                  [--progress N] [NAME...]
  *
  * One pass over the subscriptions (every one not paused, or those
  * named), then exit: each source's new mail is stored, checked, filed
@@ -70,10 +71,12 @@ void pw_poll_print(const struct pw_subscription *s,
 int pw_cmd_poll(int argc, char **argv)
 {
 	char *db_path = NULL, *config = NULL, *format = NULL;
+	gint every = 0;
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
 		{ "format", 0, 0, G_OPTION_ARG_STRING, &format, "text (default) or json", "FORMAT" },
+		{ "progress", 0, 0, G_OPTION_ARG_INT, &every, "a progress line on stderr every N messages", "N" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
 	};
 	struct pw_config *cfg = NULL;
@@ -87,6 +90,11 @@ int pw_cmd_poll(int argc, char **argv)
 		goto out;
 	if (!pw_format_parse(format, false, &f)) {
 		fprintf(stderr, "patchwarden poll: --format is text or json\n");
+		goto out;
+	}
+	if (every < 0) {
+		fprintf(stderr, "patchwarden poll: --progress takes a number of"
+			" messages\n");
 		goto out;
 	}
 	if (!pw_cli_open(config, db_path, false, &cfg, &db)) {
@@ -138,7 +146,8 @@ int pw_cmd_poll(int argc, char **argv)
 			rc = EX_TEMPFAIL;
 			break;
 		}
-		st = pw_subscription_poll(db, cfg, &cur, &pw_stop_requested, &c, &err);
+		st = pw_subscription_poll_progress(db, cfg, &cur, &pw_stop_requested,
+						   every, false, &c, &err);
 		if (st != PW_ERR_DB && st != PW_ERR_TRANSIENT &&
 		    pw_db_finding_tally(db, &fc)) {
 			pw_error("%s", pw_db_errmsg(db));

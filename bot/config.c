@@ -40,7 +40,7 @@ static const char *const imap_keys[] = {
 	"user", "password", "starttls", "cainfo", "timeout", NULL,
 };
 static const char *const web_keys[] = {
-	"listen", "token", "max_body", "url", NULL,
+	"listen", "token", "max_body", "url", "stale_after", NULL,
 };
 static const char *const patchwork_keys[] = {
 	"url", "project", "token", "lists", "context", "min_severity",
@@ -951,6 +951,8 @@ static void read_web(struct loader *ld, struct pw_config *c)
 		problem(ld, "web", "token", "[web] token: at least 16 characters");
 	get_int(ld, "web", "max_body", 10240, 1, 1024 * 1024, "KiB", &kib);
 	c->web_max_body = kib * 1024;
+	get_int(ld, "web", "stale_after", 0, 0, INT_MAX, "seconds",
+		&c->web_stale_after);
 	read_web_url(ld, c);
 }
 

@@ -170,6 +170,9 @@ struct pw_config {
 	char *web_listen;	/* NULL: 127.0.0.1:8080 */
 	char *web_token;	/* NULL: none; needed off loopback and to submit */
 	int web_max_body;	/* bytes a POST may carry */
+	/* /healthz: seconds without a successful poll after which a
+	 * subscription is stale; 0: three of its intervals, at least 600. */
+	int web_stale_after;
 	char *dashboard_url;	/* [web] url (or the deprecated [reply]
 				 * dashboard_url): replies link to it; NULL */
 

@@ -383,10 +383,11 @@ static void progress_mark(struct pw_ingest_counts *c, int64_t now,
  * moving; benchmarks read the rate as it goes.
  */
 static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
-		     bool last)
+		     struct pw_source *src, bool last)
 {
 	int64_t done = c->messages + c->errors, n = done - c->t.mark_messages;
-	int64_t now, cpu, writer;
+	int64_t now, cpu, writer, expected = src ? pw_source_expected(src) : -1;
+	GString *line;
 	double secs;
 
 	if (o->progress <= 0 || n <= 0 || (!last && n < o->progress))
@@ -395,15 +396,36 @@ static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 	cpu = cpu_usec(false);
 	writer = cpu_usec(true);
 	secs = (double)(now - c->t.mark_usec) / 1e6;
-	fprintf(stderr, "progress: messages=%" G_GINT64_FORMAT " total=%"
-		G_GINT64_FORMAT " seconds=%.3f cpu=%.3f writer=%.3f idle=%.3f"
-		" fingerprints=%.3f floods=%.3f rate=%.0f\n",
+	line = g_string_new(o->progress_name);
+	g_string_append_printf(line, "progress: messages=%" G_GINT64_FORMAT
+		" total=%" G_GINT64_FORMAT " seconds=%.3f cpu=%.3f writer=%.3f"
+		" idle=%.3f fingerprints=%.3f floods=%.3f rate=%.0f",
 		n, done, secs, (double)(cpu - c->t.mark_cpu_usec) / 1e6,
 		(double)(writer - c->t.mark_writer_usec) / 1e6,
 		(double)(c->t.idle_usec - c->t.mark_idle_usec) / 1e6,
 		(double)(c->t.fingerprint_usec - c->t.mark_fingerprint_usec) / 1e6,
 		(double)(c->t.flood_usec - c->t.mark_flood_usec) / 1e6,
 		secs > 0 ? (double)n / secs : 0.0);
+	if (expected >= 0) {
+		/* The source says how many it brings: how far it is, and
+		 * the time left at its rate so far (removals are read too). */
+		int64_t read = done + c->removed - c->t.source_done;
+		int64_t left = MAX(expected - read, 0);
+		double took = (double)(now - c->t.source_usec) / 1e6;
+
+		g_string_append_printf(line, " read=%" G_GINT64_FORMAT " expected=%"
+				       G_GINT64_FORMAT, read, MAX(expected, read));
+		if (read > 0 && took > 0)
+			g_string_append_printf(line, " eta=%.0f",
+					       (double)left * took / (double)read);
+		else
+			g_string_append(line, " eta=?");
+	}
+	if (o->progress_log)
+		pw_info("%s", line->str);
+	else
+		fprintf(stderr, "%s\n", line->str);
+	g_string_free(line, TRUE);
 	progress_mark(c, now, cpu, writer);
 }
 
@@ -695,6 +717,10 @@ enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 	pw_mail_init();
 	memset(&p, 0, sizeof(p));
 	p.src = src;
+	c->t.source_done = c->messages + c->errors + c->removed;
+	c->t.source_usec = g_get_monotonic_time();
+	if (!c->t.mark_usec)
+		progress_mark(c, c->t.source_usec, cpu_usec(false), cpu_usec(true));
 	owed.cursors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	owed.acks = g_ptr_array_new_with_free_func(g_free);
 	p.cfg = cfg;
@@ -744,7 +770,7 @@ enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 				if (!s)
 					owed_note(&owed, k->jobs->pdata[n]);
 				if (!s)
-					progress(o, c, false);
+					progress(o, c, p.src, false);
 				if (!s && ++in_batch >= BATCH) {
 					s = batch_commit(db, &owed, p.src, o, c,
 							 &batch_start);
@@ -815,6 +841,9 @@ enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 	}
 	g_free(p.read_error);
 	pw_db_checkpoint_stop(db);
+	/* A subscription's poll ends with its line: how far it got. */
+	if (o->progress_name)
+		progress(o, c, p.src, true);
 	pw_source_free(p.src);
 	return s;
 }
@@ -838,11 +867,11 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 		counts->errors++;
 		counts->sources_failed++;
 		if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT) {
-			progress(o, counts, true);
+			progress(o, counts, NULL, true);
 			return false;
 		}
 	}
-	progress(o, counts, true);
+	progress(o, counts, NULL, true);
 	return true;
 }
 

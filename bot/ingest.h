@@ -20,6 +20,10 @@ struct pw_ingest_opts {
 	bool quiet;		/* no per-message error lines */
 	bool no_floods;		/* benchmarks: no fingerprints, no flood detection */
 	int64_t progress;	/* a progress line every this many messages, 0: none */
+	/* The progress lines' prefix ("NAME: "), or NULL; with
+	 * progress_log they go to the log (pw_info) instead of stderr. */
+	const char *progress_name;
+	bool progress_log;
 	bool stdin_one;		/* "-" is one message from an MTA, not an mbox */
 	/* Set (by a signal handler) to stop reading: what was read is
 	 * stored and committed, the rest is left for the next time. */
@@ -45,6 +49,9 @@ struct pw_ingest_timing {
 	int64_t mark_writer_usec;	/* CPU of the thread storing messages */
 	int64_t mark_idle_usec;
 	int64_t mark_fingerprint_usec, mark_flood_usec;
+	/* Where the source being read began: messages done then, and the
+	 * monotonic clock, for its estimated time left. */
+	int64_t source_done, source_usec;
 };
 
 struct pw_ingest_counts {

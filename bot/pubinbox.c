@@ -242,6 +242,7 @@ struct walker {
 	int index;
 	const volatile sig_atomic_t *stop;
 	int lock;		/* pw_pubinbox_lock_take()'s, held while the source lives */
+	gint listed;		/* commits listed so far, every epoch (atomic) */
 };
 
 static void walker_close_epoch(struct walker *w)
@@ -356,6 +357,7 @@ static enum pw_status walker_open_epoch(struct walker *w, char **err)
 		*err = g_strdup_printf("%s: %s", e->local, pw_pubinbox_git_msg());
 		s = PW_ERR_IO;
 	}
+	g_atomic_int_add(&w->listed, (gint)w->oids->len);
 	git_revwalk_free(w->walk);
 	w->walk = NULL;
 	git_repository_free(w->repo);
@@ -515,10 +517,17 @@ static enum pw_status walker_next(void *data, struct pw_raw *raw, char **err)
 	}
 }
 
+/* Progress lines: the commits listed so far (each brings a message). */
+static int64_t walker_expected(void *ctx)
+{
+	return g_atomic_int_get(&((struct walker *)ctx)->listed);
+}
+
 static const struct pw_source_ops walker_ops = {
 	.next = walker_next,
 	.ack = NULL,
 	.free = walker_free,
+	.expected = walker_expected,
 };
 
 enum pw_status pw_pubinbox_open(const struct pw_subscription *sub,

@@ -11,6 +11,7 @@
 
 #include "bot/cli.h"
 #include "bot/digest.h"
+#include "bot/lock.h"
 #include "bot/log.h"
 #include "bot/reply_policy.h"
 #include "bot/patchwork.h"
@@ -22,6 +23,7 @@
 #include "db/query.h"
 
 #define MAX_SLEEP 30	/* seconds: replies to retry come due meanwhile */
+#define PROGRESS_EVERY 10000	/* messages between a first poll's log lines */
 
 struct service {
 	const char *config_path, *db_override;
@@ -174,8 +176,12 @@ static bool poll_due(struct service *sv, int64_t *next)
 			ok = false;
 			break;
 		}
-		st = pw_subscription_poll(sv->db, sv->cfg, &cur, &pw_stop_requested,
-					  &c, &err);
+		/* A first poll (a whole archive's backfill) can take long:
+		 * the log shows how far it is. */
+		st = pw_subscription_poll_progress(sv->db, sv->cfg, &cur,
+						   &pw_stop_requested,
+						   cur.backfilled ? 0 : PROGRESS_EVERY,
+						   true, &c, &err);
 		pw_subscription_release(&cur);
 		if (st != PW_ERR_DB && st != PW_ERR_TRANSIENT &&
 		    pw_db_finding_tally(sv->db, &fc)) {
@@ -277,10 +283,19 @@ int pw_service_run(const char *config, const char *db_path)
 	struct service sv = { config, db_path, NULL, NULL, NULL, 0, 0 };
 	GPtrArray *subs = NULL;
 	unsigned nsubs = 0;
-	int rc = 0;
+	int rc = 0, lock = -1;
+	char *err = NULL;
 
 	pw_signals_install();
 	if (!pw_cli_open(config, db_path, false, &sv.cfg, &sv.db)) {
+		rc = EX_TEMPFAIL;
+		goto out;
+	}
+	/* One service per store: a second one would poll the same
+	 * subscriptions and fail the first one's polls. */
+	if (pw_lock_take(sv.cfg->db_path, &lock, &err)) {
+		pw_error("service: %s", err);
+		g_free(err);
 		rc = EX_TEMPFAIL;
 		goto out;
 	}
@@ -329,6 +344,7 @@ int pw_service_run(const char *config, const char *db_path)
 	pw_info("service: stopped; what was read is stored");
 out:
 	pw_db_close(sv.db);
+	pw_lock_release(lock);
 	pw_config_free(sv.cfg);
 	return rc;
 }

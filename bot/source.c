@@ -550,6 +550,11 @@ struct pw_source *pw_source_new(const char *name,
 	return s;
 }
 
+int64_t pw_source_expected(struct pw_source *s)
+{
+	return s->ops && s->ops->expected ? s->ops->expected(s->ctx) : -1;
+}
+
 void pw_source_ack(struct pw_source *s, const char *ack)
 {
 	if (s->ops && s->ops->ack && ack)

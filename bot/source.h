@@ -98,11 +98,22 @@ struct pw_source_ops {
 	enum pw_status (*next)(void *ctx, struct pw_raw *raw, char **err);
 	void (*ack)(void *ctx, const char *ack);
 	void (*free)(void *ctx);
+	/* May be NULL: the messages known to come, counted from the
+	 * first (read or not), for progress lines; called from the thread
+	 * that stores while next runs on another. */
+	int64_t (*expected)(void *ctx);
 };
 
 /* A source named name (what errors and stored messages say it is). */
 struct pw_source *pw_source_new(const char *name,
 				const struct pw_source_ops *ops, void *ctx);
+
+/*
+ * The messages s knows it brings in all, counted from its first (read
+ * or not): a public-inbox archive's commits listed so far; -1 when it
+ * cannot tell (files, IMAP, Maildir).  Safe while another thread reads.
+ */
+int64_t pw_source_expected(struct pw_source *s);
 
 /* Tells s that the message whose raw->ack was ack is committed. */
 void pw_source_ack(struct pw_source *s, const char *ack);

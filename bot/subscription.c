@@ -11,6 +11,7 @@
 #include "bot/log.h"
 #include "bot/pubinbox.h"
 #include "bot/subscription.h"
+#include "db/ops.h"
 
 bool pw_subscription_name_ok(const char *name)
 {
@@ -280,10 +281,23 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 				    const volatile sig_atomic_t *stop,
 				    struct pw_ingest_counts *counts, char **err)
 {
+	return pw_subscription_poll_progress(db, cfg, sub, stop, 0, false,
+					     counts, err);
+}
+
+enum pw_status pw_subscription_poll_progress(struct pw_db *db,
+					     const struct pw_config *cfg,
+					     const struct pw_subscription *sub,
+					     const volatile sig_atomic_t *stop,
+					     int64_t every, bool log,
+					     struct pw_ingest_counts *counts,
+					     char **err)
+{
 	struct pw_ingest_opts o = { .no_floods = !cfg->flood_detect };
+	char *prefix = every > 0 ? g_strdup_printf("%s: ", sub->name) : NULL;
 	struct pw_source *src = NULL;
 	enum pw_status s, rs;
-	int64_t now, next;
+	int64_t now, next, began = g_get_monotonic_time();
 	bool stopped;
 
 	*err = NULL;
@@ -304,8 +318,12 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 		o.stop = stop;
 		o.subscription = sub->id;
 		o.ends_backfill = !sub->backfilled;
+		o.progress = every;
+		o.progress_name = prefix;
+		o.progress_log = log;
 		s = pw_ingest_source(db, cfg, src, sub->url, &o, counts, err);
 	}
+	g_free(prefix);
 	stopped = stop && *stop;
 	if (s == PW_ERR_DB || s == PW_ERR_TRANSIENT)
 		return s;	/* the store failed: nothing more to record */
@@ -324,6 +342,9 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 	if (!rs)
 		rs = pw_db_subscription_polled(db, sub->id, now, s ? *err : NULL,
 					       next);
+	if (!rs)
+		rs = pw_db_ops_poll_count(db, sub->id, s != PW_OK,
+					  (double)(g_get_monotonic_time() - began) / 1e6);
 	if (!rs)
 		rs = pw_db_commit(db);
 	if (rs) {

@@ -48,6 +48,20 @@ enum pw_status pw_subscription_poll(struct pw_db *db,
 				    struct pw_ingest_counts *counts, char **err);
 
 /*
+ * pw_subscription_poll() with progress lines, "NAME: progress: ..."
+ * (ingest's, with how far the source is and the time left when it
+ * tells how many messages it brings), every `every` messages and at
+ * the end: on stderr, or with log in the log (pw_info()).
+ */
+enum pw_status pw_subscription_poll_progress(struct pw_db *db,
+					     const struct pw_config *cfg,
+					     const struct pw_subscription *sub,
+					     const volatile sig_atomic_t *stop,
+					     int64_t every, bool log,
+					     struct pw_ingest_counts *counts,
+					     char **err);
+
+/*
  * Prints what a poll of s added (c), the findings it stored (fc), and
  * its error when it failed, as one line "NAME: messages=N ..." or one
  * JSON object (pw_report_stored()).

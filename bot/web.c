@@ -14,6 +14,7 @@
 #include "bot/log.h"
 #include "bot/web.h"
 #include "bot/web_triage.h"
+#include "bot/web_ops.h"
 #include "bot/web_page.h"
 #include "db/db.h"
 #include "db/query.h"
@@ -48,6 +49,7 @@ struct pw_web {
 	 * at a time on a thread and a connection of their own. */
 	GThreadPool *refresher;
 	struct pw_db *refresh_db;
+	struct pw_web_ops *ops;		/* request latencies (bot/web_ops.c) */
 };
 
 /*
@@ -442,7 +444,11 @@ void pw_web_answer(struct pw_web *w, const struct pw_web_request *r,
 	} else {
 		struct pw_db *db = g_async_queue_pop(w->pool);
 
-		get_cached(w, db, url, args, a);
+		/* A monitor's answers read the store as it is: never kept. */
+		if (pw_web_ops_path(url))
+			pw_web_ops_get(w->ops, db, w->cfg, url, args, r->accept, a);
+		else
+			get_cached(w, db, url, args, a);
 		g_async_queue_push(w->pool, db);
 	}
 }
@@ -459,14 +465,19 @@ static enum MHD_Result answer(struct pw_web *w, struct MHD_Connection *c,
 		.args = pw_web_args_new(),
 		.authorization = MHD_lookup_connection_value(
 			c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+		.accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_ACCEPT),
 		.body = (const char *)q->body->data,
 		.len = q->body->len,
 		.too_big = q->too_big,
 	};
 	enum MHD_Result ok;
+	gint64 began = g_get_monotonic_time();
 
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, arg, r.args);
 	pw_web_answer(w, &r, &a);
+	pw_web_ops_observe(w->ops, url,
+			   (double)(g_get_monotonic_time() - began) / 1e6);
 	ok = send_answer(c, &a);
 	g_hash_table_destroy(r.args);
 	g_string_free(a.body, TRUE);
@@ -641,6 +652,7 @@ void pw_web_stop(struct pw_web *w)
 		g_hash_table_destroy(w->cache);
 	g_mutex_clear(&w->cache_lock);
 	g_cond_clear(&w->cache_made);
+	pw_web_ops_free(w->ops);
 	g_free(w->db_path);
 	g_free(w);
 }
@@ -683,6 +695,7 @@ static struct pw_web *web_new(const char *db_path, const struct pw_config *cfg)
 	w->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					 cached_free);
 	w->cfg = cfg;
+	w->ops = pw_web_ops_new();
 	w->db_path = g_strdup(db_path);
 	w->has_token = cfg->web_token != NULL;
 	if (w->has_token)

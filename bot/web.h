@@ -33,6 +33,7 @@ struct pw_web_request {
 	const char *path;		/* unescaped, without the query */
 	GHashTable *args;		/* from pw_web_args_new() */
 	const char *authorization;	/* the header's value, or NULL */
+	const char *accept;		/* the Accept header's, or NULL */
 	const char *body;		/* a POST's, len bytes */
 	size_t len;
 	bool too_big;			/* the body was over [web] max_body */

@@ -445,7 +445,9 @@ enum pw_status pw_db_stats(struct pw_db *db, struct pw_db_stats *o)
 	s = pw_db_begin(db);
 	if (s)
 		return s;
-	st = pw_db_stmt(db, "SELECT kind, count(*) FROM message GROUP BY kind");
+	/* From the totals per list and day (db/totals.c), not every row. */
+	st = pw_db_stmt(db, "SELECT kind, sum(n) FROM total_message"
+			" WHERE list = 0 GROUP BY kind");
 	while (pw_db_row(db, st)) {
 		const char *k = (const char *)sqlite3_column_text(st, 0);
 		int64_t n = sqlite3_column_int64(st, 1);
@@ -465,7 +467,8 @@ enum pw_status pw_db_stats(struct pw_db *db, struct pw_db_stats *o)
 	sqlite3_reset(st);
 	count(db, pw_db_stmt(db, "SELECT count(*) FROM series"), &o->series);
 	count(db, pw_db_stmt(db, "SELECT count(*) FROM list"), &o->lists);
-	count(db, pw_db_stmt(db, "SELECT count(*) FROM finding"), &o->findings);
+	count(db, pw_db_stmt(db, "SELECT coalesce(sum(n), 0) FROM total_finding"
+			     " WHERE list = 0"), &o->findings);
 	count(db, pw_db_stmt(db, "SELECT count(*) FROM ingest_error"), &o->errors);
 	/* A read that failed failed the transaction: the commit says so. */
 	return pw_db_commit(db);

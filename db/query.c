@@ -11,6 +11,7 @@
 #include "db/db-private.h"
 #include "db/flood.h"
 #include "db/query.h"
+#include "db/totals.h"
 
 /* One bound value of a query being put together. */
 struct bind {
@@ -617,6 +618,68 @@ static void stat_conds(struct qb *q, const struct pw_query_filter *f)
 	" CROSS JOIN patch p ON p.message = m.id" \
 	" CROSS JOIN finding fi ON fi.patch = p.id"
 
+/*
+ * Whether the totals per list and day (db/totals.c) answer the stats
+ * of f: whole days, no sender (the totals are not kept by sender).
+ * Otherwise the rows are counted.
+ */
+static bool stats_totals(const struct pw_query_filter *f)
+{
+	return !f->from && f->since % 86400 == 0 && f->until % 86400 == 0;
+}
+
+/* The filters of stats over the totals (t, and l for a list). */
+static void total_conds(struct qb *q, const struct pw_query_filter *f)
+{
+	cond(q, "t.day >= 0");
+	cond_num(q, "t.day >= ?", f->since / 86400, f->since != 0);
+	cond_num(q, "t.day < ?", f->until / 86400, f->until != 0);
+	if (f->all_lists) {
+		cond(q, "t.list = 0");
+	} else {
+		/* Each list, and -1: the messages on none (list ''). */
+		cond(q, "t.list <> 0");
+		cond_text(q, "l.name = ?", f->list);
+	}
+}
+
+#define TOTAL_PERIOD "strftime(?, t.day * 86400, 'unixepoch') AS period,"
+#define TOTAL_LIST " LEFT JOIN list l ON l.id = t.list"
+#define TOTAL_BY_LIST " coalesce(l.name, '') AS lname"
+
+/* The two reads of stats_of(), from the totals. */
+static void stats_totals_rows(struct qb *q, const struct pw_query_filter *f,
+			      const char *fmt)
+{
+	if (f->all_lists)
+		qb_init(q, "SELECT " TOTAL_PERIOD STAT_ALL ", sum(t.n),"
+			" sum(CASE WHEN t.kind = 'patch' THEN t.n ELSE 0 END), 0"
+			" FROM total_message t");
+	else
+		qb_init(q, "SELECT " TOTAL_PERIOD TOTAL_BY_LIST ", sum(t.n),"
+			" sum(CASE WHEN t.kind = 'patch' THEN t.n ELSE 0 END), 0"
+			" FROM total_message t" TOTAL_LIST);
+	bind_text(q, fmt);
+	total_conds(q, f);
+	g_string_append(q->sql, " GROUP BY period, lname HAVING sum(t.n) > 0");
+}
+
+static void stats_totals_rules(struct qb *q, const struct pw_query_filter *f,
+			       const char *fmt)
+{
+	if (f->all_lists)
+		qb_init(q, "SELECT " TOTAL_PERIOD STAT_ALL ", t.rule, sum(t.n)"
+			" FROM total_finding t");
+	else
+		qb_init(q, "SELECT " TOTAL_PERIOD TOTAL_BY_LIST ", t.rule,"
+			" sum(t.n) FROM total_finding t" TOTAL_LIST);
+	bind_text(q, fmt);
+	total_conds(q, f);
+	cond_num(q, "t.severity >= ?", f->min_severity, f->min_severity > 0);
+	g_string_append(q->sql, " GROUP BY period, lname, t.rule"
+			" HAVING sum(t.n) > 0");
+}
+
 /* The stats of f, in the caller's transaction. */
 static enum pw_status stats_of(struct pw_db *db, const struct pw_query_filter *f,
 			       GPtrArray **out)
@@ -631,15 +694,19 @@ static enum pw_status stats_of(struct pw_db *db, const struct pw_query_filter *f
 
 	*out = NULL;
 	/* Every list together counts a message once. */
-	if (f->all_lists)
-		qb_init(&q, "SELECT " STAT_PERIOD STAT_ALL STAT_COUNTS
-			" FROM message m");
-	else
-		qb_init(&q, "SELECT " STAT_PERIOD STAT_BY_LIST STAT_COUNTS
-			" FROM message m" STAT_LISTS);
-	bind_text(&q, fmt);
-	stat_conds(&q, f);
-	g_string_append(q.sql, " GROUP BY period, lname");
+	if (stats_totals(f)) {
+		stats_totals_rows(&q, f, fmt);
+	} else {
+		if (f->all_lists)
+			qb_init(&q, "SELECT " STAT_PERIOD STAT_ALL STAT_COUNTS
+				" FROM message m");
+		else
+			qb_init(&q, "SELECT " STAT_PERIOD STAT_BY_LIST STAT_COUNTS
+				" FROM message m" STAT_LISTS);
+		bind_text(&q, fmt);
+		stat_conds(&q, f);
+		g_string_append(q.sql, " GROUP BY period, lname");
+	}
 	qb_end(&q, f->newest_first ? " ORDER BY period DESC, lname" :
 	       " ORDER BY period, lname", f);
 	s = run(db, &q, stat_row, stat_free, out);
@@ -647,16 +714,22 @@ static enum pw_status stats_of(struct pw_db *db, const struct pw_query_filter *f
 		goto out;
 	/* The findings by rule, of the same messages. */
 	all.limit = all.offset = 0;
-	if (f->all_lists)
-		qb_init(&q, "SELECT " STAT_PERIOD STAT_ALL STAT_RULES);
-	else
-		qb_init(&q, "SELECT " STAT_PERIOD STAT_BY_LIST STAT_RULES
-			STAT_LISTS);
-	bind_text(&q, fmt);
-	stat_conds(&q, &all);
-	cond_num(&q, "fi.severity >= ?", f->min_severity, f->min_severity > 0);
-	g_string_append(q.sql, " GROUP BY period, lname, fi.rule");
-	qb_end(&q, " ORDER BY 4 DESC, fi.rule", &all);
+	if (stats_totals(f)) {
+		stats_totals_rules(&q, &all, fmt);
+		qb_end(&q, " ORDER BY 4 DESC, t.rule", &all);
+	} else {
+		if (f->all_lists)
+			qb_init(&q, "SELECT " STAT_PERIOD STAT_ALL STAT_RULES);
+		else
+			qb_init(&q, "SELECT " STAT_PERIOD STAT_BY_LIST STAT_RULES
+				STAT_LISTS);
+		bind_text(&q, fmt);
+		stat_conds(&q, &all);
+		cond_num(&q, "fi.severity >= ?", f->min_severity,
+			 f->min_severity > 0);
+		g_string_append(q.sql, " GROUP BY period, lname, fi.rule");
+		qb_end(&q, " ORDER BY 4 DESC, fi.rule", &all);
+	}
 	s = run(db, &q, rule_count_row, rule_count_free, &rules);
 	if (s)
 		goto out;
@@ -726,13 +799,26 @@ static enum pw_status stats_since(struct pw_db *db,
 	c.since = 0;
 	c.limit = 1;
 	c.offset = f->offset + f->limit - 1;
-	if (f->list && !f->all_lists)
-		qb_init(&q, STAT_PERIOD_KEY STAT_LISTS);
-	else
-		qb_init(&q, STAT_PERIOD_KEY);
-	bind_num(&q, add);
-	bind_num(&q, div);
-	stat_conds(&q, &c);
+	if (stats_totals(f)) {
+		if (f->all_lists)
+			qb_init(&q, "SELECT DISTINCT (t.day + ?) / ? AS pk"
+				" FROM total_message t");
+		else
+			qb_init(&q, "SELECT DISTINCT (t.day + ?) / ? AS pk"
+				" FROM total_message t" TOTAL_LIST);
+		bind_num(&q, add);
+		bind_num(&q, div);
+		total_conds(&q, &c);
+		cond(&q, "t.n > 0");
+	} else {
+		if (f->list && !f->all_lists)
+			qb_init(&q, STAT_PERIOD_KEY STAT_LISTS);
+		else
+			qb_init(&q, STAT_PERIOD_KEY);
+		bind_num(&q, add);
+		bind_num(&q, div);
+		stat_conds(&q, &c);
+	}
 	qb_end(&q, " ORDER BY pk DESC", &c);
 	s = run(db, &q, ints_row, g_free, &rows);
 	if (s)
@@ -1054,10 +1140,18 @@ static enum pw_status finding_counts(struct pw_db *db, const char *from,
 	return PW_OK;
 }
 
+/* From the totals per list and day (db/totals.c): a few thousand rows
+ * however many findings the store holds. */
 enum pw_status pw_db_finding_counts(struct pw_db *db,
 				    struct pw_finding_counts *c)
 {
-	return finding_counts(db, "finding f", c);
+	const char *flood[] = {
+		pw_rule_at(PW_R_FLOOD)->id, pw_rule_at(PW_R_FLOOD_SERIES)->id,
+		pw_rule_at(PW_R_RESEND_IDENTICAL)->id,
+		pw_rule_at(PW_R_SERIES_OVERSIZED)->id,
+	};
+
+	return pw_db_totals_finding_counts(db, flood, G_N_ELEMENTS(flood), c);
 }
 
 enum pw_status pw_db_finding_tally_start(struct pw_db *db)

@@ -7,6 +7,7 @@
 
 #include "db/decision.h"
 #include "db/schema.h"
+#include "db/totals.h"
 
 static const char core[] =
 	/* Lists a message was seen on; style lives in the configuration. */
@@ -208,6 +209,16 @@ static const char migration_flood[] =
  */
 static const char migration_raw[] =
 	"ALTER TABLE message ADD COLUMN raw_id INTEGER;";
+
+/*
+ * The totals a message counts in (migration 15): every list together
+ * (0), each of its lists, or -1 while it has none.  m is an SQL
+ * expression of its id.
+ */
+#define TOTAL_LISTS(m) \
+	"(SELECT 0 AS l UNION ALL SELECT list FROM message_list WHERE message = " \
+	m " UNION ALL SELECT -1 WHERE NOT EXISTS (SELECT 1 FROM message_list" \
+	" WHERE message = " m "))"
 
 /*
  * New migrations go at the end of this array, their text here, in this
@@ -494,6 +505,176 @@ static const char *const migrations[] = {
 	"PRAGMA writable_schema = RESET;"
 	"CREATE TABLE schema_cookie_bump (x);"
 	"DROP TABLE schema_cookie_bump;",
+	/*
+	 * Each subscription's polls (db/ops.c), counted by every poll in
+	 * the transaction that records its end, for /metrics: how many,
+	 * how many failed, the seconds they took.  IF NOT EXISTS: it can
+	 * run again.
+	 */
+	"CREATE TABLE IF NOT EXISTS poll_stat ("
+	"  subscription INTEGER PRIMARY KEY"
+	"    REFERENCES subscription(id) ON DELETE CASCADE,"
+	"  polls INTEGER NOT NULL DEFAULT 0,"
+	"  failures INTEGER NOT NULL DEFAULT 0,"
+	"  seconds REAL NOT NULL DEFAULT 0,"
+	"  last_seconds REAL NOT NULL DEFAULT 0"
+	");",
+	/*
+	 * Totals per list and day (db/totals.c), so that the dashboard's
+	 * overview and stats read a few thousand rows, not every message
+	 * and finding of a large store: messages by kind, findings by rule
+	 * and severity.  list is a list's id, 0 for every list together
+	 * (each message once), or -1 for the messages on no list; day is the message's date / 86400 (UTC), -1
+	 * when it has none.  Triggers keep them in the transaction of each
+	 * write, whoever writes (ingest, recheck, flood detection, an
+	 * operator's DELETE), so there is one truth: the rows.  Foreign-key
+	 * actions run after their parent row is gone, so a message deleted
+	 * is taken out of the totals once, before, with its lists and
+	 * findings, and the cascaded deletes of those find no message and
+	 * count nothing.  Each change is an upsert of a signed count.  The
+	 * totals are made again from the rows: run again, it changes
+	 * nothing.
+	 */
+	"CREATE TABLE IF NOT EXISTS total_message ("
+	"  list INTEGER NOT NULL,"
+	"  day INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  n INTEGER NOT NULL,"
+	"  PRIMARY KEY (list, day, kind)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS total_finding ("
+	"  list INTEGER NOT NULL,"
+	"  day INTEGER NOT NULL,"
+	"  rule TEXT NOT NULL,"
+	"  severity INTEGER NOT NULL,"
+	"  n INTEGER NOT NULL,"
+	"  PRIMARY KEY (list, day, rule, severity)"
+	") WITHOUT ROWID;"
+	"CREATE TRIGGER IF NOT EXISTS total_message_insert AFTER INSERT ON message"
+	" BEGIN"
+	"  INSERT INTO total_message VALUES (0, coalesce(new.date / 86400, -1),"
+	"   new.kind, 1), (-1, coalesce(new.date / 86400, -1), new.kind, 1)"
+	"   ON CONFLICT (list, day, kind) DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_message_delete BEFORE DELETE ON message"
+	" BEGIN"
+	"  INSERT INTO total_message SELECT l.l, coalesce(old.date / 86400, -1),"
+	"   old.kind, -1 FROM " TOTAL_LISTS("old.id") " l WHERE true"
+	"   ON CONFLICT (list, day, kind) DO UPDATE SET n = n + excluded.n;"
+	"  INSERT INTO total_finding SELECT l.l, coalesce(old.date / 86400, -1),"
+	"   g.rule, g.severity, -g.c FROM " TOTAL_LISTS("old.id") " l,"
+	"   (SELECT f.rule AS rule, f.severity AS severity, count(*) AS c"
+	"   FROM patch p JOIN finding f ON f.patch = p.id WHERE p.message = old.id"
+	"   GROUP BY 1, 2) g WHERE true"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n + excluded.n;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_message_update"
+	" AFTER UPDATE OF kind, date ON message"
+	" WHEN old.kind IS NOT new.kind"
+	"  OR coalesce(old.date / 86400, -1) <> coalesce(new.date / 86400, -1)"
+	" BEGIN"
+	"  INSERT INTO total_message SELECT l.l, d.day, d.kind, d.c FROM"
+	"   " TOTAL_LISTS("new.id") " l, (SELECT coalesce(old.date / 86400, -1)"
+	"   AS day, old.kind AS kind, -1 AS c UNION ALL SELECT"
+	"   coalesce(new.date / 86400, -1), new.kind, 1) d WHERE true"
+	"   ON CONFLICT (list, day, kind) DO UPDATE SET n = n + excluded.n;"
+	"  INSERT INTO total_finding SELECT l.l, d.day, g.rule, g.severity,"
+	"   d.c * g.c FROM " TOTAL_LISTS("new.id") " l, (SELECT"
+	"   coalesce(old.date / 86400, -1) AS day, -1 AS c UNION ALL SELECT"
+	"   coalesce(new.date / 86400, -1), 1) d, (SELECT f.rule AS rule,"
+	"   f.severity AS severity, count(*) AS c FROM patch p JOIN finding f"
+	"   ON f.patch = p.id WHERE p.message = new.id GROUP BY 1, 2) g WHERE true"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n + excluded.n;"
+	" END;"
+	/* A message's first list takes it (and its findings) from list -1,
+	 * its last one gives it back. */
+	"CREATE TRIGGER IF NOT EXISTS total_list_insert AFTER INSERT ON message_list"
+	" BEGIN"
+	"  INSERT INTO total_message SELECT new.list, coalesce(m.date / 86400, -1),"
+	"   m.kind, 1 FROM message m WHERE m.id = new.message"
+	"   ON CONFLICT (list, day, kind) DO UPDATE SET n = n + 1;"
+	"  INSERT INTO total_message SELECT -1, coalesce(m.date / 86400, -1),"
+	"   m.kind, -1 FROM message m WHERE m.id = new.message AND NOT EXISTS"
+	"   (SELECT 1 FROM message_list WHERE message = new.message"
+	"   AND list <> new.list)"
+	"   ON CONFLICT (list, day, kind) DO UPDATE SET n = n - 1;"
+	" END;"
+	/* Apart, so that ingest (whose new message has no findings yet
+	 * when it is filed under its lists) skips it. */
+	"CREATE TRIGGER IF NOT EXISTS total_list_insert_findings"
+	" AFTER INSERT ON message_list"
+	" WHEN EXISTS (SELECT 1 FROM patch p JOIN finding f ON f.patch = p.id"
+	"  WHERE p.message = new.message)"
+	" BEGIN"
+	"  INSERT INTO total_finding SELECT l.l, coalesce(m.date / 86400, -1),"
+	"   f.rule, f.severity, l.c * count(*) FROM message m JOIN patch p"
+	"   ON p.message = m.id JOIN finding f ON f.patch = p.id,"
+	"   (SELECT new.list AS l, 1 AS c UNION ALL SELECT -1, -1"
+	"   WHERE NOT EXISTS (SELECT 1 FROM message_list"
+	"   WHERE message = new.message AND list <> new.list)) l"
+	"   WHERE m.id = new.message GROUP BY 1, 3, 4"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n + excluded.n;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_list_delete AFTER DELETE ON message_list"
+	" WHEN EXISTS (SELECT 1 FROM message WHERE id = old.message)"
+	" BEGIN"
+	"  INSERT INTO total_message SELECT l.l, coalesce(m.date / 86400, -1),"
+	"   m.kind, l.c FROM message m, (SELECT old.list AS l, -1 AS c UNION ALL"
+	"   SELECT -1, 1 WHERE NOT EXISTS (SELECT 1 FROM message_list"
+	"   WHERE message = old.message)) l WHERE m.id = old.message"
+	"   ON CONFLICT (list, day, kind) DO UPDATE SET n = n + excluded.n;"
+	"  INSERT INTO total_finding SELECT l.l, coalesce(m.date / 86400, -1),"
+	"   f.rule, f.severity, l.c * count(*) FROM message m JOIN patch p"
+	"   ON p.message = m.id JOIN finding f ON f.patch = p.id,"
+	"   (SELECT old.list AS l, -1 AS c UNION ALL SELECT -1, 1"
+	"   WHERE NOT EXISTS (SELECT 1 FROM message_list"
+	"   WHERE message = old.message)) l"
+	"   WHERE m.id = old.message GROUP BY 1, 3, 4"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n + excluded.n;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_patch_delete BEFORE DELETE ON patch"
+	" WHEN EXISTS (SELECT 1 FROM message WHERE id = old.message)"
+	" BEGIN"
+	"  INSERT INTO total_finding SELECT l.l, coalesce(m.date / 86400, -1),"
+	"   f.rule, f.severity, -count(*) FROM message m,"
+	"   " TOTAL_LISTS("old.message") " l, finding f"
+	"   WHERE m.id = old.message AND f.patch = old.id GROUP BY 1, 3, 4"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n + excluded.n;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_finding_insert AFTER INSERT ON finding"
+	" BEGIN"
+	"  INSERT INTO total_finding SELECT l.l, coalesce(m.date / 86400, -1),"
+	"   new.rule, new.severity, 1 FROM patch p JOIN message m"
+	"   ON m.id = p.message, " TOTAL_LISTS("(SELECT message FROM patch WHERE id = new.patch)") " l"
+	"   WHERE p.id = new.patch"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_finding_delete AFTER DELETE ON finding"
+	" BEGIN"
+	"  INSERT INTO total_finding SELECT l.l, coalesce(m.date / 86400, -1),"
+	"   old.rule, old.severity, -1 FROM patch p JOIN message m"
+	"   ON m.id = p.message, " TOTAL_LISTS("(SELECT message FROM patch WHERE id = old.patch)") " l"
+	"   WHERE p.id = old.patch"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n - 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_finding_update"
+	" AFTER UPDATE OF rule, severity, patch ON finding"
+	" BEGIN"
+	"  INSERT INTO total_finding SELECT l.l, coalesce(m.date / 86400, -1),"
+	"   old.rule, old.severity, -1 FROM patch p JOIN message m"
+	"   ON m.id = p.message, " TOTAL_LISTS("(SELECT message FROM patch WHERE id = old.patch)") " l"
+	"   WHERE p.id = old.patch"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n - 1;"
+	"  INSERT INTO total_finding SELECT l.l, coalesce(m.date / 86400, -1),"
+	"   new.rule, new.severity, 1 FROM patch p JOIN message m"
+	"   ON m.id = p.message, " TOTAL_LISTS("(SELECT message FROM patch WHERE id = new.patch)") " l"
+	"   WHERE p.id = new.patch"
+	"   ON CONFLICT (list, day, rule, severity) DO UPDATE SET n = n + 1;"
+	" END;"
+	"DELETE FROM total_message;"
+	"DELETE FROM total_finding;"
+	"INSERT INTO total_message " PW_TOTALS_RECOUNT_MESSAGES ";"
+	"INSERT INTO total_finding " PW_TOTALS_RECOUNT_FINDINGS ";",
 };
 
 const char *const *pw_db_migrations(size_t *n)

@@ -1,0 +1,108 @@
+/*
+ * patchwarden: the service's lock on its store (see bot/lock.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "bot/lock.h"
+
+/*
+ * Who holds the lock, from what it wrote in the file: "pid N since
+ * DATE", or a plain "another process" when it has not written yet (it
+ * writes just after it locks) or wrote something else.
+ */
+static char *holder(int fd)
+{
+	char buf[256], *who = NULL, *since = NULL, **lines, **l;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	gint64 pid;
+
+	if (n <= 0)
+		return g_strdup("another process");
+	buf[n] = '\0';
+	lines = g_strsplit(buf, "\n", -1);
+	for (l = lines; *l; l++) {
+		if (g_str_has_prefix(*l, "pid ") && !who &&
+		    g_ascii_string_to_signed(*l + 4, 10, 1, G_MAXINT32, &pid, NULL))
+			who = g_strdup_printf("process %" G_GINT64_FORMAT, pid);
+		else if (g_str_has_prefix(*l, "since ") && !since &&
+			 g_utf8_validate(*l + 6, -1, NULL) && strlen(*l + 6) < 64)
+			since = g_strdup(*l + 6);
+	}
+	g_strfreev(lines);
+	if (!who)
+		who = g_strdup("another process");
+	if (since) {
+		char *s = g_strdup_printf("%s (since %s)", who, since);
+
+		g_free(who);
+		who = s;
+	}
+	g_free(since);
+	return who;
+}
+
+enum pw_status pw_lock_take(const char *db_path, int *fd, char **err)
+{
+	char *path = g_strdup_printf("%s.lock", db_path), *text = NULL;
+	GDateTime *now = NULL;
+	char *date = NULL;
+	enum pw_status s = PW_OK;
+	size_t len;
+
+	*err = NULL;
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0) {
+		*err = g_strdup_printf("%s: cannot open the service's lock: %s",
+				       path, g_strerror(errno));
+		s = PW_ERR_IO;
+		goto out;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		if (e == EWOULDBLOCK) {
+			char *who = holder(*fd);
+
+			*err = g_strdup_printf("the store %s is in use by another"
+					       " service, %s: stop it first (its"
+					       " lock: %s)", db_path, who, path);
+			g_free(who);
+			s = PW_ERR_TRANSIENT;
+		} else {
+			*err = g_strdup_printf("%s: cannot lock: %s", path,
+					       g_strerror(e));
+			s = PW_ERR_IO;
+		}
+		close(*fd);
+		*fd = -1;
+		goto out;
+	}
+	/* Locked: what a refused one reads.  A failure to write only
+	 * costs the refused one the name; the lock holds all the same. */
+	now = g_date_time_new_now_utc();
+	date = g_date_time_format(now, "%Y-%m-%d %H:%M:%S UTC");
+	text = g_strdup_printf("pid %d\nsince %s\n", (int)getpid(), date);
+	len = strlen(text);
+	if (ftruncate(*fd, 0) == 0 && pwrite(*fd, text, len, 0) == (ssize_t)len)
+		fdatasync(*fd);
+out:
+	if (now)
+		g_date_time_unref(now);
+	g_free(date);
+	g_free(text);
+	g_free(path);
+	return s;
+}
+
+void pw_lock_release(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

@@ -1,0 +1,32 @@
+/*
+ * patchwarden: the service's lock on its store.  Two services polling
+ * one store would both fetch, both store and both fail each other's
+ * polls; the second one is refused at start instead, told which
+ * process holds the store and since when.
+ *
+ * The lock is the file "PATH.lock" beside the store PATH, held with
+ * flock(2) for as long as the service runs, holding its PID and the
+ * time it took the lock.  The kernel releases a flock when its holder
+ * dies, however it dies (kill -9 too): a lock file left behind by a
+ * dead process blocks nobody, and is never removed (removing it would
+ * let a third process lock a new file while a second holds the old).
+ */
+#ifndef PW_LOCK_H
+#define PW_LOCK_H
+
+#include "checks/status.h"
+
+/*
+ * Takes the lock of the store at db_path and writes this process's PID
+ * and the time into it.  PW_OK and *fd (the open lock file, to give to
+ * pw_lock_release()); PW_ERR_TRANSIENT when another process holds it,
+ * PW_ERR_IO when the lock file cannot be opened, both with a sentence
+ * in *err (new) naming the holder (its PID and since when) or the
+ * reason.
+ */
+enum pw_status pw_lock_take(const char *db_path, int *fd, char **err);
+
+/* Releases a lock pw_lock_take() took (closes fd); -1: no-op. */
+void pw_lock_release(int fd);
+
+#endif
