@@ -106,3 +106,29 @@ void pw_lock_release(int fd)
 	if (fd >= 0)
 		close(fd);
 }
+
+enum pw_status pw_lock_beside(const char *db_path, const char *suffix,
+			      const char *busy, int *fd, char **err)
+{
+	char *path;
+
+	*fd = -1;
+	if (!*db_path || !strcmp(db_path, ":memory:"))
+		return PW_OK;
+	path = g_strdup_printf("%s.%s", db_path, suffix);
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (*fd < 0) {
+		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
+		g_free(path);
+		return PW_ERR_IO;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		*err = g_strdup_printf("%s: another process is %s", path, busy);
+		close(*fd);
+		*fd = -1;
+		g_free(path);
+		return PW_ERR_TRANSIENT;
+	}
+	g_free(path);
+	return PW_OK;
+}

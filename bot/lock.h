@@ -26,6 +26,18 @@
  */
 enum pw_status pw_lock_take(const char *db_path, int *fd, char **err);
 
+/*
+ * A plain lock beside the store at db_path, "PATH.SUFFIX", for one
+ * process at a time doing one job (sending the outbox, posting checks):
+ * whoever holds it knows that rows another process left in flight are
+ * orphans.  PW_OK and *fd (-1 for a store with no file: "" or
+ * ":memory:"); PW_ERR_TRANSIENT when another process holds it, *err
+ * (new) then "PATH.SUFFIX: another process is BUSY"; PW_ERR_IO when it
+ * cannot be opened.  Release with pw_lock_release().
+ */
+enum pw_status pw_lock_beside(const char *db_path, const char *suffix,
+			      const char *busy, int *fd, char **err);
+
 /* Releases a lock pw_lock_take() took (closes fd); -1: no-op. */
 void pw_lock_release(int fd);
 

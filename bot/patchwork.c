@@ -28,6 +28,7 @@
 #include <json-glib/json-glib.h>
 
 #include "bot/curl.h"
+#include "bot/lock.h"
 #include "bot/log.h"
 #include "bot/patchwork.h"
 #include "checks/pwcheck.h"
@@ -550,28 +551,7 @@ out:
  */
 static enum pw_status lock_poster(struct pw_db *db, int *fd, char **err)
 {
-	char *path;
-
-	*fd = -1;
-	if (!*pw_db_path(db) || !strcmp(pw_db_path(db), ":memory:"))
-		return PW_OK;
-	path = g_strdup_printf("%s.patchwork-lock", pw_db_path(db));
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (*fd < 0) {
-		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
-		g_free(path);
-		return PW_ERR_IO;
-	}
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
-		*err = g_strdup_printf("%s: another process is posting checks",
-				       path);
-		close(*fd);
-		*fd = -1;
-		g_free(path);
-		return PW_ERR_TRANSIENT;
-	}
-	g_free(path);
-	return PW_OK;
+	return pw_lock_beside(pw_db_path(db), "patchwork-lock", "posting checks", fd, err);
 }
 
 enum pw_status pw_patchwork_post_due(struct pw_db *db,

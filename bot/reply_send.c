@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "bot/reply_send.h"
+#include "bot/lock.h"
 #include "bot/log.h"
 #include "bot/smtp.h"
 #include "db/outbox.h"
@@ -69,28 +70,7 @@ static int64_t backoff(int attempts)
  */
 static enum pw_status lock_sender(struct pw_db *db, int *fd, char **err)
 {
-	char *path;
-
-	*fd = -1;
-	if (!*pw_db_path(db) || !strcmp(pw_db_path(db), ":memory:"))
-		return PW_OK;
-	path = g_strdup_printf("%s.outbox-lock", pw_db_path(db));
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (*fd < 0) {
-		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));
-		g_free(path);
-		return PW_ERR_IO;
-	}
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
-		*err = g_strdup_printf("%s: another process is sending the outbox",
-				       path);
-		close(*fd);
-		*fd = -1;
-		g_free(path);
-		return PW_ERR_TRANSIENT;
-	}
-	g_free(path);
-	return PW_OK;
+	return pw_lock_beside(pw_db_path(db), "outbox-lock", "sending the outbox", fd, err);
 }
 
 /* Appends one reply to the mbox (mboxrd: ">From " lines get one more '>'). */

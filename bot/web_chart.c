@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bot/web_chart.h"
+#include "bot/web_html.h"
 #include "checks/rules.h"
 
 #define W 760			/* the image */
@@ -15,27 +16,6 @@
 #define BOTTOM 34		/* room for the time axis */
 #define PLOT_W (W - LEFT - RIGHT)
 #define PLOT_H (H - TOP - BOTTOM)
-
-void pw_web_esc(GString *o, const char *s)
-{
-	char *u, *e;
-
-	if (!s)
-		return;
-	u = g_utf8_make_valid(s, -1);
-	e = g_markup_escape_text(u, -1);
-	g_string_append(o, e);
-	g_free(e);
-	g_free(u);
-}
-
-void pw_web_esc_url(GString *o, const char *s)
-{
-	char *u = g_uri_escape_string(s, NULL, FALSE);
-
-	pw_web_esc(o, u);
-	g_free(u);
-}
 
 static const char *const palette[] = {
 	"#c0392b", "#e67e22", "#f1c40f", "#27ae60", "#16a085", "#2980b9",

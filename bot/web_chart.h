@@ -36,11 +36,6 @@ void pw_web_chart_svg(GString *o, const struct pw_web_chart *c);
 /* The step that draws [first, last] in a readable number of bars. */
 enum pw_chart_step pw_web_chart_step_for(int64_t first, int64_t last);
 
-/* Appends s, from mail or the store, escaped for HTML text. */
-void pw_web_esc(GString *o, const char *s);
-/* Appends s escaped for a URL's path or query, then for HTML. */
-void pw_web_esc_url(GString *o, const char *s);
-
 /*
  * The subscriptions subs (struct pw_subscription *) for
  * /subscriptions, appended to o: an HTML table of each one's state,

@@ -3,7 +3,7 @@
  * bot/web_page.h).  Tables are the reports of bot/report.c through the
  * one printer: HTML rows (each value escaped by the printer), JSON or
  * CSV; what is not a table (the diff with its findings, the charts) is
- * escaped here, through esc().
+ * escaped here, through pw_web_esc().
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,29 +60,6 @@ static const char style[] =
 
 /* ---- escaping and the frame ---- */
 
-/* Appends s, from mail or the store, escaped for HTML or XML text. */
-static void esc(GString *o, const char *s)
-{
-	char *u, *e;
-
-	if (!s)
-		return;
-	u = g_utf8_make_valid(s, -1);
-	e = g_markup_escape_text(u, -1);
-	g_string_append(o, e);
-	g_free(e);
-	g_free(u);
-}
-
-/* Appends s escaped for a URL's path or query, then for HTML. */
-static void esc_url(GString *o, const char *s)
-{
-	char *u = g_uri_escape_string(s, NULL, FALSE);
-
-	esc(o, u);
-	g_free(u);
-}
-
 static void page_begin(struct pw_web_answer *a, const char *title)
 {
 	a->status = 200;
@@ -90,7 +67,7 @@ static void page_begin(struct pw_web_answer *a, const char *title)
 	g_string_append(a->body, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
 			"<meta charset=\"utf-8\"><meta name=\"viewport\""
 			" content=\"width=device-width\"><title>");
-	esc(a->body, title);
+	pw_web_esc(a->body, title);
 	g_string_append_printf(a->body, " - patchwarden</title><style>%s</style>"
 			       "</head><body><header><b>patchwarden</b>"
 			       "<a href=\"/\">overview</a><a href=\"/series\">series</a>"
@@ -103,7 +80,7 @@ static void page_begin(struct pw_web_answer *a, const char *title)
 			       "<a href=\"/subscriptions\">subscriptions</a>"
 			       "<a href=\"/errors\">errors</a></header><main><h1>",
 			       style);
-	esc(a->body, title);
+	pw_web_esc(a->body, title);
 	g_string_append(a->body, "</h1>\n");
 }
 
@@ -112,36 +89,6 @@ static void page_end(struct pw_web_answer *a)
 	g_string_append(a->body, "</main></body></html>\n");
 }
 
-void pw_web_answer_error(struct pw_web_answer *a, bool api, unsigned status,
-			 const char *fmt, ...)
-{
-	va_list ap;
-	char *msg, *u;
-
-	va_start(ap, fmt);
-	msg = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	u = g_utf8_make_valid(msg, -1);
-	g_string_truncate(a->body, 0);
-	a->status = status;
-	if (api) {
-		struct pw_web_sink s;
-		struct pw_printer *p = pw_web_printer(&s, PW_FORMAT_JSON, NULL,
-						      PW_PRINTER_COMPACT);
-
-		a->type = "application/json";
-		pw_print_begin_map(p);
-		pw_print_int_at(p, "status", status);
-		pw_print_str_at(p, "error", u);
-		pw_print_end(p);
-		pw_web_printer_done(&s, p, a->body);
-	} else {
-		a->type = "text/plain; charset=utf-8";
-		g_string_append_printf(a->body, "%u: %s\n", status, u);
-	}
-	g_free(u);
-	g_free(msg);
-}
 
 /* The store failed: 503 when busy (try again), else 500. */
 static void store_error(struct pw_web_answer *a, bool api, struct pw_db *db,
@@ -149,27 +96,6 @@ static void store_error(struct pw_web_answer *a, bool api, struct pw_db *db,
 {
 	pw_web_answer_error(a, api, s == PW_ERR_TRANSIENT ? 503 : 500,
 			    "the store could not be read: %s", pw_db_errmsg(db));
-}
-
-/* ---- reports: the printer into a string ---- */
-
-struct pw_printer *pw_web_printer(struct pw_web_sink *s, enum pw_format fmt,
-				  const char *layout, unsigned flags)
-{
-	s->buf = NULL;
-	s->len = 0;
-	s->f = open_memstream(&s->buf, &s->len);
-	return pw_printer_new(fmt, s->f, layout, flags);
-}
-
-void pw_web_printer_done(struct pw_web_sink *s, struct pw_printer *p,
-			 GString *o)
-{
-	pw_printer_free(p);
-	fclose(s->f);
-	if (o)
-		g_string_append_len(o, s->buf, (gssize)s->len);
-	free(s->buf);
 }
 
 /* Query parameters that are not filters. */
@@ -261,7 +187,7 @@ static void page_link(GString *o, const char *path, GHashTable *args,
 	bool first = true;
 
 	g_string_append(o, "<a href=\"");
-	esc(o, path);
+	pw_web_esc(o, path);
 	for (l = keys; l; l = l->next) {
 		const char *v = g_hash_table_lookup(args, l->data);
 
@@ -269,9 +195,9 @@ static void page_link(GString *o, const char *path, GHashTable *args,
 			continue;
 		g_string_append(o, first ? "?" : "&amp;");
 		first = false;
-		esc_url(o, l->data);
+		pw_web_esc_url(o, l->data);
 		g_string_append_c(o, '=');
-		esc_url(o, v);
+		pw_web_esc_url(o, v);
 	}
 	g_string_append_printf(o, "%soffset=%" G_GINT64_FORMAT "\">%s</a> ",
 			       first ? "?" : "&amp;", (gint64)offset, text);
@@ -327,7 +253,7 @@ static void report_page(struct pw_db *db, const char *kind, GHashTable *args,
 				       form_keys[i], form_keys[i],
 				       strcmp(form_keys[i], "severity") ? "" :
 				       " placeholder=\"warning\"");
-		esc(o, v);
+		pw_web_esc(o, v);
 		g_string_append(o, "\"></label>");
 	}
 	g_string_append_printf(o, "<button>filter</button> <a href=\"/api/%s\">"
@@ -470,7 +396,7 @@ static void hidden_note(GString *o, int64_t hidden, enum pw_severity min,
 			       " finding%s below %s not shown: <a href=\"",
 			       (gint64)hidden, hidden == 1 ? "" : "s",
 			       pw_severity_str(min));
-	esc(o, path);
+	pw_web_esc(o, path);
 	g_string_append(o, "?severity=info\">show every finding</a>.</p>\n");
 }
 
@@ -486,12 +412,12 @@ static void note(GString *o, const struct pw_query_finding *f)
 {
 	g_string_append_printf(o, "<span class=\"note sev-%s\"><b>",
 			       pw_severity_str(f->severity));
-	esc(o, f->rule);
+	pw_web_esc(o, f->rule);
 	g_string_append(o, "</b> ");
-	esc(o, f->message);
+	pw_web_esc(o, f->message);
 	if (f->fix) {
 		g_string_append(o, " &mdash; fix: <code>");
-		esc(o, f->fix);
+		pw_web_esc(o, f->fix);
 		g_string_append(o, "</code>");
 	}
 	g_string_append(o, "</span>\n");
@@ -580,7 +506,7 @@ static void diff_html(GString *o, const char *diff, GPtrArray *findings)
 			cls = "hunk";
 		g_string_append_printf(o, "<span class=\"%s%s\" id=\"L%d\">", cls,
 				       marks ? " mark" : "", no);
-		esc(o, line);
+		pw_web_esc(o, line);
 		g_string_append(o, "</span>");
 		for (k = 0; marks && k < marks->len; k++)
 			note(o, marks->pdata[k]);
@@ -615,7 +541,7 @@ static void message_body(struct pw_db *db, int64_t id, GPtrArray *findings,
 	if (pw_mail_parse(b, n, &m, NULL) == PW_OK) {
 		if (m->commit_msg && *m->commit_msg) {
 			g_string_append(o, "<pre class=\"msg\">");
-			esc(o, m->commit_msg);
+			pw_web_esc(o, m->commit_msg);
 			g_string_append(o, "</pre>\n");
 		}
 		if (m->diff)
@@ -692,11 +618,11 @@ static void message_page(struct pw_db *db, const char *msgid,
 
 			g_string_append_printf(a->body, "<tr><td>%" G_GINT64_FORMAT
 					       "</td><td>", (gint64)q->id);
-			esc(a->body, q->state);
+			pw_web_esc(a->body, q->state);
 			g_string_append(a->body, "</td><td>");
-			esc(a->body, q->reason ? q->reason : q->last_error);
+			pw_web_esc(a->body, q->reason ? q->reason : q->last_error);
 			g_string_append(a->body, "</td><td>");
-			esc(a->body, q->rcpt_to);
+			pw_web_esc(a->body, q->rcpt_to);
 			g_string_append_printf(a->body, "</td><td>%s</td><td>%s</td></tr>\n",
 					       c, t);
 			g_free(c);
@@ -765,7 +691,7 @@ static void series_page(struct pw_db *db, const char *id_text,
 				       " announced)%s, from ", se->version,
 				       se->patches, se->patches == 1 ? "" : "es",
 				       se->has_cover ? ", with a cover letter" : "");
-	esc(a->body, se->from_addr);
+	pw_web_esc(a->body, se->from_addr);
 	g_string_append_printf(a->body, "; %d finding%s at %s and above%s.</p>\n",
 			       se->findings, se->findings == 1 ? "" : "s",
 			       pw_severity_str(min),
@@ -799,10 +725,10 @@ static void series_page(struct pw_db *db, const char *id_text,
 					       (gint64)q->id);
 		else {
 			g_string_append(a->body, "/message/");
-			esc_url(a->body, q->msgid);
+			pw_web_esc_url(a->body, q->msgid);
 		}
 		g_string_append(a->body, "\">");
-		esc(a->body, q->subject);
+		pw_web_esc(a->body, q->subject);
 		g_string_append_printf(a->body, "</a> (%d findings)</li>\n",
 				       q->findings);
 	}
@@ -814,9 +740,9 @@ static void series_page(struct pw_db *db, const char *id_text,
 
 		g_string_append_printf(a->body, "<h2 id=\"p%" G_GINT64_FORMAT
 				       "\"><a href=\"/message/", (gint64)q->id);
-		esc_url(a->body, q->msgid);
+		pw_web_esc_url(a->body, q->msgid);
 		g_string_append(a->body, "\">");
-		esc(a->body, q->subject);
+		pw_web_esc(a->body, q->subject);
 		g_string_append(a->body, "</a></h2>\n");
 		st = pw_db_query_findings(db, &ff, &fs);
 		if (st) {
@@ -860,9 +786,9 @@ static void attention_patches(GString *o, GPtrArray *queue)
 			g_string_append(o, "<h3>");
 			if (*p->list) {
 				g_string_append(o, "<a href=\"/list/");
-				esc_url(o, p->list);
+				pw_web_esc_url(o, p->list);
 				g_string_append(o, "\">");
-				esc(o, p->list);
+				pw_web_esc(o, p->list);
 				g_string_append(o, "</a>");
 			} else {
 				g_string_append(o, "(on no list)");
@@ -882,11 +808,11 @@ static void attention_patches(GString *o, GPtrArray *queue)
 		g_string_append_printf(o, "<tr class=\"sev-%s\"><td>%s</td>"
 				       "<td><a href=\"/message/",
 				       p->errors ? "error" : "warning", t);
-		esc_url(o, p->msgid);
+		pw_web_esc_url(o, p->msgid);
 		g_string_append(o, "\">");
-		esc(o, p->subject);
+		pw_web_esc(o, p->subject);
 		g_string_append(o, "</a></td><td>");
-		esc(o, *p->from_name ? p->from_name : p->from_addr);
+		pw_web_esc(o, *p->from_name ? p->from_name : p->from_addr);
 		g_string_append_printf(o, "</td><td class=\"n\">%d</td>"
 				       "<td class=\"n\">%d</td></tr>\n",
 				       p->errors, p->warnings);
@@ -932,12 +858,12 @@ static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
 					" messages</h3><ul class=\"failing\">\n");
 		g_string_append(o, "<li><a href=\"/subscriptions#sub-");
 		g_string_append_printf(o, "%" G_GINT64_FORMAT "\">", (gint64)u->id);
-		esc(o, u->name);
+		pw_web_esc(o, u->name);
 		g_string_append(o, "</a>: ");
 		if (u->failures) {
 			g_string_append_printf(o, "its last %d poll%s failed: ",
 					       u->failures, u->failures == 1 ? "" : "s");
-			esc(o, u->last_error);
+			pw_web_esc(o, u->last_error);
 			if (u->unreadable)
 				g_string_append(o, "; ");
 		}
@@ -1100,9 +1026,9 @@ static void overview(struct pw_db *db, GHashTable *args,
 	g_string_append(a->body, "<h2>Lists</h2><p>");
 	for (l = lists; *l; l++) {
 		g_string_append(a->body, "<a href=\"/list/");
-		esc_url(a->body, *l);
+		pw_web_esc_url(a->body, *l);
 		g_string_append(a->body, "\">");
-		esc(a->body, *l);
+		pw_web_esc(a->body, *l);
 		g_string_append(a->body, "</a> ");
 	}
 	g_string_append(a->body, "</p><h2>Latest series</h2>\n");
@@ -1150,7 +1076,7 @@ static void list_page(struct pw_db *db, const char *name, GHashTable *args,
 		if (i == 0) {
 			page_begin(a, name);
 			g_string_append(a->body, "<p><a href=\"/list/");
-			esc_url(a->body, name);
+			pw_web_esc_url(a->body, name);
 			g_string_append(a->body, "/atom\">Atom feed of its findings</a></p>\n");
 		}
 		g_string_append_printf(a->body, "<h2>%s</h2>\n", parts[i].title);
@@ -1161,7 +1087,7 @@ static void list_page(struct pw_db *db, const char *name, GHashTable *args,
 		if (more) {
 			g_string_append_printf(a->body, "<p><a href=\"/%s?list=",
 					       parts[i].kind);
-			esc_url(a->body, name);
+			pw_web_esc_url(a->body, name);
 			g_string_append(a->body, "\">more</a></p>\n");
 		}
 		pw_report_free(r);
@@ -1207,12 +1133,12 @@ static void list_feed(struct pw_db *db, const char *name,
 		((struct pw_query_finding *)newest->pdata[0])->date : 0);
 	g_string_append(a->body, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
 			"<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>patchwarden: ");
-	esc(a->body, name);
+	pw_web_esc(a->body, name);
 	g_string_append(a->body, "</title><id>urn:patchwarden:list:");
-	esc(a->body, name);
+	pw_web_esc(a->body, name);
 	g_string_append_printf(a->body, "</id><updated>%s</updated>"
 			       "<link rel=\"self\" href=\"/list/", updated);
-	esc_url(a->body, name);
+	pw_web_esc_url(a->body, name);
 	g_string_append(a->body, "/atom\"/>\n");
 	p = pw_web_printer(&s, PW_FORMAT_HTML, atom_entry, 0);
 	st = pw_report_print(db, r, p, NULL, &err);
@@ -1299,7 +1225,7 @@ static void outbox_page(struct pw_db *db, GHashTable *args,
 	page_begin(a, "Outbox");
 	g_string_append(a->body, "<form method=\"get\" action=\"/outbox\"><label>state"
 			" <input name=\"state\" value=\"");
-	esc(a->body, state);
+	pw_web_esc(a->body, state);
 	g_string_append(a->body, "\"></label><button>filter</button></form>\n"
 			"<table><tr><th>id</th><th>kind</th><th>state</th><th>why</th>"
 			"<th>to</th><th>subject</th><th>answers</th><th>created</th>"

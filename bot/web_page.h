@@ -13,32 +13,8 @@
 
 #include "bot/config.h"
 #include "bot/printer.h"
+#include "bot/web_html.h"
 #include "db/db.h"
-
-/* One answer: its HTTP status, content type (static) and body. */
-struct pw_web_answer {
-	unsigned status;
-	const char *type;
-	GString *body;
-};
-
-/* A printer writing into memory, for an answer's body. */
-struct pw_web_sink {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-/* A new printer (pw_printer_new()'s arguments) writing into s. */
-struct pw_printer *pw_web_printer(struct pw_web_sink *s, enum pw_format fmt,
-				  const char *layout, unsigned flags);
-/* Frees p and appends what it wrote to o (nothing when o is NULL). */
-void pw_web_printer_done(struct pw_web_sink *s, struct pw_printer *p,
-			 GString *o);
-
-/* Sets a to status with a short reason: JSON for an API path, else text. */
-void pw_web_answer_error(struct pw_web_answer *a, bool api, unsigned status,
-			 const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 
 /*
  * Answers GET path (unescaped, without the query) with args (the query

@@ -8,6 +8,7 @@
 #include "bot/printer.h"
 #include "bot/subscription.h"
 #include "bot/web_chart.h"
+#include "bot/web_html.h"
 #include "db/subscription.h"
 
 /* A time as JSON: ISO 8601, or null for never. */

@@ -10,6 +10,7 @@
 
 #include "bot/printer.h"
 #include "bot/triage.h"
+#include "bot/web_html.h"
 #include "bot/web_triage.h"
 #include "db/decision.h"
 
@@ -17,79 +18,7 @@
 #define MAX_BY 200
 #define MAX_REASON 500
 
-/*
- * A printer into memory, and its text appended to o when done: the
- * dashboard's pages do the same (bot/web_page.c); this file calls
- * nothing there, since web_page.c calls it.
- */
-struct sink {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
 
-static struct pw_printer *sink_open(struct sink *s, enum pw_format fmt,
-				    const char *layout, unsigned flags)
-{
-	s->buf = NULL;
-	s->len = 0;
-	s->f = open_memstream(&s->buf, &s->len);
-	return pw_printer_new(fmt, s->f, layout, flags);
-}
-
-static void sink_close(struct sink *s, struct pw_printer *p, GString *o)
-{
-	pw_printer_free(p);
-	fclose(s->f);
-	g_string_append_len(o, s->buf, (gssize)s->len);
-	free(s->buf);
-}
-
-/* a answers status with a short reason: JSON for programs, else text. */
-static void G_GNUC_PRINTF(4, 5) fail(struct pw_web_answer *a, bool api,
-				     unsigned status, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg, *u;
-
-	va_start(ap, fmt);
-	msg = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	u = g_utf8_make_valid(msg, -1);
-	g_string_truncate(a->body, 0);
-	a->status = status;
-	if (api) {
-		struct sink s;
-		struct pw_printer *p = sink_open(&s, PW_FORMAT_JSON, NULL,
-						 PW_PRINTER_COMPACT);
-
-		a->type = "application/json";
-		pw_print_begin_map(p);
-		pw_print_int_at(p, "status", status);
-		pw_print_str_at(p, "error", u);
-		pw_print_end(p);
-		sink_close(&s, p, a->body);
-	} else {
-		a->type = "text/plain; charset=utf-8";
-		g_string_append_printf(a->body, "%u: %s\n", status, u);
-	}
-	g_free(u);
-	g_free(msg);
-}
-
-/* Appends s escaped for HTML text or an attribute value. */
-static void esc(GString *o, const char *s)
-{
-	char *u, *e;
-
-	if (!s)
-		return;
-	u = g_utf8_make_valid(s, -1);
-	e = g_markup_escape_text(u, -1);
-	g_string_append(o, e);
-	g_free(e);
-	g_free(u);
-}
 
 /* "YYYY-MM-DD" of Unix time t: a new string. */
 static char *day(int64_t t)
@@ -106,14 +35,14 @@ static void page_begin(GString *o, const char *title)
 	g_string_append(o, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
 			"<meta charset=\"utf-8\"><meta name=\"viewport\""
 			" content=\"width=device-width\"><title>");
-	esc(o, title);
+	pw_web_esc(o, title);
 	g_string_append(o, " - patchwarden</title><style>body{font-family:"
 			"sans-serif;margin:1em}table{border-collapse:collapse}"
 			"td,th{border-bottom:1px solid #ddd;padding:.2em .5em;"
 			"text-align:left;vertical-align:top}</style></head><body>"
 			"<header><b>patchwarden</b> <a href=\"/\">overview</a>"
 			" <a href=\"/decisions\">decisions</a></header><main><h1>");
-	esc(o, title);
+	pw_web_esc(o, title);
 	g_string_append(o, "</h1>\n");
 }
 
@@ -121,14 +50,14 @@ static void page_begin(GString *o, const char *title)
 static void form_tail(GString *o, const char *back, const char *button)
 {
 	g_string_append(o, "<input type=\"hidden\" name=\"back\" value=\"");
-	esc(o, back);
+	pw_web_esc(o, back);
 	g_string_append_printf(o, "\"><input name=\"by\" type=\"email\" required"
 			       " placeholder=\"your address\" maxlength=\"%d\">"
 			       "<input name=\"reason\" placeholder=\"why\""
 			       " maxlength=\"%d\"><input name=\"token\""
 			       " type=\"password\" required placeholder=\"token\">"
 			       "<button>", MAX_BY, MAX_REASON);
-	esc(o, button);
+	pw_web_esc(o, button);
 	g_string_append(o, "</button></form>");
 }
 
@@ -137,7 +66,7 @@ static void hidden(GString *o, const char *name, const char *value)
 {
 	g_string_append_printf(o, "<input type=\"hidden\" name=\"%s\" value=\"",
 			       name);
-	esc(o, value);
+	pw_web_esc(o, value);
 	g_string_append(o, "\">");
 }
 
@@ -159,7 +88,7 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 {
 	const char *list = g_hash_table_lookup(args, "list");
 	bool api = !strcmp(path, "/api/decisions");
-	struct sink s;
+	struct pw_web_sink s;
 	struct pw_printer *p;
 	enum pw_status st;
 	int64_t wrong = 0, ignored = 0;
@@ -169,9 +98,9 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 	if (list && !*list)
 		list = NULL;
 	if (api) {
-		p = sink_open(&s, PW_FORMAT_JSON, NULL, 0);
+		p = pw_web_printer(&s, PW_FORMAT_JSON, NULL, 0);
 		st = pw_triage_print_list(db, list, p);
-		sink_close(&s, p, a->body);
+		pw_web_printer_done(&s, p, a->body);
 		a->status = 200;
 		a->type = "application/json";
 	} else {
@@ -187,15 +116,15 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 				       "<th>how</th><th>why</th><th>findings</th>"
 				       "<th></th></tr>\n", (gint64)wrong,
 				       (gint64)ignored);
-		p = sink_open(&s, PW_FORMAT_HTML, decision_row, 0);
+		p = pw_web_printer(&s, PW_FORMAT_HTML, decision_row, 0);
 		if (!st)
 			st = pw_triage_print_list(db, list, p);
-		sink_close(&s, p, a->body);
+		pw_web_printer_done(&s, p, a->body);
 		g_string_append(a->body, "</table></main></body></html>\n");
 	}
 	if (st) {
 		g_string_truncate(a->body, 0);
-		fail(a, api, 503, "the store cannot be read: %s",
+		pw_web_answer_error(a, api, 503, "the store cannot be read: %s",
 		     pw_db_errmsg(db));
 	}
 	return true;
@@ -208,13 +137,13 @@ static void decided_state(GString *o, const struct pw_decided_finding *d)
 
 	g_string_append(o, d->kind == PW_DECISION_WRONG ? "marked wrong by " :
 			"ignored by ");
-	esc(o, d->by);
+	pw_web_esc(o, d->by);
 	g_string_append_printf(o, " on %s (<a href=\"/decisions#d%" G_GINT64_FORMAT
 			       "\">decision %" G_GINT64_FORMAT "</a>)", when,
 			       (gint64)d->decision, (gint64)d->decision);
 	if (d->reason) {
 		g_string_append(o, ": ");
-		esc(o, d->reason);
+		pw_web_esc(o, d->reason);
 	}
 	g_free(when);
 }
@@ -254,10 +183,10 @@ void pw_web_triage_section(struct pw_db *db, const struct pw_query_message *m,
 		g_snprintf(id, sizeof(id), "%" G_GINT64_FORMAT, (gint64)f->id);
 		g_string_append_printf(o, "<tr id=\"finding-%s\"><td>%s</td><td>",
 				       id, id);
-		esc(o, f->rule);
+		pw_web_esc(o, f->rule);
 		g_string_append(o, "</td><td>");
 		if (f->file) {
-			esc(o, f->file);
+			pw_web_esc(o, f->file);
 			g_string_append_printf(o, ":%d", f->line);
 		}
 		g_string_append(o, "</td><td>");
@@ -342,29 +271,29 @@ static bool number(const char *s, int64_t *n)
 static void done(struct pw_web_answer *a, const char *back, const char *what,
 		 int64_t id, int64_t covered)
 {
-	struct sink s;
+	struct pw_web_sink s;
 	struct pw_printer *p;
 
 	a->status = 200;
 	if (!back) {
 		a->type = "application/json";
-		p = sink_open(&s, PW_FORMAT_JSON, NULL, PW_PRINTER_COMPACT);
+		p = pw_web_printer(&s, PW_FORMAT_JSON, NULL, PW_PRINTER_COMPACT);
 		pw_print_begin_map(p);
 		pw_print_int_at(p, "decision", id);
 		pw_print_str_at(p, "done", what);
 		pw_print_int_at(p, "covers", covered);
 		pw_print_end(p);
-		sink_close(&s, p, a->body);
+		pw_web_printer_done(&s, p, a->body);
 		return;
 	}
 	a->type = "text/html; charset=utf-8";
 	page_begin(a->body, "Decision taken");
 	g_string_append_printf(a->body, "<p>Decision %" G_GINT64_FORMAT ": ",
 			       (gint64)id);
-	esc(a->body, what);
+	pw_web_esc(a->body, what);
 	g_string_append_printf(a->body, ", covering %" G_GINT64_FORMAT
 			       " stored findings.</p><p><a href=\"", (gint64)covered);
-	esc(a->body, back);
+	pw_web_esc(a->body, back);
 	g_string_append(a->body, "\">back</a> &middot; <a href=\"/decisions\">"
 			"every decision</a></p></main></body></html>\n");
 }
@@ -382,7 +311,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 
 	memset(&d, 0, sizeof(d));
 	if (!t) {
-		fail(a, true, 400, "the body is not a form"
+		pw_web_answer_error(a, true, 400, "the body is not a form"
 		     " (application/x-www-form-urlencoded, UTF-8)");
 		return;
 	}
@@ -394,25 +323,25 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 		back = NULL;
 	if (!by || strlen(by) > MAX_BY ||
 	    (field(t, "reason") && strlen(field(t, "reason")) > MAX_REASON)) {
-		fail(a, !back, 400, "by (who decides, %d bytes at"
+		pw_web_answer_error(a, !back, 400, "by (who decides, %d bytes at"
 		     " most) is needed; reason has %d bytes at most",
 		     MAX_BY, MAX_REASON);
 		goto out;
 	}
 	if (!g_strcmp0(action, "undo")) {
 		if (!number(field(t, "decision"), &id)) {
-			fail(a, !back, 400, "undo: which decision?");
+			pw_web_answer_error(a, !back, 400, "undo: which decision?");
 			goto out;
 		}
 		s = pw_db_decision_undo(db, id, by, &found);
 		if (!s && found)
 			s = pw_db_decision_get(db, id, &was);
 		if (s) {
-			fail(a, !back, 503, "%s", pw_db_errmsg(db));
+			pw_web_answer_error(a, !back, 503, "%s", pw_db_errmsg(db));
 			goto out;
 		}
 		if (!found || !was) {
-			fail(a, !back, 404, "no live decision %s",
+			pw_web_answer_error(a, !back, 404, "no live decision %s",
 			     field(t, "decision"));
 			goto out;
 		}
@@ -423,7 +352,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 		goto out;
 	}
 	if (!pw_decision_kind_parse(action, &d.kind)) {
-		fail(a, !back, 400, "action: wrong, ignore, recheck,"
+		pw_web_answer_error(a, !back, 400, "action: wrong, ignore, recheck,"
 		     " stop or undo");
 		goto out;
 	}
@@ -434,7 +363,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	if (d.kind == PW_DECISION_WRONG && number(field(t, "finding"), &n)) {
 		s = pw_triage_name_finding(db, n, &d, &err);
 		if (s) {
-			fail(a, !back, s == PW_ERR_INPUT ? 404 : 503,
+			pw_web_answer_error(a, !back, s == PW_ERR_INPUT ? 404 : 503,
 			     "%s", err);
 			goto out;
 		}
@@ -447,7 +376,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	d.addr = d.kind == PW_DECISION_STOP ? (char *)field(t, "addr") : NULL;
 	s = pw_triage_take(db, cfg, &d, &id, &covered, &err);
 	if (s) {
-		fail(a, !back, s == PW_ERR_INPUT ? 400 : 503, "%s",
+		pw_web_answer_error(a, !back, s == PW_ERR_INPUT ? 400 : 503, "%s",
 		     err);
 		goto out;
 	}
