@@ -122,6 +122,7 @@ static void print(const struct pw_config *c)
 	num("max_findings", c->max_findings);
 	str("credentials", c->credentials);
 	str("dkim_keys", c->dkim_keys);
+	str("dkim", c->dkim_optional ? "optional" : "required");
 
 	printf("\n[smtp]\n");
 	url("url", c->smtp_url);

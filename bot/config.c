@@ -24,7 +24,7 @@
 /* The sections and keys a configuration may hold. */
 static const char *const core_keys[] = {
 	"db", "mirrors", "fetch_timeout", "max_findings", "credentials",
-	"dkim_keys", NULL,
+	"dkim_keys", "dkim", NULL,
 };
 static const char *const smtp_keys[] = {
 	"url", "from", "user", "password", "starttls", "helo", "timeout",
@@ -444,6 +444,19 @@ static void read_mail(struct loader *ld, struct pw_config *c,
 	else if (mode)
 		l->cc_list = l->cc_all = false;
 	g_free(mode);
+}
+
+/* [core] dkim: required (the default) or optional. */
+static void read_dkim(struct loader *ld, struct pw_config *c)
+{
+	char *v = get_str(ld, "core", "dkim", "required");
+
+	if (!strcmp(v, "optional"))
+		c->dkim_optional = true;
+	else if (strcmp(v, "required"))
+		problem(ld, "core", "dkim", "[core] dkim = %s: not required or"
+			" optional", v);
+	g_free(v);
 }
 
 /*
@@ -1036,6 +1049,7 @@ static void read_main(struct loader *ld, struct pw_config *c, bool db_override)
 	get_int(ld, "core", "max_findings", 1000, 0, INT_MAX, NULL,
 		&c->max_findings);
 	c->dkim_keys = get_path(ld, "core", "dkim_keys");
+	read_dkim(ld, c);
 
 	c->smtp_url = get_str(ld, "smtp", "url", NULL);
 	c->smtp_from = get_str(ld, "smtp", "from", NULL);

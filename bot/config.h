@@ -6,7 +6,8 @@
  *            nothing), max_findings (stored per patch, 0: no cap),
  *            credentials = FILE (the secrets, see below), dkim_keys =
  *            FILE (DKIM keys read from a file instead of DNS: tests and
- *            closed networks)
+ *            closed networks), dkim = required|optional (whether mail
+ *            commands need a DKIM signature of their From domain)
  *   [smtp]   url, from, user, password, starttls (required|try|no),
  *            helo, timeout (seconds), cainfo
  *   [reply]  dry_run_mbox, from_name, reply_to, min_severity,
@@ -140,6 +141,10 @@ struct pw_config {
 	 * DKIM_QUERY_FILE: "selector._domainkey.domain TXT-record" lines)
 	 * instead of DNS; NULL: DNS. */
 	char *dkim_keys;
+	/* [core] dkim = optional: mail commands without a DKIM signature
+	 * are obeyed (a closed network); required (the default) refuses
+	 * them. */
+	bool dkim_optional;
 
 	char *smtp_url;		/* NULL: replies go to the dry-run mbox */
 	char *smtp_from;

@@ -94,6 +94,18 @@ enum pw_dkim_result pw_dkim_verify(const char *raw, size_t len,
 		g_string_append(seen, "libopendkim could not start");
 		goto out;
 	}
+	{
+		/* Strict header checks: a message with two From headers (the
+		 * first one unsigned, the one DKIM signs below it) fails. */
+		unsigned int flags = 0;
+
+		if (dkim_options(lib, DKIM_OP_GETOPT, DKIM_OPTS_FLAGS, &flags,
+				 sizeof(flags)) == DKIM_STAT_OK) {
+			flags |= DKIM_LIBFLAGS_STRICTHDRS;
+			(void)dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS,
+					   &flags, sizeof(flags));
+		}
+	}
 	if (keys_file) {
 		dkim_query_t q = DKIM_QUERY_FILE;
 
@@ -133,12 +145,24 @@ enum pw_dkim_result pw_dkim_verify(const char *raw, size_t len,
 	for (i = 0; i < nsigs; i++) {
 		const char *d = (const char *)dkim_sig_getdomain(sigs[i]);
 
-		if (d && DKIM_SIG_CHECK(sigs[i]) && domain && aligned(d, domain)) {
+		ssize_t msglen = 0, canonlen = 0, signlen = -1;
+		bool whole;
+
+		/* A signature of part of the body (l=) lets anyone append
+		 * text, a command line among it, below the signed part. */
+		whole = dkim_sig_getcanonlen(dk, sigs[i], &msglen, &canonlen,
+					     &signlen) != DKIM_STAT_OK ||
+			signlen < 0 || signlen >= canonlen;
+		if (d && DKIM_SIG_CHECK(sigs[i]) && domain && aligned(d, domain) &&
+		    dkim_sig_hdrsigned(sigs[i], (u_char *)"from") && whole) {
 			r = PW_DKIM_PASS;
 			goto out;
 		}
 		g_string_append_printf(seen, "%sd=%s: %s", seen->len ? "; " : "",
 			d ? d : "?", DKIM_SIG_CHECK(sigs[i]) ?
+			!whole ? "signs only part of the body (l=)" :
+			!dkim_sig_hdrsigned(sigs[i], (u_char *)"from") ?
+			"does not sign the From header" :
 			"verifies, but not for the From domain" :
 			dkim_sig_geterrorstr(dkim_sig_geterror(sigs[i])) ?
 			dkim_sig_geterrorstr(dkim_sig_geterror(sigs[i])) :

@@ -97,55 +97,78 @@ struct ctx {
 	struct pw_outbox_msg *target;	/* the message the reply answered */
 	GArray *messages;		/* it, or its series' patches */
 	char **files;			/* the files they patch */
-	bool list_maintainer;		/* poster is a [list] maintainer */
-	GPtrArray *maint;		/* struct pw_maintainers * of its lists, borrowed */
+	/* Per list the patch was on (the target's lists, in order): whether
+	 * poster is its [list] maintainer, and its MAINTAINERS file as the
+	 * configuration read it (borrowed, NULL without one).  Each list
+	 * is judged alone: a maintainer of one list decides for it, not for
+	 * another list the patch was also sent to. */
+	size_t nlists;
+	bool *list_maintainer;
+	const struct pw_maintainers **maint;
 };
 
-/* Whether c->poster maintains path by the lists' MAINTAINERS files. */
-static bool maintains(const struct ctx *c, const char *path)
+/* Whether c->poster maintains path by list li's MAINTAINERS file. */
+static bool maintains(const struct ctx *c, size_t li, const char *path)
 {
-	guint i;
-
-	for (i = 0; i < c->maint->len; i++)
-		if (pw_maintainers_is_maintainer(c->maint->pdata[i], path,
-						 c->poster))
-			return true;
-	return false;
+	return c->maint[li] &&
+	       pw_maintainers_is_maintainer(c->maint[li], path, c->poster);
 }
 
 /*
- * Why c->poster may not give cmd, or NULL when it may (a static
- * string).
+ * Why c->poster may not give cmd (not stop) for list li, or NULL when
+ * it may (a static string).
  */
-static const char *refusal(const struct ctx *c, const struct pw_triage_cmd *cmd)
+static const char *refusal_on(const struct ctx *c, size_t li,
+			      const struct pw_triage_cmd *cmd)
 {
 	size_t i, matched = 0;
 
-	if (cmd->verb == PW_TRIAGE_STOP)
-		return g_ascii_strcasecmp(c->poster, c->target->mail->from_addr) ?
-			"stop is taken from the patch author's own address only" :
-			NULL;
-	if (c->list_maintainer)
+	if (c->list_maintainer[li])
 		return NULL;
-	if (!c->maint->len)
+	if (!c->maint[li])
 		return "not a maintainer of the list ([list NAME] maintainer)";
 	if (cmd->verb == PW_TRIAGE_IGNORE && !cmd->path)
 		return "a list-wide ignore is taken from a [list NAME] maintainer"
 		       " address only";
-	for (i = 0; c->files[i]; i++) {
+	for (i = 0; c->files && c->files[i]; i++) {
 		if (cmd->path && !g_pattern_match_simple(cmd->path, c->files[i]))
 			continue;
 		matched++;
-		if (!maintains(c, c->files[i]))
+		if (!maintains(c, li, c->files[i]))
 			return cmd->path ? "not a maintainer of every patched file"
 			       " the path covers (MAINTAINERS)" :
 			       "not a maintainer of every patched file"
 			       " (MAINTAINERS)";
 	}
-	if (!matched && cmd->path && maintains(c, cmd->path))
+	if (!matched && cmd->path && maintains(c, li, cmd->path))
 		return NULL;
 	return matched ? NULL : "not a maintainer of the patched files"
 	       " (MAINTAINERS)";
+}
+
+/*
+ * Why c->poster may not give cmd at all, or NULL when it may for one of
+ * the patch's lists at least (a static string): stop from the author
+ * only; the others from a maintainer of a list the patch was on.
+ */
+static const char *refusal(const struct ctx *c, const struct pw_triage_cmd *cmd)
+{
+	const char *no = "not a maintainer of the list ([list NAME] maintainer)";
+	size_t li;
+
+	if (cmd->verb == PW_TRIAGE_STOP)
+		return g_ascii_strcasecmp(c->poster, c->target->mail->from_addr) ?
+			"stop is taken from the patch author's own address only" :
+			NULL;
+	for (li = 0; li < c->nlists; li++) {
+		const char *why = refusal_on(c, li, cmd);
+
+		if (!why)
+			return NULL;
+		if (!li)
+			no = why;
+	}
+	return no;
 }
 
 /* Takes one decision for cmd; logs what it did. */
@@ -211,8 +234,12 @@ static enum pw_status obey(const struct ctx *c, const struct pw_triage_cmd *cmd)
 		d.rule = cmd->rule;
 		d.path = cmd->path;
 		d.addr = cmd->verb == PW_TRIAGE_STOP ? (char *)c->poster : NULL;
-		/* One for each list the patch was on: the list's decision. */
+		/* One for each list the patch was on whose maintainer
+		 * the poster is (stop: every list): the list's decision. */
 		for (i = 0; !s && i < (nl ? nl : 1); i++) {
+			if (cmd->verb == PW_TRIAGE_IGNORE &&
+			    (i >= c->nlists || refusal_on(c, i, cmd)))
+				continue;
 			d.list = nl ? lists[i] : NULL;
 			s = take(c, cmd, &d);
 		}
@@ -234,10 +261,23 @@ static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
 	bool found;
 	size_t i, j;
 
-	c.maint = g_ptr_array_new();
 	c.messages = g_array_new(FALSE, FALSE, sizeof(int64_t));
-	if (pw_dkim_verify(raw, len, at ? at + 1 : "", cfg->dkim_keys, &why) ==
-	    PW_DKIM_FAIL) {
+	/* A From header is a line anyone can write: a command is obeyed
+	 * only from mail its From domain signed, unless the operator says
+	 * the network is closed ([core] dkim = optional). */
+	switch (pw_dkim_verify(raw, len, at ? at + 1 : "", cfg->dkim_keys, &why)) {
+	case PW_DKIM_PASS:
+		break;
+	case PW_DKIM_NONE:
+		if (cfg->dkim_optional)
+			break;
+		pw_warn("mail command <%s> from %s refused: it carries no DKIM"
+			" signature of its From domain ([core] dkim = required)",
+			shown, c.poster);
+		s = PW_OK;
+		goto out;
+	case PW_DKIM_FAIL:
+	default: {
 		char *w = pw_reply_clean(why, 300);
 
 		pw_warn("mail command <%s> from %s refused: its DKIM signature"
@@ -246,6 +286,7 @@ static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
 		g_free(w);
 		s = PW_OK;
 		goto out;
+	}
 	}
 	s = pw_db_outbox_message(db, message, &c.target, &found);
 	if (s || !found)
@@ -271,16 +312,17 @@ static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
 	}
 	if (s)
 		goto out;
-	for (i = 0; c.target->lists && c.target->lists[i]; i++) {
+	c.nlists = c.target->lists ? g_strv_length(c.target->lists) : 0;
+	c.list_maintainer = g_new0(bool, c.nlists + 1);
+	c.maint = g_new0(const struct pw_maintainers *, c.nlists + 1);
+	for (i = 0; i < c.nlists; i++) {
 		const struct pw_list_conf *l = pw_config_list(cfg,
 							      c.target->lists[i]);
 
 		for (j = 0; l->maintainer_addrs && l->maintainer_addrs[j]; j++)
 			if (!g_ascii_strcasecmp(l->maintainer_addrs[j], c.poster))
-				c.list_maintainer = true;
-		/* The MAINTAINERS file as the configuration read it. */
-		if (l->maintainers)
-			g_ptr_array_add(c.maint, l->maintainers);
+				c.list_maintainer[i] = true;
+		c.maint[i] = l->maintainers;
 	}
 	for (i = 0; !s && i < cmds->len; i++) {
 		const struct pw_triage_cmd *cmd = cmds->pdata[i];
@@ -306,7 +348,8 @@ out:
 	g_free(shown);
 	g_strfreev(c.files);
 	g_array_unref(c.messages);
-	g_ptr_array_unref(c.maint);
+	g_free(c.list_maintainer);
+	g_free(c.maint);
 	pw_outbox_msg_free(c.target);
 	return s;
 }

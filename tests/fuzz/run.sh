@@ -44,7 +44,7 @@ sources() {
 pkgs() {
 	case $1 in
 	fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;;
-	fuzz_http) echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd libsystemd ;;
+	fuzz_http) echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd libsystemd opendkim ;;
 	*) echo glib-2.0 nettle ;;
 	esac
 }

@@ -19,7 +19,7 @@ nm "$lib" 2>/dev/null | grep -q '__asan_' && san="-fsanitize=address,undefined"
 pkgs() {
 	case $1 in
 	fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;;
-	fuzz_http) echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd libsystemd ;;
+	fuzz_http) echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd libsystemd opendkim ;;
 	*) echo glib-2.0 nettle ;;
 	esac
 }

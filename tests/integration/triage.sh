@@ -50,8 +50,10 @@ F:	*
 F:	*/
 EOF
 openssl genrsa -out "$T/dkim.key" 2048 2>/dev/null
-printf 'sel._domainkey.roeck-us.net v=DKIM1; k=rsa; p=%s\n' \
-	"$(openssl rsa -in "$T/dkim.key" -pubout -outform DER 2>/dev/null | base64 -w0)" >"$T/keys.txt"
+pub=$(openssl rsa -in "$T/dkim.key" -pubout -outform DER 2>/dev/null | base64 -w0)
+for d in roeck-us.net suse.com gmail.com example.org; do
+	printf 'sel._domainkey.%s v=DKIM1; k=rsa; p=%s\n' "$d" "$pub"
+done >"$T/keys.txt"
 cat >"$T/pw.conf" <<EOF
 [core]
 dkim_keys = keys.txt
@@ -64,6 +66,9 @@ token = $TOKEN
 mail = author
 maintainer = jdelvare@suse.com
 maintainers = MAINTAINERS
+[list other]
+mail = author
+maintainer = olga@example.org
 [list *]
 mail = author
 EOF
@@ -190,8 +195,9 @@ $PW ingest -q $C --db "$M" --list hwmon --reply "$A1" "$OXP" >/dev/null
 R1=$(q "$M" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message WHERE m.msgid = '$A1_ID'")
 ROXP=$(q "$M" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message WHERE m.msgid = '$OXP_ID'")
 # cmdmail OUT FROM MSGID IN_REPLY_TO [sign|tamper] LINES...: a reply to
-# the bot's reply, its text the quote and the lines; signed for
-# roeck-us.net with the key made above, or signed and then altered.
+# the bot's reply, its text the quote and the lines; signed for its
+# From domain with the key made above, or signed and then altered, or
+# "twofrom": signed, with another From header put above the signed one.
 cmdmail() {
 	local out=$1 from=$2 id=$3 irt=$4 mode=$5; shift 5
 	$PY - "$out" "$from" "$id" "$irt" "$mode" "$T/dkim.key" "$@" <<'EOF'
@@ -203,18 +209,30 @@ msg = (f"From: {frm}\nTo: patchwarden@localhost\nCc: linux-hwmon@vger.kernel.org
        f"Subject: Re: [PATCH 1/3] hwmon: (asus-ec-sensors) add driver for ASUS EC\n"
        f"Date: Thu, 17 Dec 2021 10:00:00 +0000\nMessage-ID: <{mid}>\n"
        f"In-Reply-To: <{irt}>\nReferences: <{irt}>\n\n{body}").replace("\n", "\r\n").encode()
-if mode in ("sign", "tamper"):
-    sig = dkim.sign(msg, b"sel", b"roeck-us.net", open(key, "rb").read(),
+if mode in ("sign", "tamper", "twofrom"):
+    dom = frm.rsplit("@", 1)[1].rstrip(">").encode()
+    sig = dkim.sign(msg, b"sel", dom, open(key, "rb").read(),
                     include_headers=[b"From", b"To", b"Subject", b"Date", b"Message-ID", b"In-Reply-To"])
     msg = sig + msg
+    if mode == "twofrom":
+        msg = b"From: Guenter Roeck <linux@roeck-us.net>\r\n" + msg
     if mode == "tamper":
         msg = msg.replace(b"patchwarden: wrong", b"patchwarden: wrong PERM_SYMBOLIC")
 open(out, "wb").write(msg.replace(b"\r\n", b"\n"))
 EOF
 }
-cmdmail "$T/forged.eml" "Mallory <mallory@example.org>" forged@example.org "$R1" plain "patchwarden: wrong"
+cmdmail "$T/forged.eml" "Mallory <mallory@example.org>" forged@example.org "$R1" sign "patchwarden: wrong"
 err=$($PW ingest $C --db "$M" --list hwmon --reply "$T/forged.eml" 2>&1 >/dev/null)
 contains "From someone else: refused and logged" "$err" "(wrong) from mallory@example.org refused: not a maintainer"
+# A From header is a line anyone writes: unsigned, the maintainer's own
+# address is refused ([core] dkim = required, the default).
+cmdmail "$T/unsigned.eml" "Jean Delvare <jdelvare@suse.com>" unsigned@suse.com "$R1" plain "patchwarden: ignore PERM_SYMBOLIC"
+err=$($PW ingest $C --db "$M" --list hwmon --reply "$T/unsigned.eml" 2>&1 >/dev/null)
+contains "From the list's maintainer, unsigned: refused" "$err" "it carries no DKIM signature of its From domain"
+# Mallory's own signed mail with the maintainer's From put above hers.
+cmdmail "$T/twofrom.eml" "Mallory <mallory@example.org>" twofrom@example.org "$R1" twofrom "patchwarden: wrong"
+err=$($PW ingest $C --db "$M" --list hwmon --reply "$T/twofrom.eml" 2>&1 >/dev/null)
+contains "two From headers, the signed one below: refused" "$err" "refused"
 is "nothing decided; the command mail not stored, not answered" \
 	"$(ndecisions "$M"),$(q "$M" "SELECT count(*) FROM message WHERE msgid = 'forged@example.org'"),$(q "$M" "SELECT count(*) FROM outbox")" "0,0,2"
 cmdmail "$T/tampered.eml" "Guenter Roeck <linux@roeck-us.net>" tampered@roeck-us.net "$R1" tamper "patchwarden: wrong"
@@ -238,7 +256,7 @@ cmdmail "$T/oxp.eml" "Guenter Roeck <linux@roeck-us.net>" oxp@roeck-us.net "$ROX
 err=$($PW ingest $C --db "$M" --list hwmon --reply "$T/oxp.eml" 2>&1 >/dev/null)
 contains "a file another entry covers: refused" "$err" "not a maintainer of every patched file (MAINTAINERS)"
 # [list hwmon] maintainer may decide for the whole list.
-cmdmail "$T/jean.eml" "Jean Delvare <jdelvare@suse.com>" jean@suse.com "$ROXP" plain \
+cmdmail "$T/jean.eml" "Jean Delvare <jdelvare@suse.com>" jean@suse.com "$ROXP" sign \
 	"patchwarden: ignore PERM_SYMBOLIC drivers/platform/x86/* platform drivers are not ours"
 err=$($PW ingest $C --db "$M" --list hwmon --reply "$T/jean.eml" 2>&1 >/dev/null)
 is "[list] maintainer: ignore RULE PATH, for the list" \
@@ -247,16 +265,16 @@ is "[list] maintainer: ignore RULE PATH, for the list" \
 cmdmail "$T/wide.eml" "Guenter Roeck <linux@roeck-us.net>" wide@roeck-us.net "$R1" sign "patchwarden: ignore PERM_SYMBOLIC"
 err=$($PW ingest $C --db "$M" --list hwmon --reply "$T/wide.eml" 2>&1 >/dev/null)
 contains "a list-wide ignore from a MAINTAINERS maintainer: refused" "$err" "a list-wide ignore is taken from a [list NAME] maintainer"
-cmdmail "$T/recheck.eml" "Jean Delvare <jdelvare@suse.com>" recheck@suse.com "$R1" plain "patchwarden: recheck"
+cmdmail "$T/recheck.eml" "Jean Delvare <jdelvare@suse.com>" recheck@suse.com "$R1" sign "patchwarden: recheck"
 $PW ingest -q $C --db "$M" --list hwmon --reply "$T/recheck.eml" >/dev/null 2>&1
 is "patchwarden: recheck: the message checked again, its decision kept" \
 	"$(last_decision "$M" kind),$(findings_of "$M" $A1_ID),$(q "$M" "SELECT count(*) FROM finding_decision")" "recheck,1,3"
 # stop: only the author's own address.
-cmdmail "$T/stop-other.eml" "Jean Delvare <jdelvare@suse.com>" stop-other@suse.com "$R1" plain "patchwarden: stop"
+cmdmail "$T/stop-other.eml" "Jean Delvare <jdelvare@suse.com>" stop-other@suse.com "$R1" sign "patchwarden: stop"
 err=$($PW ingest $C --db "$M" --list hwmon --reply "$T/stop-other.eml" 2>&1 >/dev/null)
 contains "stop from someone not the author: refused" "$err" "stop is taken from the patch author's own address only"
 n=$(ndecisions "$M")
-cmdmail "$T/stop.eml" "Eugene Shalygin <$AUTHOR>" stop@gmail.com "$R1" plain "patchwarden: stop please"
+cmdmail "$T/stop.eml" "Eugene Shalygin <$AUTHOR>" stop@gmail.com "$R1" sign "patchwarden: stop please"
 # Through "run", as the service reads mail.
 $PW run $C --db "$M" --list hwmon "$T/stop.eml" >/dev/null 2>&1
 is "stop from the author, through run: decided for the list" \
@@ -268,3 +286,12 @@ is "the author's next patch: checked, reply held as opted out" \
 $PW triage $C --db "$M" undo "$(last_decision "$M" id)" --by "$AUTHOR" >/dev/null
 $PW ingest -q $C --db "$M" --list hwmon --reply "$A2" >/dev/null
 is "stop undone: the author is answered again" "$(reply_of "$M" $A2_ID)" "pending|"
+
+# A maintainer of one list decides for that list only, not for another
+# list the same patch was on.
+$PW ingest -q $C --db "$M" --list other "$A1" >/dev/null 2>&1
+n=$(ndecisions "$M")
+cmdmail "$T/olga.eml" "Olga <olga@example.org>" olga@example.org "$R1" sign "patchwarden: ignore PERM_SYMBOLIC drivers/hwmon/*"
+$PW ingest -q $C --db "$M" --list other --reply "$T/olga.eml" >/dev/null 2>&1
+is "the other list's maintainer: decided for that list only" \
+	"$(($(ndecisions "$M") - n)),$(q "$M" "SELECT group_concat(list) FROM decision WHERE by_addr = 'olga@example.org'")" "1,other"
