@@ -7,212 +7,121 @@
 #include "bot/reply_policy.h"
 #include "bot/log.h"
 #include "bot/reply_queue.h"
+#include "checks/etiquette.h"
 #include "db/decision.h"
 #include "db/outbox.h"
 
-/*
- * Why mail dated date is too old to answer under [reply] max_age, or
- * NULL (new string).  A Date that could not be judged (0: none,
- * unreadable or before 1990) may be that old: not answered either.
- */
-static char *too_old(const struct pw_config *cfg, int64_t date)
+/* The etiquette's settings, as configured. */
+static void rules_of(const struct pw_config *cfg, struct pw_etiquette_rules *r)
 {
-	if (cfg->reply_max_age <= 0)
-		return NULL;
-	if (date <= 0)
-		return g_strdup("its Date is unknown or impossible: taken as "
-				"too old to answer");
-	if (date < g_get_real_time() / G_USEC_PER_SEC - cfg->reply_max_age)
-		return g_strdup_printf("older than %d days: too late to answer",
-				       cfg->reply_max_age / 86400);
-	return NULL;
-}
-
-/* Whether addr is a machine's: the built-in senders and [reply]
- * automated_senders (checks/message.h). */
-static bool is_automated(const struct pw_config *cfg, const char *addr)
-{
-	return pw_mail_sender_automated(addr,
-		(const char *const *)cfg->automated_senders);
+	r->bot_addr = cfg->from_addr;
+	r->max_age = cfg->reply_max_age;
+	r->per_recipient_per_hour = cfg->per_recipient_per_hour;
+	r->global_per_hour = cfg->global_per_hour;
+	r->automated_senders = (const char *const *)cfg->automated_senders;
 }
 
 /*
- * Sets *why (new string) to the reason the hourly limits hold back a
- * reply to addr, or NULL when it may go.  per_recipient: whether that
- * limit applies.
+ * Counts into *n the replies in the etiquette's window before now to
+ * addr (NULL: to anyone), when the limit that reads it is on (limit >=
+ * 0); else leaves *n 0.
  */
-static enum pw_status rate_limited(struct pw_db *db, const struct pw_config *cfg,
-				   const char *addr, bool per_recipient,
-				   char **why)
+static enum pw_status sent(struct pw_db *db, int limit, const char *addr,
+			   int64_t now, int64_t *n)
 {
-	int64_t since = (int64_t)time(NULL) - 3600, n;
-	enum pw_status st;
-
-	*why = NULL;
-	if (per_recipient && cfg->per_recipient_per_hour >= 0) {
-		st = pw_db_outbox_count_since(db, addr, since, &n);
-		if (st)
-			return st;
-		if (n >= cfg->per_recipient_per_hour) {
-			*why = g_strdup_printf("rate limit: %" G_GINT64_FORMAT
-					       " replies to %s in the last hour"
-					       " (per_recipient_per_hour = %d)",
-					       n, addr, cfg->per_recipient_per_hour);
-			return PW_OK;
-		}
-	}
-	if (cfg->global_per_hour >= 0) {
-		st = pw_db_outbox_count_since(db, NULL, since, &n);
-		if (st)
-			return st;
-		if (n >= cfg->global_per_hour)
-			*why = g_strdup_printf("rate limit: %" G_GINT64_FORMAT
-					       " replies in the last hour"
-					       " (global_per_hour = %d)",
-					       n, cfg->global_per_hour);
-	}
-	return PW_OK;
+	*n = 0;
+	if (limit < 0)
+		return PW_OK;
+	return pw_db_outbox_count_since(db, addr, now - PW_ETIQUETTE_WINDOW, n);
 }
 
-/* The reason a reply is held when its recipient said "stop". */
-#define PW_HOLD_OPTED_OUT "author opted out"
-
-/* Why replies to addr about message message_id are held: the address
- * opted out on a list of the message ("patchwarden: stop",
- * db/decision.h).  *why: a new string, or NULL. */
-static enum pw_status opted_out(struct pw_db *db, int64_t message_id,
-				const char *addr, char **why)
-{
-	enum pw_status st;
-	int64_t id;
-
-	*why = NULL;
-	st = pw_db_decision_stopped(db, message_id, addr, &id);
-	if (!st && id)
-		*why = g_strdup_printf(PW_HOLD_OPTED_OUT " (decision %"
-				       G_GINT64_FORMAT ")", id);
-	return st;
-}
-
-/* Sets *why (new string) to the reason m may not be answered at all,
- * or NULL. */
-static enum pw_status never_answer(struct pw_db *db, const struct pw_config *cfg,
-				   const struct pw_outbox_msg *m, char **why)
+/*
+ * Reads the facts of the reply of kind to m that do not depend on its
+ * recipients into *f (strings borrowed from m, except *automated: new,
+ * or NULL, which f->automated points at).  Every read is a plain
+ * SELECT: reading them all, also those an earlier hold makes moot,
+ * changes nothing.
+ */
+static enum pw_status gather(struct pw_db *db, const struct pw_config *cfg,
+			     const struct pw_outbox_msg *m,
+			     enum pw_etiquette_kind kind, int64_t now,
+			     struct pw_etiquette_facts *f, char **automated)
 {
 	const struct pw_mail *mail = m->mail;
-	const char *poster = pw_mail_poster_addr(mail);
-	enum pw_status st;
-	bool own = false;
+	enum pw_status st = PW_OK;
 
-	*why = NULL;
-	if (m->backfill) {
-		*why = g_strdup("read while backfilling an archive");
-		return PW_OK;
+	memset(f, 0, sizeof(*f));
+	*automated = NULL;
+	f->kind = kind;
+	f->backfill = m->backfill;
+	f->date = mail->date;
+	if (mail->automated)
+		f->automated = *automated = pw_reply_clean(mail->automated, 80);
+	f->poster = pw_mail_poster_addr(mail);
+	f->poster_ok = pw_reply_addr_ok(f->poster);
+	/* Only the bot's replies carry such Message-IDs (bot/reply.h). */
+	if (g_str_has_prefix(mail->msgid, "patchwarden."))
+		st = pw_db_outbox_is_own(db, mail->msgid, &f->own_msgid);
+	if (!st)
+		st = pw_db_decision_stopped(db, m->id, f->poster, &f->poster_stop);
+	if (!st && kind == PW_ETIQUETTE_PATCH && mail->sender_addr &&
+	    mail->from_addr) {
+		f->author = mail->from_addr;
+		f->author_ok = pw_reply_addr_ok(f->author);
+		st = pw_db_decision_stopped(db, m->id, f->author, &f->author_stop);
+		if (!st && f->author_ok)
+			st = sent(db, cfg->per_recipient_per_hour, f->author, now,
+				  &f->author_sent);
 	}
-	if ((*why = too_old(cfg, mail->date)))
-		return PW_OK;
-	/*
-	 * The machine and loop checks read the mail's From header (the
-	 * sender, who posted it and gets the reply), not an in-body From:
-	 * (the author, a line in the body that anyone may write): the
-	 * bot's own mail is what the bot sent, whatever author its text
-	 * names, and a patch a machine posted for a person still reaches
-	 * no person.  m->automated says why a machine sent it, judged from
-	 * its header block and sender when it was read (bot/mail.c,
-	 * bot/ingest.c) and kept in the store.
-	 */
-	if (mail->automated) {
-		char *v = pw_reply_clean(mail->automated, 80);
-
-		*why = g_strdup_printf("automated mail (%s)", v);
-		g_free(v);
-		return PW_OK;
-	}
-	if (!g_ascii_strcasecmp(poster, cfg->from_addr)) {
-		own = true;
-	} else if (g_str_has_prefix(mail->msgid, "patchwarden.")) {
-		st = pw_db_outbox_is_own(db, mail->msgid, &own);
-		if (st)
-			return st;
-	}
-	if (!own) {
-		st = opted_out(db, m->id, poster, why);
-		if (st || *why)
-			return st;
-	}
-	if (own)
-		*why = g_strdup("the bot's own mail");
-	/* The senders as configured now: a row stored before the sender
-	 * was known to be a machine (or by a version that did not say) is
-	 * held all the same. */
-	else if (is_automated(cfg, poster))
-		*why = g_strdup_printf("automated sender %s", poster);
-	return PW_OK;
-}
-
-/*
- * The mail mode check ([list NAME] mail): why no one may get the reply
- * to mail of the lists names (new string: "mail off for list X", or
- * that no maintainer is known), or NULL.  rc: the recipients worked out
- * for it, or NULL (only the modes are read).
- */
-static char *mail_mode_hold(const struct pw_config *cfg, char **names,
-			    const struct pw_reply_rcpt *rc)
-{
-	if (rc)
-		return g_strdup(rc->none);
-	return pw_reply_queue_mail_off(cfg, names);
+	if (!st)
+		st = sent(db, cfg->global_per_hour, NULL, now, &f->all_sent);
+	return st;
 }
 
 /*
  * Decides about the reply of the given kind to m, listing items, under
- * key, and queues it.  forced_hold, when not NULL, suppresses it
- * whatever the policy says.
+ * key, and queues it.  held, when not NULL, suppresses it whatever the
+ * etiquette says.
  */
 static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 			     const struct pw_outbox_msg *m, const char *kind,
 			     const char *key, const struct pw_reply_item *items,
-			     size_t n, const char *forced_hold)
+			     size_t n, const char *held)
 {
+	int64_t now = (int64_t)time(NULL);
+	struct pw_etiquette_verdict v = { 0 };
+	struct pw_etiquette_facts f;
+	struct pw_etiquette_rules r;
 	struct pw_reply_rcpt rc = { 0 };
-	char *hold = NULL, *author_held = NULL;
-	enum pw_status st = PW_OK;
+	char *automated = NULL;
+	enum pw_status st;
 
-	if (forced_hold)
-		hold = g_strdup(forced_hold);
-	if (!hold)
-		st = never_answer(db, cfg, m, &hold);
+	rules_of(cfg, &r);
+	st = gather(db, cfg, m, PW_ETIQUETTE_PATCH, now, &f, &automated);
 	if (st)
 		goto out;
-	/* The author in Cc counts against the author's own limit. */
-	if (!hold && m->mail->sender_addr &&
-	    pw_reply_addr_ok(m->mail->from_addr))
-		st = rate_limited(db, cfg, m->mail->from_addr, true, &author_held);
-	/* An author who opted out is not copied either. */
-	if (!st && !hold && !author_held && m->mail->sender_addr)
-		st = opted_out(db, m->id, m->mail->from_addr, &author_held);
-	if (!st)
-		st = pw_reply_queue_recipients(db, cfg, m, !author_held, &rc);
+	f.held = held;
+	st = pw_reply_queue_recipients(db, cfg, m,
+				       pw_etiquette_copy_author(&f, &r, now), &rc);
 	if (st)
 		goto out;
-	if (!hold)
-		hold = mail_mode_hold(cfg, m->lists, &rc);
-	if (!hold && !rc.maintainers[0] &&
-	    !pw_reply_addr_ok(pw_mail_poster_addr(m->mail))) {
+	f.mail_off = rc.none;
+	f.maintainer = rc.maintainers[0];
+	if (pw_etiquette_to(&f))
+		st = sent(db, cfg->per_recipient_per_hour, pw_etiquette_to(&f),
+			  now, &f.to_sent);
+	if (st)
+		goto out;
+	pw_etiquette_judge(&f, &r, now, &v);
+	if (v.act == PW_ETIQUETTE_NO_ADDRESS)
 		pw_warn("message %s: no usable address to reply to", m->mail->msgid);
-		goto out;
-	}
-	/* Counted for the person the reply goes To. */
-	if (!hold)
-		st = rate_limited(db, cfg, rc.maintainers[0] ? rc.maintainers[0] :
-				  pw_mail_poster_addr(m->mail), true, &hold);
-	if (st)
-		goto out;
-	st = pw_reply_queue_patch(db, cfg, m, kind, key, &rc, items, n, hold);
+	else
+		st = pw_reply_queue_patch(db, cfg, m, kind, key, &rc, items, n,
+					  v.reason);
 out:
+	pw_etiquette_verdict_release(&v);
 	pw_reply_rcpt_release(&rc);
-	g_free(hold);
-	g_free(author_held);
+	g_free(automated);
 	return st;
 }
 
@@ -274,8 +183,11 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 {
 	char *key = g_strdup_printf("flood:%s", f->key);
 	char *why = g_strdup_printf("superseded by the summary of flood %s", f->key);
+	int64_t now = (int64_t)time(NULL);
+	struct pw_etiquette_verdict v = { 0 };
+	struct pw_etiquette_facts ef = { .kind = PW_ETIQUETTE_FLOOD };
+	struct pw_etiquette_rules r;
 	struct pw_reply_rcpt rc = { 0 };
-	char *hold = NULL;
 	enum pw_status st = PW_OK;
 	bool answered = false;
 	size_t i;
@@ -287,35 +199,38 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 		st = pw_db_outbox_answered(db, key, &answered);
 	if (st || answered)
 		goto out;
-	if (!pw_reply_addr_ok(f->sender_addr)) {
-		pw_warn("flood %s: no usable address to reply to", f->key);
-		goto out;
-	}
+	rules_of(cfg, &r);
 	/* Judged by its newest patch, as each patch is by its own Date. */
-	if ((hold = too_old(cfg, f->last_seen)))
-		;
-	else if (!g_ascii_strcasecmp(f->sender_addr, cfg->from_addr))
-		hold = g_strdup("the bot's own mail");
-	else if (is_automated(cfg, f->sender_addr))
-		hold = g_strdup_printf("automated sender %s", f->sender_addr);
-	else if (n)	/* a sender who opted out on the flood's list */
-		st = opted_out(db, members[0], f->sender_addr, &hold);
+	ef.date = f->last_seen;
+	ef.poster = f->sender_addr;
+	ef.poster_ok = pw_reply_addr_ok(f->sender_addr);
+	if (n)	/* a sender who opted out on the flood's list */
+		st = pw_db_decision_stopped(db, members[0], f->sender_addr,
+					    &ef.poster_stop);
+	if (!st)
+		st = sent(db, cfg->global_per_hour, NULL, now, &ef.all_sent);
 	if (st)
 		goto out;
 	pw_reply_queue_flood_recipients(cfg, f, &rc);
-	if (!hold)
-		hold = mail_mode_hold(cfg, f->lists, &rc);
-	if (!hold)
-		st = rate_limited(db, cfg, rc.maintainers[0] ? rc.maintainers[0] :
-				  f->sender_addr, false, &hold);
-	if (!st)
-		st = pw_reply_queue_flood(db, cfg, f, &rc, key, hold);
-	pw_reply_rcpt_release(&rc);
+	ef.mail_off = rc.none;
+	pw_etiquette_judge(&ef, &r, now, &v);
+	if (v.act == PW_ETIQUETTE_NO_ADDRESS)
+		pw_warn("flood %s: no usable address to reply to", f->key);
+	else
+		st = pw_reply_queue_flood(db, cfg, f, &rc, key, v.reason);
 out:
+	pw_etiquette_verdict_release(&v);
+	pw_reply_rcpt_release(&rc);
 	g_free(key);
 	g_free(why);
-	g_free(hold);
 	return st;
+}
+
+/* Why a patch of flood flood_id gets no reply of its own (new string). */
+static char *flood_member(int64_t flood_id)
+{
+	return g_strdup_printf("part of flood %" G_GINT64_FORMAT
+			       ": answered once, for the whole flood", flood_id);
 }
 
 /*
@@ -359,8 +274,7 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 		if (s)
 			return s;
 	}
-	why = g_strdup_printf("part of flood %" G_GINT64_FORMAT
-			      ": answered once, for the whole flood", flood_id);
+	why = flood_member(flood_id);
 	s = pw_reply_policy_hold(db, cfg, message_id, why);
 	g_free(why);
 	return s;
@@ -390,10 +304,13 @@ static enum pw_status decide(struct pw_db *db, const struct pw_config *cfg,
 			     const struct pw_outbox_held *h, int64_t now,
 			     int *released, int *folded)
 {
+	struct pw_etiquette_verdict v = { 0 };
+	struct pw_etiquette_facts f;
+	struct pw_etiquette_rules r;
 	struct pw_outbox_msg *m = NULL;
+	char *automated = NULL, *off = NULL, *why = NULL;
 	enum pw_status st;
 	int64_t flood_id = 0;
-	char *why = NULL;
 	const char *no;
 	bool found;
 
@@ -401,9 +318,7 @@ static enum pw_status decide(struct pw_db *db, const struct pw_config *cfg,
 	if (st)
 		return st;
 	if (found) {
-		why = g_strdup_printf("part of flood %" G_GINT64_FORMAT
-				      ": answered once, for the whole flood",
-				      flood_id);
+		why = flood_member(flood_id);
 		st = pw_db_outbox_set_reason(db, h->id, why);
 		(*folded)++;
 		goto out;
@@ -411,15 +326,19 @@ static enum pw_status decide(struct pw_db *db, const struct pw_config *cfg,
 	st = pw_db_outbox_message(db, h->message, &m, &found);
 	if (st || !found)
 		goto out;
-	st = never_answer(db, cfg, m, &why);
-	if (!st && !why)
-		why = mail_mode_hold(cfg, m->lists, NULL);
-	if (!st && !why)
-		st = rate_limited(db, cfg, pw_mail_poster_addr(m->mail), true, &why);
+	rules_of(cfg, &r);
+	st = gather(db, cfg, m, PW_ETIQUETTE_RELEASE, now, &f, &automated);
+	if (!st)
+		st = sent(db, cfg->per_recipient_per_hour, f.poster, now,
+			  &f.to_sent);
 	if (st)
 		goto out;
-	if (why) {
-		st = pw_db_outbox_set_reason(db, h->id, why);
+	/* Its recipients were worked out when it was composed: only a
+	 * list whose mail is off now holds it. */
+	f.mail_off = off = pw_reply_queue_mail_off(cfg, m->lists);
+	pw_etiquette_judge(&f, &r, now, &v);
+	if (v.reason) {
+		st = pw_db_outbox_set_reason(db, h->id, v.reason);
 		goto out;
 	}
 	st = pw_db_outbox_release(db, h->id, now, &no);
@@ -428,7 +347,10 @@ static enum pw_status decide(struct pw_db *db, const struct pw_config *cfg,
 	else if (!st)
 		(*released)++;
 out:
+	pw_etiquette_verdict_release(&v);
 	pw_outbox_msg_free(m);
+	g_free(automated);
+	g_free(off);
 	g_free(why);
 	return st;
 }

@@ -1,6 +1,7 @@
 /*
- * patchwarden: who gets a reply and when.  The decisions are taken
- * here; bot/reply_queue.h composes and stores what they allow, and
+ * patchwarden: who gets a reply and when.  The etiquette
+ * (checks/etiquette.h) decides on facts this file reads from the store
+ * first; bot/reply_queue.h composes and stores what it allows, and
  * bot/reply_send.h sends it.
  *
  * Never answer mail read while backfilling, automated mail (a machine
