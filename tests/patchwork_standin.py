@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A stand-in for Patchwork's REST API (v3.1.3), for tests that cannot
 run the real one.  It enforces the rules patchwarden's checks depend on
-(../shared/notes/patchwork.md, read against Patchwork's source):
+(docs/patchwork-api.md, read against Patchwork's source):
 
   GET  /api[/1.N]/patches/?msgid=ID&project=LINKNAME   lookup by Message-ID
        (ID without <>), per project; an unknown project is a 400

@@ -8,7 +8,7 @@
 # back with the real git-pw (its client library and its CLI).
 #
 # Runs against tests/patchwork_standin.py (which enforces Patchwork's
-# rules, ../shared/notes/patchwork.md), and then the very same scenario
+# rules, docs/patchwork-api.md), and then the very same scenario
 # against the real Patchwork v3.1.3 when PW_PATCHWORK_SRC names a copy of
 # its source (Debian's python3-django, -djangorestframework,
 # -django-filters, SQLite), skipped with a TAP line saying so otherwise.
