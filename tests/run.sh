@@ -9,6 +9,7 @@
 #                              nproc; also TEST_JOBS=N)
 #   PW=path/to/patchwarden     the binary under test (default ./patchwarden)
 #   UNIT_DIR=build/tests/unit  where the unit binaries are
+#   SUITE_DIR=tests/integration where the integration scripts are
 #   VERBOSE=1                  show every suite's whole output
 #   UPDATE=1                   suites with expected files (tests/expected/)
 #                              write them anew instead of comparing
@@ -21,12 +22,15 @@
 # BUILD/test-times, next to UNIT_DIR; a first run uses the estimates
 # below), so that the wall time is about the longest suite's, not the
 # sum.  Suites must therefore not share anything: tests/lib.sh gives each
-# its own scratch folder and free_port its ports.
+# its own scratch folder and free_port its ports.  A suite whose process
+# is gone without its status (killed by a signal, its wrapper failed)
+# counts as failed, and the run goes on.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 export PW=${PW:-$top/patchwarden}
 export UNIT_DIR=${UNIT_DIR:-$top/build/tests/unit}
+suite_dir=${SUITE_DIR:-$here/integration}
 export TOP=$top
 
 jobs=${TEST_JOBS:-}
@@ -35,7 +39,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-j) jobs=${2:-}; shift 2 || { echo "run.sh: -j needs a number" >&2; exit 2; } ;;
 	-j*) jobs=${1#-j}; shift ;;
-	-h|--help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,15s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) patterns+=("$1"); shift ;;
 	esac
 done
@@ -85,7 +89,7 @@ for t in "$UNIT_DIR"/test_*; do
 	units=$((units + 1))
 	add "unit/$(basename "$t")" env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
 done
-for t in "$here"/integration/*.sh; do
+for t in "$suite_dir"/*.sh; do
 	[ -f "$t" ] || continue
 	add "integration/$(basename "$t" .sh)" bash "$t"
 done
@@ -103,6 +107,10 @@ order=()
 while read -r _ i; do order+=("$i"); done < <(
 	for i in "${!names[@]}"; do printf '%s %s\n' "$(weight "${names[$i]}")" "$i"; done | sort -k1,1nr -k2,2n)
 
+# now_us: microseconds since the epoch.  EPOCHREALTIME has the locale's
+# decimal mark (a comma under LC_NUMERIC=de_DE): keep only the digits.
+now_us() { local t=$EPOCHREALTIME; printf '%s\n' "${t//[!0-9]/}"; }
+
 log() { printf '%s/%s' "$logdir" "$(printf '%s' "$1" | tr '/' '_')"; }
 # start I: suite I in the background; its output, status and seconds
 # go to files of its own.
@@ -110,16 +118,28 @@ start() {
 	local i=$1 f
 	f=$(log "${names[$i]}")
 	(
-		t0=$EPOCHREALTIME
+		t0=$(now_us)
 		eval "${cmds[$i]}" >"$f.log" 2>&1 </dev/null
 		rc=$?
-		t1=$EPOCHREALTIME
+		t1=$(now_us)
+		secs "$((t1 - t0))" >"$f.secs"
 		echo "$rc" >"$f.rc"
-		# seconds with one decimal, from microseconds
-		us=$(( ${t1/./} - ${t0/./} ))
-		printf '%d.%d\n' $((us / 1000000)) $((us % 1000000 / 100000)) >"$f.secs"
 		mv "$f.rc" "$f.done"
 	) &
+	pid_of[$!]=$i t0_of[$i]=$(now_us)
+}
+# secs MICROSECONDS: seconds with one decimal.
+secs() { printf '%d.%d\n' $(($1 / 1000000)) $(($1 % 1000000 / 100000)); }
+# gone I STATUS: suite I's process ended without writing its status (a
+# signal, or its wrapper failed): record it as failed with STATUS.
+gone() {
+	local i=$1 st=$2 f
+	f=$(log "${names[$i]}")
+	[ -e "$f.done" ] && return 0
+	[ "$st" -ne 0 ] || st=1
+	echo "not ok - ${names[$i]}: its process ended (status $st) without reporting" >>"$f.log"
+	secs "$(( $(now_us) - ${t0_of[$i]} ))" >"$f.secs"
+	echo "$st" >"$f.done"
 }
 
 # report I: the suite's line, counts and (failing or VERBOSE) its output.
@@ -148,7 +168,8 @@ report() {
 	fi
 }
 
-wall0=$EPOCHREALTIME
+declare -A pid_of=() t0_of=()
+wall0=$(now_us)
 next=0 shown=0 running=0
 total=${#names[@]}
 while [ "$shown" -lt "$total" ]; do
@@ -157,8 +178,19 @@ while [ "$shown" -lt "$total" ]; do
 		next=$((next + 1)) running=$((running + 1))
 	done
 	if [ "$running" -gt 0 ]; then
-		wait -n
-		running=$((running - 1))
+		ended=
+		wait -n -p ended
+		st=$?
+		if [ -n "$ended" ] && [ -n "${pid_of[$ended]:-}" ]; then
+			gone "${pid_of[$ended]}" "$st"
+			unset "pid_of[$ended]"
+			running=$((running - 1))
+		elif [ -z "$ended" ] && [ "$st" -eq 127 ]; then
+			# No child left to wait for: every suite still counted
+			# as running is gone.
+			for p in "${!pid_of[@]}"; do gone "${pid_of[$p]}" 127; done
+			pid_of=() running=0
+		fi
 		# On a terminal, a line that says how far the run is while the
 		# suites before in the order still run (overwritten, on stderr).
 		[ -t 2 ] && printf '\r[%d of %d ended, %d running]\033[K' \
@@ -171,7 +203,7 @@ while [ "$shown" -lt "$total" ]; do
 		shown=$((shown + 1))
 	done
 done
-wall=$(( ${EPOCHREALTIME/./} - ${wall0/./} ))
+wall=$(( $(now_us) - wall0 ))
 
 # Keep this run's seconds for the next run's order.
 if [ "$total" -gt 0 ] && mkdir -p "$(dirname "$times_file")" 2>/dev/null; then
