@@ -118,6 +118,22 @@ static const struct pw_list_conf *list_at(const struct pw_config *cfg,
 	return pw_config_list(cfg, names && names[0] ? names[i] : NULL);
 }
 
+/* Whether addr is the posting address of a list whose mail is off:
+ * such a list gets no copy, whatever another list's policy copies. */
+static bool list_mail_off(const struct pw_config *cfg, const char *addr)
+{
+	guint i;
+
+	for (i = 0; cfg->lists && i < cfg->lists->len; i++) {
+		const struct pw_list_conf *l = g_ptr_array_index(cfg->lists, i);
+
+		if (l->mail == PW_MAIL_OFF && l->address &&
+		    !g_ascii_strcasecmp(l->address, addr))
+			return true;
+	}
+	return false;
+}
+
 char *pw_reply_queue_mail_off(const struct pw_config *cfg, char **names)
 {
 	GString *s;
@@ -263,7 +279,8 @@ static enum pw_status recipients(struct pw_db *db, const struct pw_config *cfg,
 			if (l->cc_list)
 				add_addr(cc, l->address, poster, bot, MAX_CC);
 			for (j = 0; l->cc_all && orig && orig[j]; j++)
-				add_addr(cc, orig[j], poster, bot, MAX_CC);
+				if (!list_mail_off(cfg, orig[j]))
+					add_addr(cc, orig[j], poster, bot, MAX_CC);
 			/* fall through */
 		case PW_MAIL_AUTHOR:
 			to_author = true;
