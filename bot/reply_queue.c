@@ -439,6 +439,36 @@ static enum pw_status store(struct pw_db *db, const char *kind,
 	return st;
 }
 
+/*
+ * Composes the reply of kind to m listing items, to rc (NULL: the
+ * author alone): *r (the caller frees it), or NULL, reported, when m
+ * cannot be answered.
+ */
+static void compose_patch(const struct pw_config *cfg,
+			  const struct pw_outbox_msg *m, const char *kind,
+			  const struct pw_reply_rcpt *rc,
+			  const struct pw_reply_item *items, size_t n,
+			  struct pw_reply **r)
+{
+	const struct pw_mail *mail = m->mail;
+	struct pw_reply_self me;
+	char *msgid = pw_reply_msgid(kind, mail->msgid, cfg->from_addr);
+	char *err = NULL;
+	char *list_addr = list_address(cfg, m->lists, mail->list_id,
+				       mail->recipients);
+
+	*r = NULL;
+	self_init(&me, cfg, msgid);
+	if (rc)
+		me.maintainers = (const char *const *)rc->maintainers;
+	if (pw_reply_patch(&me, mail, rc ? (const char *const *)rc->cc : NULL,
+			   list_addr, items, n, r, &err))
+		pw_warn("message %s: cannot compose a reply: %s", mail->msgid, err);
+	g_free(err);
+	g_free(msgid);
+	g_free(list_addr);
+}
+
 enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const struct pw_config *cfg,
 				    const struct pw_outbox_msg *m,
@@ -447,33 +477,77 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const struct pw_reply_item *items, size_t n,
 				    const char *hold)
 {
-	const struct pw_mail *mail = m->mail;
-	struct pw_reply_self me;
 	struct pw_reply *r = NULL;
-	char *msgid = pw_reply_msgid(kind, mail->msgid, cfg->from_addr);
-	char *err = NULL;
-	char *list_addr = list_address(cfg, m->lists, mail->list_id,
-				       mail->recipients);
 	enum pw_status st;
 
-	self_init(&me, cfg, msgid);
-	if (rc)
-		me.maintainers = (const char *const *)rc->maintainers;
-	st = pw_reply_patch(&me, mail, rc ? (const char *const *)rc->cc : NULL,
-			    list_addr, items, n, &r, &err);
-	if (st) {
-		/* Nothing to store: the message cannot be answered. */
-		pw_warn("message %s: cannot compose a reply: %s", mail->msgid, err);
-		st = PW_OK;
+	compose_patch(cfg, m, kind, rc, items, n, &r);
+	/* Nothing to store when the message cannot be answered. */
+	if (!r)
+		return PW_OK;
+	st = store(db, kind, key, m->id, cfg->from_addr, r,
+		   m->mail->msgid_derived ? NULL : m->mail->msgid, hold);
+	pw_reply_free(r);
+	return st;
+}
+
+enum pw_status pw_reply_queue_refresh(struct pw_db *db,
+				      const struct pw_config *cfg,
+				      const struct pw_outbox_row *row,
+				      bool *dropped)
+{
+	struct pw_reply_patch_facts pf;
+	struct pw_reply_item *items = NULL;
+	struct pw_reply_rcpt rc = { 0 };
+	struct pw_reply *r = NULL;
+	const struct pw_mail *mail;
+	char **was = NULL, *rcpts = NULL;
+	enum pw_status st;
+	bool decided = false, found = false, cc_author = false;
+	const void *raw;
+	gsize len;
+	guint i;
+
+	*dropped = false;
+	memset(&pf, 0, sizeof(pf));
+	if (strcmp(row->kind, "patch") || !row->message_id)
+		return PW_OK;
+	st = pw_db_outbox_decided_since(db, row->id, &decided);
+	if (st || !decided)
+		return st;
+	st = pw_reply_queue_read(db, row->message_id, cfg->reply_min_severity,
+				 &pf, &found);
+	if (st || !found)
+		goto out;
+	if (!pf.shown->len) {
+		*dropped = true;
 		goto out;
 	}
-	st = store(db, kind, key, m->id, me.addr, r,
-		   mail->msgid_derived ? NULL : mail->msgid, hold);
+	mail = pf.m->mail;
+	/* The in-body author was copied when the reply was composed: so
+	 * is the reply composed again. */
+	was = g_strsplit(row->recipients ? row->recipients : "", "\n", -1);
+	for (i = 0; mail->sender_addr && *mail->from_addr && was[i]; i++)
+		cc_author |= !g_ascii_strcasecmp(was[i], mail->from_addr);
+	st = pw_reply_queue_recipients(db, cfg, pf.m, cc_author, &rc);
+	if (st)
+		goto out;
+	items = g_new0(struct pw_reply_item, pf.shown->len);
+	for (i = 0; i < pf.shown->len; i++)
+		items[i].f = g_ptr_array_index(pf.shown, i);
+	compose_patch(cfg, pf.m, row->kind, &rc, items, pf.shown->len, &r);
+	if (!r)
+		goto out;
+	rcpts = g_strjoinv("\n", r->rcpt);
+	raw = g_bytes_get_data(r->wire, &len);
+	st = pw_db_outbox_rewrite(db, row->id, raw, len, r->to, rcpts,
+				  r->subject, (int64_t)time(NULL));
 out:
 	pw_reply_free(r);
-	g_free(err);
-	g_free(msgid);
-	g_free(list_addr);
+	pw_reply_rcpt_release(&rc);
+	pw_reply_patch_facts_release(&pf);
+	g_strfreev(was);
+	g_free(items);
+	g_free(rcpts);
 	return st;
 }
 

@@ -108,6 +108,20 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const char *hold);
 
 /*
+ * Brings row (a stored reply claimed for sending) up to date with the
+ * maintainers' decisions taken since it was composed: a patch reply
+ * whose findings were marked wrong or ignored meanwhile is composed
+ * again, from the findings still open, with the same Message-ID, and
+ * its row rewritten; *dropped is set when none is left, and then the
+ * caller sends nothing.  Other rows, and rows no decision touched, are
+ * left as they are.
+ */
+enum pw_status pw_reply_queue_refresh(struct pw_db *db,
+				      const struct pw_config *cfg,
+				      const struct pw_outbox_row *row,
+				      bool *dropped);
+
+/*
  * Composes the one summary reply to flood f and stores it under key, as
  * above (rc: pw_reply_queue_flood_recipients(), or NULL).
  */
