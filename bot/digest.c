@@ -98,27 +98,48 @@ static void findings_line(GString *b, const struct pw_digest_facts *f)
 	g_string_append(b, ".\n");
 }
 
+/* The period (since, until] in words: "the week" when it is one, else
+ * its length in days, or hours under a day (new string). */
+static char *period(int64_t since, int64_t until)
+{
+	int64_t d = until > since ? until - since : 0;
+	int64_t days = (d + 43200) / 86400, hours = (d + 1800) / 3600;
+
+	if (d == PW_DIGEST_PERIOD)
+		return g_strdup("the week");
+	if (days > 1)
+		return g_strdup_printf("the %" G_GINT64_FORMAT " days", days);
+	if (d >= 86400 - 1800)
+		return g_strdup("the day");
+	if (hours > 1)
+		return g_strdup_printf("the %" G_GINT64_FORMAT " hours", hours);
+	return g_strdup("the hour");
+}
+
 char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 {
 	const struct pw_digest_facts *f = d->facts;
 	GString *b = g_string_new(NULL);
 	char *list = pw_reply_clean(d->list, 100);
-	char *from = day(d->since), *to = day(d->until), *date;
+	char *from = day(d->since), *to = day(d->until), *date, *span;
 	char *url;
 	int64_t total = f->by_severity[PW_SEV_INFO] +
 		f->by_severity[PW_SEV_WARNING] + f->by_severity[PW_SEV_ERROR];
 	guint i;
 
 	date = g_strndup(to, 10);
-	*subject = g_strdup_printf("[patchwarden] %s digest, the week to %s:"
+	span = period(d->since, d->until);
+	*subject = g_strdup_printf("[patchwarden] %s digest, %s to %s:"
 				   " %" G_GINT64_FORMAT " %s, %" G_GINT64_FORMAT
-				   " %s", list, date, f->patches,
+				   " %s", list, span, date, f->patches,
 				   plural(f->patches, "patch", "patches"), total,
 				   plural(total, "finding", "findings"));
 	g_string_append(b, "Hello,\n\n");
-	g_string_append_printf(b, "This is the weekly digest of patchwarden, a "
-			       "review bot, for\n%s: the mail it read from\n"
-			       "%s to %s.\n\n", list, from, to);
+	g_string_append_printf(b, "This is the %sdigest of patchwarden, a "
+			       "review bot, for\n%s: the mail it read in %s,"
+			       " from\n%s to %s.\n\n",
+			       d->until - d->since == PW_DIGEST_PERIOD ?
+			       "weekly " : "", list, span, from, to);
 
 	g_string_append_printf(b, "Patches: %" G_GINT64_FORMAT ", %"
 			       G_GINT64_FORMAT " with findings.\n",
@@ -230,6 +251,7 @@ char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 	g_free(from);
 	g_free(to);
 	g_free(date);
+	g_free(span);
 	return g_string_free(b, FALSE);
 }
 
