@@ -1071,7 +1071,7 @@ enum pw_status pw_reply_message(const struct pw_reply_self *me,
 	return build(&head, body, out, err);
 }
 
-static char *format_time(int64_t t)
+char *pw_reply_time(int64_t t)
 {
 	GDateTime *d = g_date_time_new_from_unix_utc(t);
 	char *s = d ? g_date_time_format(d, "%Y-%m-%d %H:%M UTC") :
@@ -1110,7 +1110,8 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 	const struct head *h = &head;
 	GString *b = g_string_new(NULL), *lists = g_string_new(NULL);
 	char *subj = pw_reply_clean(f->subject, MAX_SUBJECT);
-	char *first = format_time(f->first_seen), *last = format_time(f->last_seen);
+	char *first = pw_reply_time(f->first_seen);
+	char *last = pw_reply_time(f->last_seen);
 	char *span = format_span(f->last_seen - f->first_seen);
 	char *who, **all_cc = NULL;
 	size_t nlists = 0, i;

@@ -403,17 +403,17 @@ enum pw_status pw_reply_queue_read(struct pw_db *db, int64_t message_id,
 	return PW_OK;
 }
 
-/* Stores a composed reply; hold is the suppression reason or NULL. */
-static enum pw_status store(struct pw_db *db, const char *kind,
-			    const char *key, int64_t message_id,
-			    const char *mail_from, const struct pw_reply *r,
-			    const char *in_reply_to, const char *hold)
+enum pw_status pw_reply_queue_store(struct pw_db *db, const char *kind,
+				    const char *key, int64_t message_id,
+				    const char *mail_from,
+				    const struct pw_reply *r,
+				    const char *in_reply_to, const char *hold,
+				    int64_t now, int64_t *id, bool *added)
 {
 	struct pw_outbox_new n = { 0 };
 	char *rcpts = g_strjoinv("\n", r->rcpt);
 	gsize len;
 	enum pw_status st;
-	bool added;
 
 	n.kind = kind;
 	n.answers = key;
@@ -428,15 +428,29 @@ static enum pw_status store(struct pw_db *db, const char *kind,
 	n.subject = r->subject;
 	n.raw = g_bytes_get_data(r->wire, &len);
 	n.raw_len = len;
-	n.now = (int64_t)time(NULL);
+	n.now = now;
 	/* One statement: atomic on its own, or part of the caller's batch. */
-	st = pw_db_outbox_add(db, &n, NULL, &added);
+	st = pw_db_outbox_add(db, &n, id, added);
 	if (st)
-		pw_error("cannot store the reply to %s: %s", key, pw_db_errmsg(db));
-	else if (added && hold)
-		pw_debug("reply to %s held back: %s", key, hold);
+		pw_error("cannot store the %s %s: %s", kind, key,
+			 pw_db_errmsg(db));
+	else if (*added && hold)
+		pw_debug("%s %s held back: %s", kind, key, hold);
 	g_free(rcpts);
 	return st;
+}
+
+/* Stores a composed reply; hold is the suppression reason or NULL. */
+static enum pw_status store(struct pw_db *db, const char *kind,
+			    const char *key, int64_t message_id,
+			    const char *mail_from, const struct pw_reply *r,
+			    const char *in_reply_to, const char *hold)
+{
+	bool added;
+
+	return pw_reply_queue_store(db, kind, key, message_id, mail_from, r,
+				    in_reply_to, hold, (int64_t)time(NULL),
+				    NULL, &added);
 }
 
 /*

@@ -420,14 +420,11 @@ enum pw_status pw_db_outbox_decided_since(struct pw_db *db, int64_t id,
 		" JOIN decision d ON d.id = fd.decision"
 		" WHERE o.id = ?1 AND d.at >= o.created_at)");
 	enum pw_status s;
-	bool row;
+	int64_t n;
 
-	*decided = false;
 	sqlite3_bind_int64(st, 1, id);
-	s = pw_db_read(db, st, &row);
-	if (!s && row)
-		*decided = sqlite3_column_int(st, 0) != 0;
-	sqlite3_reset(st);
+	s = pw_db_one_int64(db, st, &n);
+	*decided = n != 0;
 	return s;
 }
 
