@@ -7,6 +7,7 @@
 #include "bot/digest.h"
 #include "bot/log.h"
 #include "bot/reply.h"
+#include "bot/reply_queue.h"
 #include "db/decision.h"
 #include "db/outbox.h"
 
@@ -14,17 +15,6 @@
 #define MAX_SENDERS 5		/* top senders listed */
 #define MAX_FLOODS 10		/* floods listed, then counted */
 #define MAX_DECISIONS 20	/* decisions listed, then counted */
-
-static char *day(int64_t t)
-{
-	GDateTime *d = g_date_time_new_from_unix_utc(t);
-	char *s = d ? g_date_time_format(d, "%Y-%m-%d %H:%M UTC") :
-		g_strdup("an unknown time");
-
-	if (d)
-		g_date_time_unref(d);
-	return s;
-}
 
 static const char *plural(int64_t n, const char *one, const char *many)
 {
@@ -98,27 +88,49 @@ static void findings_line(GString *b, const struct pw_digest_facts *f)
 	g_string_append(b, ".\n");
 }
 
+/* The period (since, until] in words: "the week" when it is one, else
+ * its length in days, or hours under a day (new string). */
+static char *period(int64_t since, int64_t until)
+{
+	int64_t d = until > since ? until - since : 0;
+	int64_t days = (d + 43200) / 86400, hours = (d + 1800) / 3600;
+
+	if (d == PW_DIGEST_PERIOD)
+		return g_strdup("the week");
+	if (days > 1)
+		return g_strdup_printf("the %" G_GINT64_FORMAT " days", days);
+	if (d >= 86400 - 1800)
+		return g_strdup("the day");
+	if (hours > 1)
+		return g_strdup_printf("the %" G_GINT64_FORMAT " hours", hours);
+	return g_strdup("the hour");
+}
+
 char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 {
 	const struct pw_digest_facts *f = d->facts;
 	GString *b = g_string_new(NULL);
 	char *list = pw_reply_clean(d->list, 100);
-	char *from = day(d->since), *to = day(d->until), *date;
+	char *from = pw_reply_time(d->since), *to = pw_reply_time(d->until);
+	char *date, *span;
 	char *url;
 	int64_t total = f->by_severity[PW_SEV_INFO] +
 		f->by_severity[PW_SEV_WARNING] + f->by_severity[PW_SEV_ERROR];
 	guint i;
 
 	date = g_strndup(to, 10);
-	*subject = g_strdup_printf("[patchwarden] %s digest, the week to %s:"
+	span = period(d->since, d->until);
+	*subject = g_strdup_printf("[patchwarden] %s digest, %s to %s:"
 				   " %" G_GINT64_FORMAT " %s, %" G_GINT64_FORMAT
-				   " %s", list, date, f->patches,
+				   " %s", list, span, date, f->patches,
 				   plural(f->patches, "patch", "patches"), total,
 				   plural(total, "finding", "findings"));
 	g_string_append(b, "Hello,\n\n");
-	g_string_append_printf(b, "This is the weekly digest of patchwarden, a "
-			       "review bot, for\n%s: the mail it read from\n"
-			       "%s to %s.\n\n", list, from, to);
+	g_string_append_printf(b, "This is the %sdigest of patchwarden, a "
+			       "review bot, for\n%s: the mail it read in %s,"
+			       " from\n%s to %s.\n\n",
+			       d->until - d->since == PW_DIGEST_PERIOD ?
+			       "weekly " : "", list, span, from, to);
 
 	g_string_append_printf(b, "Patches: %" G_GINT64_FORMAT ", %"
 			       G_GINT64_FORMAT " with findings.\n",
@@ -146,7 +158,7 @@ char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 			const struct pw_digest_flood *fl = f->floods->pdata[i];
 			char *who = pw_reply_clean(fl->sender, 80);
 			char *subj = pw_reply_clean(fl->subject, 60);
-			char *when = day(fl->detected_at);
+			char *when = pw_reply_time(fl->detected_at);
 
 			g_string_append_printf(b, "  %.10s: %d patches from %s\n"
 					       "    \"%s\"\n", when, fl->size, who,
@@ -230,6 +242,7 @@ char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 	g_free(from);
 	g_free(to);
 	g_free(date);
+	g_free(span);
 	return g_string_free(b, FALSE);
 }
 
@@ -320,33 +333,17 @@ static enum pw_status store(struct pw_db *db, const char *list, int64_t since,
 			    const char *mail_from, const char *in_reply_to,
 			    const char *refs, const char *hold)
 {
-	struct pw_outbox_new n = { 0 };
 	char *answers = g_strdup_printf("digest:%s:%" G_GINT64_FORMAT, list, until);
-	char *rcpts = g_strjoinv("\n", r->rcpt);
 	enum pw_status st;
 	int64_t id = 0;
-	gsize len;
 	bool added;
 
-	n.kind = "digest";
-	n.answers = answers;
-	n.state = hold ? "suppressed" : "pending";
-	n.reason = hold;
-	n.msgid = r->msgid;
-	n.in_reply_to = in_reply_to;
-	n.mail_from = mail_from;
-	n.rcpt_to = r->to;
-	n.recipients = rcpts;
-	n.subject = r->subject;
-	n.raw = g_bytes_get_data(r->wire, &len);
-	n.raw_len = len;
-	n.now = now;
-	st = pw_db_outbox_add(db, &n, &id, &added);
+	st = pw_reply_queue_store(db, "digest", answers, 0, mail_from, r,
+				  in_reply_to, hold, now, &id, &added);
 	if (!st)
 		st = pw_db_digest_add(db, list, since, until, r->msgid, refs,
 				      added ? id : 0, now, &added);
 	g_free(answers);
-	g_free(rcpts);
 	return st;
 }
 

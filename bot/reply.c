@@ -563,6 +563,8 @@ static void append_group(GString *b, size_t no, const struct group *g)
 	wrap(b, in, msg);
 	if (fix && *fix) {
 		g_string_append_printf(b, "\n%sSuggested:\n%s+%s\n", in, in, fix);
+		if (n > 1)
+			g_string_append_c(b, '\n');
 		if (n == 2)
 			g_string_append_printf(b, "%sThe other %s takes the same "
 					       "kind of fix.\n", in,
@@ -641,7 +643,9 @@ static char *page_url(const struct pw_reply_self *me, const char *msgid)
 
 /*
  * The signature: that a bot wrote this, how to reach a person, and how
- * to run the check.  Short: it ends every reply.
+ * to run the check.  Short: it ends every reply.  To the maintainers it
+ * says what they can do about it (the triage commands by mail, the
+ * dashboard's forms), not what an author would.
  */
 static void append_footer(GString *b, const struct head *h, bool flood)
 {
@@ -653,9 +657,29 @@ static void append_footer(GString *b, const struct head *h, bool flood)
 	      "bot%s%s. It answers %s, and never answers automated mail.",
 	      PW_VERSION, addr ? " for " : "", addr ? addr : "",
 	      flood ? "a flood with one summary" : "a patch once");
-	if (h->maintainers)
+	if (h->maintainers) {
+		char *url = page_url(h->me, flood ? NULL : h->parent_msgid);
+
 		wrap(b, "", "This copy went to the list's maintainers only: "
 		     "the author was not mailed.");
+		if (!flood)
+			wrap(b, "", "If a finding is wrong, answer this mail with "
+			     "a line \"patchwarden: wrong\" (every finding) or "
+			     "\"patchwarden: wrong RULE REASON\"; "
+			     "\"patchwarden: ignore RULE PATH\" stops a rule for "
+			     "files, \"patchwarden: recheck\" runs the rules "
+			     "again.");
+		if (url)
+			wrapf(b, "", "%s on the dashboard: %s", flood ?
+			      "The patches and their findings are" :
+			      "Or mark each finding with its form", url);
+		if (h->me->reply_to)
+			wrap(b, "", "Anything else: reply to this mail; replies "
+			     "reach the people who run it.");
+		g_free(url);
+		g_free(addr);
+		return;
+	}
 	if (h->me->reply_to)
 		wrap(b, "", "If it got something wrong, reply to this mail: "
 		     "replies reach the people who run it.");
@@ -956,11 +980,12 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 	g_string_append_c(b, '\n');
 
 	url = page_url(me, parent->msgid_derived ? NULL : parent->msgid);
-	if (url)
+	/* The maintainers' footer links the page, with its forms. */
+	if (url && !head.maintainers) {
 		wrapf(tail, "", "Every finding, line by line, is on the "
 		      "dashboard: %s", url);
-	if (url)
 		g_string_append_c(tail, '\n');
+	}
 	if (!head.maintainers)
 		g_string_append(tail, series ? "Thanks for your series.\n\n" :
 				"Thanks for your patch.\n\n");
@@ -979,8 +1004,12 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 
 		g_string_truncate(part, 0);
 		if (!brief) {
+			/* Room kept for the next two rules in brief: a long
+			 * rule in full does not crowd out the others. */
+			size_t keep = MIN(groups->len - i - 1, 2) * 4;
+
 			append_group(part, groups->len > 1 ? i + 1 : 0, g);
-			if (used + count_lines(part) > budget) {
+			if (used + count_lines(part) + keep > budget) {
 				brief = true;
 				g_string_truncate(part, 0);
 			}
@@ -1042,7 +1071,7 @@ enum pw_status pw_reply_message(const struct pw_reply_self *me,
 	return build(&head, body, out, err);
 }
 
-static char *format_time(int64_t t)
+char *pw_reply_time(int64_t t)
 {
 	GDateTime *d = g_date_time_new_from_unix_utc(t);
 	char *s = d ? g_date_time_format(d, "%Y-%m-%d %H:%M UTC") :
@@ -1081,7 +1110,8 @@ enum pw_status pw_reply_flood(const struct pw_reply_self *me,
 	const struct head *h = &head;
 	GString *b = g_string_new(NULL), *lists = g_string_new(NULL);
 	char *subj = pw_reply_clean(f->subject, MAX_SUBJECT);
-	char *first = format_time(f->first_seen), *last = format_time(f->last_seen);
+	char *first = pw_reply_time(f->first_seen);
+	char *last = pw_reply_time(f->last_seen);
 	char *span = format_span(f->last_seen - f->first_seen);
 	char *who, **all_cc = NULL;
 	size_t nlists = 0, i;

@@ -117,6 +117,10 @@ char *pw_reply_msgid(const char *kind, const char *key, const char *from_addr);
 /* The "Re:" subject answering subject (may be NULL); g_free. */
 char *pw_reply_subject(const char *subject);
 
+/* Time t as replies and digests give it, "2016-08-04 10:00 UTC" (new
+ * string); "an unknown time" when it cannot be shown. */
+char *pw_reply_time(int64_t t);
+
 /*
  * Returns s as valid UTF-8 on one line: control characters become
  * spaces, white space runs fold to one space, the ends are trimmed, and

@@ -118,6 +118,22 @@ static const struct pw_list_conf *list_at(const struct pw_config *cfg,
 	return pw_config_list(cfg, names && names[0] ? names[i] : NULL);
 }
 
+/* Whether addr is the posting address of a list whose mail is off:
+ * such a list gets no copy, whatever another list's policy copies. */
+static bool list_mail_off(const struct pw_config *cfg, const char *addr)
+{
+	guint i;
+
+	for (i = 0; cfg->lists && i < cfg->lists->len; i++) {
+		const struct pw_list_conf *l = g_ptr_array_index(cfg->lists, i);
+
+		if (l->mail == PW_MAIL_OFF && l->address &&
+		    !g_ascii_strcasecmp(l->address, addr))
+			return true;
+	}
+	return false;
+}
+
 char *pw_reply_queue_mail_off(const struct pw_config *cfg, char **names)
 {
 	GString *s;
@@ -263,7 +279,8 @@ static enum pw_status recipients(struct pw_db *db, const struct pw_config *cfg,
 			if (l->cc_list)
 				add_addr(cc, l->address, poster, bot, MAX_CC);
 			for (j = 0; l->cc_all && orig && orig[j]; j++)
-				add_addr(cc, orig[j], poster, bot, MAX_CC);
+				if (!list_mail_off(cfg, orig[j]))
+					add_addr(cc, orig[j], poster, bot, MAX_CC);
 			/* fall through */
 		case PW_MAIL_AUTHOR:
 			to_author = true;
@@ -386,17 +403,17 @@ enum pw_status pw_reply_queue_read(struct pw_db *db, int64_t message_id,
 	return PW_OK;
 }
 
-/* Stores a composed reply; hold is the suppression reason or NULL. */
-static enum pw_status store(struct pw_db *db, const char *kind,
-			    const char *key, int64_t message_id,
-			    const char *mail_from, const struct pw_reply *r,
-			    const char *in_reply_to, const char *hold)
+enum pw_status pw_reply_queue_store(struct pw_db *db, const char *kind,
+				    const char *key, int64_t message_id,
+				    const char *mail_from,
+				    const struct pw_reply *r,
+				    const char *in_reply_to, const char *hold,
+				    int64_t now, int64_t *id, bool *added)
 {
 	struct pw_outbox_new n = { 0 };
 	char *rcpts = g_strjoinv("\n", r->rcpt);
 	gsize len;
 	enum pw_status st;
-	bool added;
 
 	n.kind = kind;
 	n.answers = key;
@@ -411,15 +428,59 @@ static enum pw_status store(struct pw_db *db, const char *kind,
 	n.subject = r->subject;
 	n.raw = g_bytes_get_data(r->wire, &len);
 	n.raw_len = len;
-	n.now = (int64_t)time(NULL);
+	n.now = now;
 	/* One statement: atomic on its own, or part of the caller's batch. */
-	st = pw_db_outbox_add(db, &n, NULL, &added);
+	st = pw_db_outbox_add(db, &n, id, added);
 	if (st)
-		pw_error("cannot store the reply to %s: %s", key, pw_db_errmsg(db));
-	else if (added && hold)
-		pw_debug("reply to %s held back: %s", key, hold);
+		pw_error("cannot store the %s %s: %s", kind, key,
+			 pw_db_errmsg(db));
+	else if (*added && hold)
+		pw_debug("%s %s held back: %s", kind, key, hold);
 	g_free(rcpts);
 	return st;
+}
+
+/* Stores a composed reply; hold is the suppression reason or NULL. */
+static enum pw_status store(struct pw_db *db, const char *kind,
+			    const char *key, int64_t message_id,
+			    const char *mail_from, const struct pw_reply *r,
+			    const char *in_reply_to, const char *hold)
+{
+	bool added;
+
+	return pw_reply_queue_store(db, kind, key, message_id, mail_from, r,
+				    in_reply_to, hold, (int64_t)time(NULL),
+				    NULL, &added);
+}
+
+/*
+ * Composes the reply of kind to m listing items, to rc (NULL: the
+ * author alone): *r (the caller frees it), or NULL, reported, when m
+ * cannot be answered.
+ */
+static void compose_patch(const struct pw_config *cfg,
+			  const struct pw_outbox_msg *m, const char *kind,
+			  const struct pw_reply_rcpt *rc,
+			  const struct pw_reply_item *items, size_t n,
+			  struct pw_reply **r)
+{
+	const struct pw_mail *mail = m->mail;
+	struct pw_reply_self me;
+	char *msgid = pw_reply_msgid(kind, mail->msgid, cfg->from_addr);
+	char *err = NULL;
+	char *list_addr = list_address(cfg, m->lists, mail->list_id,
+				       mail->recipients);
+
+	*r = NULL;
+	self_init(&me, cfg, msgid);
+	if (rc)
+		me.maintainers = (const char *const *)rc->maintainers;
+	if (pw_reply_patch(&me, mail, rc ? (const char *const *)rc->cc : NULL,
+			   list_addr, items, n, r, &err))
+		pw_warn("message %s: cannot compose a reply: %s", mail->msgid, err);
+	g_free(err);
+	g_free(msgid);
+	g_free(list_addr);
 }
 
 enum pw_status pw_reply_queue_patch(struct pw_db *db,
@@ -430,33 +491,77 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const struct pw_reply_item *items, size_t n,
 				    const char *hold)
 {
-	const struct pw_mail *mail = m->mail;
-	struct pw_reply_self me;
 	struct pw_reply *r = NULL;
-	char *msgid = pw_reply_msgid(kind, mail->msgid, cfg->from_addr);
-	char *err = NULL;
-	char *list_addr = list_address(cfg, m->lists, mail->list_id,
-				       mail->recipients);
 	enum pw_status st;
 
-	self_init(&me, cfg, msgid);
-	if (rc)
-		me.maintainers = (const char *const *)rc->maintainers;
-	st = pw_reply_patch(&me, mail, rc ? (const char *const *)rc->cc : NULL,
-			    list_addr, items, n, &r, &err);
-	if (st) {
-		/* Nothing to store: the message cannot be answered. */
-		pw_warn("message %s: cannot compose a reply: %s", mail->msgid, err);
-		st = PW_OK;
+	compose_patch(cfg, m, kind, rc, items, n, &r);
+	/* Nothing to store when the message cannot be answered. */
+	if (!r)
+		return PW_OK;
+	st = store(db, kind, key, m->id, cfg->from_addr, r,
+		   m->mail->msgid_derived ? NULL : m->mail->msgid, hold);
+	pw_reply_free(r);
+	return st;
+}
+
+enum pw_status pw_reply_queue_refresh(struct pw_db *db,
+				      const struct pw_config *cfg,
+				      const struct pw_outbox_row *row,
+				      bool *dropped)
+{
+	struct pw_reply_patch_facts pf;
+	struct pw_reply_item *items = NULL;
+	struct pw_reply_rcpt rc = { 0 };
+	struct pw_reply *r = NULL;
+	const struct pw_mail *mail;
+	char **was = NULL, *rcpts = NULL;
+	enum pw_status st;
+	bool decided = false, found = false, cc_author = false;
+	const void *raw;
+	gsize len;
+	guint i;
+
+	*dropped = false;
+	memset(&pf, 0, sizeof(pf));
+	if (strcmp(row->kind, "patch") || !row->message_id)
+		return PW_OK;
+	st = pw_db_outbox_decided_since(db, row->id, &decided);
+	if (st || !decided)
+		return st;
+	st = pw_reply_queue_read(db, row->message_id, cfg->reply_min_severity,
+				 &pf, &found);
+	if (st || !found)
+		goto out;
+	if (!pf.shown->len) {
+		*dropped = true;
 		goto out;
 	}
-	st = store(db, kind, key, m->id, me.addr, r,
-		   mail->msgid_derived ? NULL : mail->msgid, hold);
+	mail = pf.m->mail;
+	/* The in-body author was copied when the reply was composed: so
+	 * is the reply composed again. */
+	was = g_strsplit(row->recipients ? row->recipients : "", "\n", -1);
+	for (i = 0; mail->sender_addr && *mail->from_addr && was[i]; i++)
+		cc_author |= !g_ascii_strcasecmp(was[i], mail->from_addr);
+	st = pw_reply_queue_recipients(db, cfg, pf.m, cc_author, &rc);
+	if (st)
+		goto out;
+	items = g_new0(struct pw_reply_item, pf.shown->len);
+	for (i = 0; i < pf.shown->len; i++)
+		items[i].f = g_ptr_array_index(pf.shown, i);
+	compose_patch(cfg, pf.m, row->kind, &rc, items, pf.shown->len, &r);
+	if (!r)
+		goto out;
+	rcpts = g_strjoinv("\n", r->rcpt);
+	raw = g_bytes_get_data(r->wire, &len);
+	st = pw_db_outbox_rewrite(db, row->id, raw, len, r->to, rcpts,
+				  r->subject, (int64_t)time(NULL));
 out:
 	pw_reply_free(r);
-	g_free(err);
-	g_free(msgid);
-	g_free(list_addr);
+	pw_reply_rcpt_release(&rc);
+	pw_reply_patch_facts_release(&pf);
+	g_strfreev(was);
+	g_free(items);
+	g_free(rcpts);
 	return st;
 }
 

@@ -92,6 +92,21 @@ void pw_reply_queue_flood_recipients(const struct pw_config *cfg,
 char *pw_reply_queue_mail_off(const struct pw_config *cfg, char **names);
 
 /*
+ * Stores the composed r (kind, answering key, about message_id or 0)
+ * in the outbox at now: pending, or suppressed with the reason hold
+ * when hold is not NULL.  *id (when not NULL) receives its row id,
+ * *added whether it is new (a reply already stored under key is left
+ * as it is).  One statement: it may run inside the caller's
+ * transaction.  A failure is logged.
+ */
+enum pw_status pw_reply_queue_store(struct pw_db *db, const char *kind,
+				    const char *key, int64_t message_id,
+				    const char *mail_from,
+				    const struct pw_reply *r,
+				    const char *in_reply_to, const char *hold,
+				    int64_t now, int64_t *id, bool *added);
+
+/*
  * Composes the reply of kind ("patch" or "series") to m listing the n
  * findings of items, to the recipients rc names (NULL: the author
  * alone), and stores it under key (what it answers, unique): pending,
@@ -106,6 +121,20 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const struct pw_reply_rcpt *rc,
 				    const struct pw_reply_item *items, size_t n,
 				    const char *hold);
+
+/*
+ * Brings row (a stored reply claimed for sending) up to date with the
+ * maintainers' decisions taken since it was composed: a patch reply
+ * whose findings were marked wrong or ignored meanwhile is composed
+ * again, from the findings still open, with the same Message-ID, and
+ * its row rewritten; *dropped is set when none is left, and then the
+ * caller sends nothing.  Other rows, and rows no decision touched, are
+ * left as they are.
+ */
+enum pw_status pw_reply_queue_refresh(struct pw_db *db,
+				      const struct pw_config *cfg,
+				      const struct pw_outbox_row *row,
+				      bool *dropped);
 
 /*
  * Composes the one summary reply to flood f and stores it under key, as

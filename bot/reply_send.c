@@ -41,6 +41,7 @@
 #include "bot/reply_send.h"
 #include "bot/lock.h"
 #include "bot/log.h"
+#include "bot/reply_queue.h"
 #include "bot/smtp.h"
 #include "db/outbox.h"
 
@@ -106,15 +107,15 @@ static enum pw_status mbox_append(FILE *fp, const struct pw_outbox_row *r)
 }
 
 /* Sends one claimed row; records the outcome. */
-static enum pw_status send_one(struct pw_db *db, struct pw_smtp *smtp, FILE *mbox,
-			       int64_t id, struct pw_reply_send_stats *st,
-			       char **err)
+static enum pw_status send_one(struct pw_db *db, const struct pw_config *cfg,
+			       struct pw_smtp *smtp, FILE *mbox, int64_t id,
+			       struct pw_reply_send_stats *st, char **err)
 {
 	struct pw_outbox_row *r = NULL;
 	struct pw_smtp_result res;
 	enum pw_status s, outcome;
 	char **rcpt = NULL;
-	bool claimed, found;
+	bool claimed, found, dropped = false;
 
 	s = pw_db_outbox_claim(db, id, now(), &claimed);
 	if (s || !claimed)
@@ -124,6 +125,29 @@ static enum pw_status send_one(struct pw_db *db, struct pw_smtp *smtp, FILE *mbo
 	s = pw_db_outbox_get(db, id, true, &r, &found);
 	if (s || !found)
 		return s ? s : PW_ERR_DB;
+	/* Whatever held it or since when, a reply says nothing about a
+	 * finding the maintainers have decided on: this is the one place
+	 * every reply passes before it goes. */
+	s = pw_reply_queue_refresh(db, cfg, r, &dropped);
+	if (!s && dropped) {
+		s = pw_db_outbox_drop(db, id, "every finding it is about was"
+				      " marked wrong or ignored");
+		pw_info("reply %" G_GINT64_FORMAT " not sent: every finding it"
+			" is about was marked wrong or ignored", id);
+		pw_outbox_row_free(r);
+		return s;
+	}
+	if (!s) {
+		pw_outbox_row_free(r);
+		r = NULL;
+		s = pw_db_outbox_get(db, id, true, &r, &found);
+		if (!s && !found)
+			s = PW_ERR_DB;
+	}
+	if (s) {
+		pw_outbox_row_free(r);
+		return s;
+	}
 	if (mbox) {
 		outcome = mbox_append(mbox, r);
 		memset(&res, 0, sizeof(res));
@@ -254,7 +278,7 @@ enum pw_status pw_reply_send_due(struct pw_db *db, const struct pw_config *cfg,
 		}
 	}
 	for (i = 0; i < ids->len && !(o->stop && *o->stop); i++) {
-		s = send_one(db, smtp, mbox, g_array_index(ids, int64_t, i), st, err);
+		s = send_one(db, cfg, smtp, mbox, g_array_index(ids, int64_t, i), st, err);
 		/* An i/o error of the mbox comes with its message; one of
 		 * the store (a full disk) without. */
 		if (s == PW_ERR_USAGE || (s == PW_ERR_IO && *err))

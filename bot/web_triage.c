@@ -267,6 +267,23 @@ static bool number(const char *s, int64_t *n)
 	return true;
 }
 
+/*
+ * Whether back is a path of this dashboard: one leading '/', no "//"
+ * (a host to a browser), no '\\' (a '/' to some), no control byte
+ * (CR or LF would split a header) and so no scheme either.
+ */
+static bool local_path(const char *back)
+{
+	const char *p;
+
+	if (back[0] != '/' || strstr(back, "//") || strchr(back, '\\'))
+		return false;
+	for (p = back; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
 /* The answer to a decision taken (id) or undone. */
 static void done(struct pw_web_answer *a, const char *back, const char *what,
 		 int64_t id, int64_t covered)
@@ -318,9 +335,10 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	action = field(t, "action");
 	back = field(t, "back");
 	by = field(t, "by");
-	/* Only a page of this dashboard is linked back to. */
-	if (back && (back[0] != '/' || back[1] == '/' || back[1] == '\\'))
-		back = NULL;
+	/* Only a page of this dashboard is linked back to; any other
+	 * back gets the list of decisions. */
+	if (back && !local_path(back))
+		back = "/decisions";
 	if (!by || strlen(by) > MAX_BY ||
 	    (field(t, "reason") && strlen(field(t, "reason")) > MAX_REASON)) {
 		pw_web_answer_error(a, !back, 400, "by (who decides, %d bytes at"

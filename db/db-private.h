@@ -67,6 +67,16 @@ void pw_db_bind_text(sqlite3_stmt *st, int i, const char *s);
 /* Column i as a new string (g_free), or NULL for SQL NULL. */
 char *pw_db_col_dup(sqlite3_stmt *st, int i);
 
+/*
+ * Reads the first row of a bound statement and resets it: its column 0
+ * as an integer into *out (0 when there is no row), or as a new string
+ * (g_free; NULL when there is no row or the value is NULL).  Returns
+ * what pw_db_read() does.
+ */
+enum pw_status pw_db_one_int64(struct pw_db *db, sqlite3_stmt *st,
+			       int64_t *out);
+enum pw_status pw_db_one_text(struct pw_db *db, sqlite3_stmt *st, char **out);
+
 /* Runs SQL without parameters (pragmas, DDL). */
 enum pw_status pw_db_exec(struct pw_db *db, const char *sql);
 

@@ -293,17 +293,10 @@ enum pw_status pw_db_decision_stopped(struct pw_db *db, int64_t message_id,
 		"  JOIN list l ON l.id = ml.list"
 		"  WHERE ml.message = ?1 AND l.name = d.list))"
 		" ORDER BY d.id LIMIT 1");
-	enum pw_status s;
-	bool row;
 
-	*id = 0;
 	sqlite3_bind_int64(st, 1, message_id);
 	pw_db_bind_text(st, 2, addr ? addr : "");
-	s = pw_db_read(db, st, &row);
-	if (!s && row)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return s;
+	return pw_db_one_int64(db, st, id);
 }
 
 enum pw_status pw_db_decision_reply_of(struct pw_db *db, const char *msgid,
@@ -366,16 +359,9 @@ enum pw_status pw_db_decision_patch_of(struct pw_db *db, int64_t message_id,
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT id FROM patch WHERE message = ?1 AND pull_url IS NULL");
-	enum pw_status s;
-	bool row;
 
-	*patch_id = 0;
 	sqlite3_bind_int64(st, 1, message_id);
-	s = pw_db_read(db, st, &row);
-	if (!s && row)
-		*patch_id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return s;
+	return pw_db_one_int64(db, st, patch_id);
 }
 
 enum pw_status pw_db_decision_series_messages(struct pw_db *db,
@@ -406,16 +392,9 @@ enum pw_status pw_db_decision_msgid(struct pw_db *db, int64_t id,
 				    char **msgid)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT msgid FROM message WHERE id = ?1");
-	enum pw_status s;
-	bool row;
 
-	*msgid = NULL;
 	sqlite3_bind_int64(st, 1, id);
-	s = pw_db_read(db, st, &row);
-	if (!s && row)
-		*msgid = pw_db_col_dup(st, 0);
-	sqlite3_reset(st);
-	return s;
+	return pw_db_one_text(db, st, msgid);
 }
 
 enum pw_status pw_db_decision_moot_replies(struct pw_db *db, int min_severity,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db/db-private.h"
+#include "db/decision.h"
 #include "db/digest.h"
 
 /* The messages of a list read in the period, backfill apart: the
@@ -39,8 +40,14 @@ enum pw_status pw_db_digest_last(struct pw_db *db, const char *list,
 	sqlite3_reset(st);
 	if (s || !*found)
 		return s;
-	st = pw_db_stmt(db, "SELECT msgid, refs FROM digest WHERE list = ?1"
-			" AND msgid IS NOT NULL ORDER BY until DESC LIMIT 1");
+	/* The parent of the next digest is the last one that went or is
+	 * going out: a held (or failed) digest was never read, and a
+	 * reader's thread must not hang under it. */
+	st = pw_db_stmt(db, "SELECT d.msgid, d.refs FROM digest d"
+			" JOIN outbox o ON o.id = d.outbox"
+			" WHERE d.list = ?1 AND d.msgid IS NOT NULL"
+			" AND o.state IN ('pending', 'sending', 'sent')"
+			" ORDER BY d.until DESC LIMIT 1");
 	pw_db_bind_text(st, 1, list);
 	s = pw_db_read(db, st, &row);
 	if (row) {
@@ -114,7 +121,7 @@ static enum pw_status totals(struct pw_db *db, const char *list, int64_t since,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT count(*), count(*) FILTER (WHERE EXISTS (SELECT 1"
 		"  FROM patch p JOIN finding fi ON fi.patch = p.id"
-		"  WHERE p.message = m.id))"
+		"  WHERE p.message = m.id AND " PW_FINDING_OPEN("fi") "))"
 		PERIOD " AND m.kind = 'patch'");
 	enum pw_status s;
 	bool row;
@@ -142,7 +149,8 @@ static enum pw_status totals(struct pw_db *db, const char *list, int64_t since,
 			" JOIN message_list ml ON ml.message = m.id"
 			" JOIN list l ON l.id = ml.list AND l.name = ?1"
 			" WHERE m.received_at > ?2 AND m.received_at <= ?3"
-			" AND m.backfill = 0 GROUP BY fi.severity");
+			" AND m.backfill = 0 AND " PW_FINDING_OPEN("fi")
+			" GROUP BY fi.severity");
 	bind_period(st, list, since, until);
 	while (!(s = pw_db_read(db, st, &row)) && row) {
 		int sev = sqlite3_column_int(st, 0);
@@ -223,7 +231,8 @@ enum pw_status pw_db_digest_facts(struct pw_db *db, const char *list,
 			" JOIN message_list ml ON ml.message = m.id"
 			" JOIN list l ON l.id = ml.list AND l.name = ?1"
 			" WHERE m.received_at > ?2 AND m.received_at <= ?3"
-			" AND m.backfill = 0 GROUP BY fi.rule"
+			" AND m.backfill = 0 AND " PW_FINDING_OPEN("fi")
+			" GROUP BY fi.rule"
 			" ORDER BY max(fi.severity) DESC, count(*) DESC, fi.rule"
 			" LIMIT ?4");
 	bind_period(st, list, since, until);
@@ -237,7 +246,8 @@ enum pw_status pw_db_digest_facts(struct pw_db *db, const char *list,
 	/* People, not machines: a bot's hundred notices is no top sender. */
 	st = pw_db_stmt(db, "SELECT m.from_addr, max(m.from_name), count(*),"
 			" count(*) FILTER (WHERE EXISTS (SELECT 1 FROM patch p"
-			"  JOIN finding fi ON fi.patch = p.id WHERE p.message = m.id))"
+			"  JOIN finding fi ON fi.patch = p.id WHERE p.message = m.id"
+			"  AND " PW_FINDING_OPEN("fi") "))"
 			PERIOD " AND m.kind = 'patch' AND m.automated IS NULL"
 			" AND m.from_addr <> '' GROUP BY m.from_addr"
 			" ORDER BY count(*) DESC, m.from_addr LIMIT ?4");

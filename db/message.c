@@ -26,6 +26,33 @@ char *pw_db_col_dup(sqlite3_stmt *st, int i)
 	return t ? g_strdup((const char *)t) : NULL;
 }
 
+enum pw_status pw_db_one_int64(struct pw_db *db, sqlite3_stmt *st,
+			       int64_t *out)
+{
+	enum pw_status s;
+	bool row;
+
+	*out = 0;
+	s = pw_db_read(db, st, &row);
+	if (!s && row)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return s;
+}
+
+enum pw_status pw_db_one_text(struct pw_db *db, sqlite3_stmt *st, char **out)
+{
+	enum pw_status s;
+	bool row;
+
+	*out = NULL;
+	s = pw_db_read(db, st, &row);
+	if (!s && row)
+		*out = pw_db_col_dup(st, 0);
+	sqlite3_reset(st);
+	return s;
+}
+
 /* A list's row id, created when new; remembered, since every message
  * of an ingest names the same few lists. */
 static enum pw_status list_id(struct pw_db *db, const char *name, int64_t *id)
@@ -359,16 +386,9 @@ enum pw_status pw_db_message_list(struct pw_db *db, int64_t message_id,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT list.name FROM message_list JOIN list ON list.id = message_list.list"
 		" WHERE message_list.message = ?1 ORDER BY list.id LIMIT 1");
-	enum pw_status s;
-	bool found;
 
-	*name = NULL;
 	sqlite3_bind_int64(st, 1, message_id);
-	s = pw_db_read(db, st, &found);
-	if (found)
-		*name = pw_db_col_dup(st, 0);
-	sqlite3_reset(st);
-	return s;
+	return pw_db_one_text(db, st, name);
 }
 
 /* ---- errors and cursors ---- */
@@ -400,16 +420,9 @@ enum pw_status pw_db_cursor_get(struct pw_db *db, const char *source,
 				char **value)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT value FROM cursor WHERE source = ?1");
-	enum pw_status s;
-	bool found;
 
-	*value = NULL;
 	pw_db_bind_text(st, 1, source);
-	s = pw_db_read(db, st, &found);
-	if (found)
-		*value = pw_db_col_dup(st, 0);
-	sqlite3_reset(st);
-	return s;
+	return pw_db_one_text(db, st, value);
 }
 
 enum pw_status pw_db_cursor_set(struct pw_db *db, const char *source,

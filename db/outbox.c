@@ -409,6 +409,56 @@ enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
 	return write1(db, st, n);
 }
 
+enum pw_status pw_db_outbox_decided_since(struct pw_db *db, int64_t id,
+					  bool *decided)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT EXISTS (SELECT 1 FROM outbox o"
+		" JOIN patch p ON p.message = o.message"
+		" JOIN finding f ON f.patch = p.id"
+		" JOIN finding_decision fd ON fd.finding = f.id"
+		" JOIN decision d ON d.id = fd.decision"
+		" WHERE o.id = ?1 AND d.at >= o.created_at)");
+	enum pw_status s;
+	int64_t n;
+
+	sqlite3_bind_int64(st, 1, id);
+	s = pw_db_one_int64(db, st, &n);
+	*decided = n != 0;
+	return s;
+}
+
+enum pw_status pw_db_outbox_rewrite(struct pw_db *db, int64_t id,
+				    const void *raw, size_t raw_len,
+				    const char *rcpt_to, const char *recipients,
+				    const char *subject, int64_t now)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET raw = ?2, rcpt_to = ?3, recipients = ?4,"
+		" subject = ?5, created_at = ?6"
+		" WHERE id = ?1 AND state = 'sending'");
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_blob64(st, 2, raw, raw_len, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, rcpt_to, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, recipients, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, subject, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, now);
+	return write1(db, st, NULL);
+}
+
+enum pw_status pw_db_outbox_drop(struct pw_db *db, int64_t id,
+				 const char *reason)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE outbox SET state = 'suppressed', reason = ?2"
+		" WHERE id = ?1 AND state = 'sending'");
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
+	return write1(db, st, NULL);
+}
+
 /* ---- what a reply answers ---- */
 
 void pw_outbox_msg_free(struct pw_outbox_msg *m)

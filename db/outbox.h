@@ -175,6 +175,28 @@ enum pw_status pw_db_outbox_recover(struct pw_db *db, int64_t now, int *n);
 enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
 				      const char *reason, int *n);
 
+/*
+ * Whether a maintainer's decision taken since row id was composed (at
+ * or after its created_at) covers a finding of the message it answers:
+ * then the stored text may name findings no longer replied about.
+ */
+enum pw_status pw_db_outbox_decided_since(struct pw_db *db, int64_t id,
+					  bool *decided);
+
+/*
+ * Replaces the text of row id, claimed for sending (state sending),
+ * with a reply composed again: its wire bytes, To, envelope recipients
+ * (newline-separated) and subject; created_at becomes now.
+ */
+enum pw_status pw_db_outbox_rewrite(struct pw_db *db, int64_t id,
+				    const void *raw, size_t raw_len,
+				    const char *rcpt_to, const char *recipients,
+				    const char *subject, int64_t now);
+
+/* Suppresses row id, claimed for sending, with reason: it is not sent. */
+enum pw_status pw_db_outbox_drop(struct pw_db *db, int64_t id,
+				 const char *reason);
+
 /* A held reply: its row and the message it answers. */
 struct pw_outbox_held {
 	int64_t id;

@@ -15,16 +15,9 @@ static enum pw_status series_by_ref(struct pw_db *db, const char *msgid,
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT series FROM series_ref WHERE msgid = ?1");
-	enum pw_status s;
-	bool found;
 
-	*id = 0;
 	pw_db_bind_text(st, 1, msgid);
-	s = pw_db_read(db, st, &found);
-	if (found)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return s;
+	return pw_db_one_int64(db, st, id);
 }
 
 /* Own Message-ID first, then the nearest reference outwards. */

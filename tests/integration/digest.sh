@@ -84,17 +84,20 @@ EOF
 $PW run --config "$C" --db "$DB" "$T/robot.mbox" >/dev/null 2>"$T/err"
 is "mail off: no reply was mailed" "$(received)" 0
 
-# A maintainer's decision of the week, and one on another list.
-$PW triage --config "$C" --db "$DB" ignore PERM_SYMBOLIC --path 'drivers/hwmon/it87.c' \
+# A maintainer's decisions of the week (the robot's copy marked wrong:
+# its findings are no longer counted), and one on another list.
+$PW triage --config "$C" --db "$DB" ignore PERM_SYMBOLIC --path 'drivers/hwmon/nct*.c' \
 	--list "$LIST" --by maint@example.org >/dev/null 2>"$T/err"
+$PW triage --config "$C" --db "$DB" wrong '<robot-1@intel.com>' \
+	--by maint@example.org >/dev/null 2>"$T/err"
 $PW triage --config "$C" --db "$DB" ignore PERM_OCTAL --list linux-other \
 	--by other@example.org >/dev/null 2>"$T/err"
 $PW digest --config "$C" --db "$DB" --dry-run >"$T/dry.out" 2>"$T/err"
 is "digest --dry-run: exit 0" "$?" 0
 contains "digest: the decisions taken" "$(cat "$T/dry.out")" \
-	"maint@example.org: PERM_SYMBOLIC ignored for drivers/hwmon/it87.c"
+	"maint@example.org: PERM_SYMBOLIC ignored for drivers/hwmon/nct*.c"
 check "digest: not another list's decision" sh -c "! grep -q other@example.org '$T/dry.out'"
-contains "digest --dry-run: the digest on stdout" "$(cat "$T/dry.out")" "PERM_SYMBOLIC (warning): 36 in 2 patches"
+contains "digest --dry-run: the digest on stdout" "$(cat "$T/dry.out")" "PERM_SYMBOLIC (warning): 18 in 1 patch"
 is "digest --dry-run: nothing stored, nothing sent" \
 	"$(q "$DB" "SELECT count(*) FROM digest"),$(received)" "0,0"
 
@@ -108,7 +111,8 @@ is "digest: to the list's maintainers" \
 contains "digest: its subject" "$(header 1 Subject)" "[patchwarden] $LIST digest, the week to"
 is "digest: the first is threaded under nothing" "$(header 1 In-Reply-To)" ""
 b1=$(body 1)
-contains "digest: findings by severity" "$b1" "Findings: 36 warnings."
+contains "digest: findings by severity, the decided ones left out" "$b1" "Findings: 18 warnings."
+contains "digest: patches with open findings" "$b1" "Patches: 2, 1 with findings."
 contains "digest: the sender, people only" "$b1" "benoit.masson <yahoo@perenite.com>: 1 patch, 1 with findings"
 contains "digest: the machine's mail counted apart" "$b1" "1 message from machines left out"
 check "digest: the robot is no top sender" sh -c "! grep -q lkp@intel.com <<'EOF'
@@ -167,7 +171,10 @@ $PW digest --config "$C" --db "$DB" --list linux-foo --dry-run >/dev/null 2>"$T/
 is "--list of a list without maintainers: usage error" "$?" 2
 contains "--list: says why" "$(cat "$T/err")" "has no maintainer"
 $PW digest --config "$C" --db "$DB" --since 30d --list "$LIST" --dry-run >"$T/since.out" 2>&1
-contains "--since 30d --dry-run: both weeks" "$(cat "$T/since.out")" "Patches: 3, 3 with findings."
+contains "--since 30d --dry-run: both weeks" "$(cat "$T/since.out")" "Patches: 3, 2 with findings."
+contains "--since 30d: the subject says the period" "$(cat "$T/since.out")" "digest, the 30 days to"
+contains "--since 30d: and so does the text" "$(tr '\n' ' ' <"$T/since.out")" "the mail it read in the 30 days, from"
+check "--since 30d: not called weekly" sh -c "! grep -q 'weekly digest\|the week to' '$T/since.out'"
 $PW digest --config "$C" --db "$DB" --since yesterdayish >/dev/null 2>&1
 is "--since that does not parse: usage error" "$?" 2
 
@@ -199,3 +206,19 @@ is "service: the digest went to the maintainers" \
 	"linux@roeck-us.net jdelvare@suse.com"
 
 echo "# done"
+
+# A digest held (by the hourly limit) was never read: the next one is
+# not threaded under it.
+DB3=$T/held.db
+sed 's/^\[reply\]$/[reply]\nper_recipient_per_hour = 0/' "$C" >"$T/held.conf"
+chmod 600 "$T/held.conf"
+$PW run --config "$C" --db "$DB3" "$HW/it87-symbolic-modes.mbox" >/dev/null 2>&1
+$PW digest --config "$T/held.conf" --db "$DB3" >/dev/null 2>"$T/err"
+held=$(q "$DB3" "SELECT msgid FROM outbox WHERE kind = 'digest' AND state = 'suppressed'")
+check "held: the digest is stored, held" test -n "$held"
+n=$(received)
+sleep 1
+$PW digest --config "$C" --db "$DB3" --since 30d >/dev/null 2>"$T/err"
+is "held: the next digest sent" "$(received)" $((n + 1))
+is "held: the next is threaded under nothing" "$(header $((n + 1)) In-Reply-To)" ""
+check "held: nor names it in References" sh -c "! printf '%s' '$(header $((n + 1)) References)' | grep -qF '$held'"

@@ -95,6 +95,17 @@ answer oldcc "[list $LIST]" "cc_list = true" "address = linux-hwmon@vger.kernel.
 is "the deprecated cc_list still copies the list" "$(row)" \
 	"sent|yahoo@perenite.com|yahoo@perenite.com linux-hwmon@vger.kernel.org|"
 
+# A list whose mail is off gets no copy, whatever another list copies:
+# the patch went to linux-kernel too, and that list's mail is off.
+answer oldall "[list $LIST]" "cc_all = true" \
+	"[list linux-kernel.vger.kernel.org]" "address = Linux-Kernel@vger.kernel.org" "mail = off"
+is "the deprecated cc_all copies the recipients, not a list whose mail is off" "$(row)" \
+	"sent|yahoo@perenite.com|yahoo@perenite.com jdelvare@suse.com linux@roeck-us.net linux-hwmon@vger.kernel.org|"
+answer offcc "[list $LIST]" "mail = author+cc" "address = linux-hwmon@vger.kernel.org" \
+	"[list linux-kernel.vger.kernel.org]" "address = linux-kernel@vger.kernel.org"
+is "author+cc: nor a list without mail (off by default)" "$(row)" \
+	"sent|yahoo@perenite.com|yahoo@perenite.com linux-hwmon@vger.kernel.org jdelvare@suse.com linux@roeck-us.net|"
+
 # ---- cc_maintainers: M: and R: of the touched files ----
 answer ccm "[list $LIST]" "mail = author" "maintainers = $MAINT" "cc_maintainers = true"
 is "cc_maintainers: M: and R: of it87.c's entries in Cc, not THE REST" "$(row)" \

@@ -188,6 +188,15 @@ contains "/api/decisions?list=hwmon" "$body" '"via" : "web"'
 get -d "action=wrong&msgid=$IT_ID&by=%3Cscript%3Ex%40y&reason=%3Cb%3Ebold%3C%2Fb%3E&token=$TOKEN" "$URL/api/triage" >/dev/null
 body=$(page /decisions "&lt;script&gt;")
 check "what a form says is escaped on the page" bash -c "! grep -q '<script>\|<b>bold' '$T/page'"
+# back names a page of this dashboard, or the answer links /decisions:
+# no open redirect to another host, no header split.
+for b in '//evil.example.org/x' 'https://evil.example.org/' 'https:/evil.example.org' \
+	'/message//evil.example.org' '/%5Cevil.example.org' '/x%0D%0ALocation:%20http://evil.example.org' \
+	'evil.example.org' '/x%09y'; do
+	body=$(get -d "action=wrong&msgid=$IT_ID&by=linux@roeck-us.net&token=$TOKEN&back=$b" "$URL/api/triage")
+	is "back=$b: the answer links back to /decisions, nowhere else" \
+		"$(code),$(printf '%s' "$body" | grep -o 'href="[^"]*">back<' )" '200,href="/decisions">back<'
+done
 
 # ---- mail ----
 M=$T/mail.db

@@ -132,6 +132,22 @@ static void test_text(void **state)
 	text = pw_digest_text(&in, &subject);
 	assert_null(strstr(text, "http"));
 	assert_null(strstr(text, "Decisions"));
+	assert_non_null(strstr(text, "weekly digest"));
+	g_free(text);
+	g_free(subject);
+
+	/* Another period (--since, a late digest) is named as it is. */
+	in.since = in.until - 30 * 86400;
+	text = pw_digest_text(&in, &subject);
+	assert_non_null(strstr(subject, "digest, the 30 days to 2025-12-05:"));
+	assert_non_null(strstr(text, "the mail it read in the 30 days, from\n"
+			       "2025-11-05 00:00 UTC to 2025-12-05 00:00 UTC."));
+	assert_null(strstr(text, "weekly"));
+	g_free(text);
+	g_free(subject);
+	in.since = in.until - 5 * 3600;
+	text = pw_digest_text(&in, &subject);
+	assert_non_null(strstr(subject, "digest, the 5 hours to 2025-12-05:"));
 	g_free(text);
 	g_free(subject);
 	facts_free(&f);

@@ -578,6 +578,61 @@ static void test_compose_footer(void **state)
 	g_free(text);
 }
 
+/*
+ * To the maintainers, the footer says what they can do (the triage
+ * commands by mail, the dashboard's forms when there is one), not what
+ * an author would; and "The other N lines" stands apart from the fix.
+ */
+static void test_compose_maintainers_footer(void **state)
+{
+	struct pw_finding f[3] = {
+		{ .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
+		  .file = "a.c", .line = 1, .message = "use octal",
+		  .added_line = "\tmodule_param(x, int, S_IRUGO);",
+		  .fix = "\tmodule_param(x, int, 0444);" },
+		{ .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
+		  .file = "a.c", .line = 2, .message = "use octal" },
+		{ .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
+		  .file = "a.c", .line = 3, .message = "use octal" },
+	};
+	struct pw_reply_item it[3] = { { &f[0], NULL }, { &f[1], NULL },
+				       { &f[2], NULL } };
+	const char *maint[] = { "boss@example.org", NULL };
+	struct pw_reply_self me = plain_me;
+	char *text, *flat, *foot;
+
+	me.maintainers = maint;
+	text = compose(&me, "linux-hwmon@vger.kernel.org", it, 3);
+	flat = flatten_text(text);
+	foot = strstr(flat, "-- ");
+	assert_non_null(foot);
+	assert_null(strstr(flat, "say so on"));
+	assert_null(strstr(flat, "Check a patch before sending"));
+	assert_non_null(strstr(foot, "the author was not mailed"));
+	assert_non_null(strstr(foot, "answer this mail with a line \"patchwarden: wrong\""));
+	assert_non_null(strstr(foot, "\"patchwarden: ignore RULE PATH\""));
+	assert_null(strstr(flat, "dashboard"));
+	assert_non_null(strstr(text, "+\tmodule_param(x, int, 0444);\r\n\r\nThe other 2 lines"));
+	g_free(text);
+
+	me.dashboard_url = "https://pw.example.org/";
+	text = compose(&me, NULL, it, 3);
+	foot = strstr(flatten_text(text), "-- ");
+	assert_non_null(foot);
+	assert_non_null(strstr(foot, "mark each finding with its form on the "
+				"dashboard: https://pw.example.org/message/p@example.org"));
+	g_free(text);
+
+	/* To the author: unchanged. */
+	me.maintainers = NULL;
+	text = compose(&me, NULL, it, 3);
+	flat = flatten_text(text);
+	assert_non_null(strstr(flat, "please say so on the list."));
+	assert_null(strstr(flat, "patchwarden: wrong"));
+	assert_non_null(strstr(flat, "Every finding, line by line, is on the dashboard"));
+	g_free(text);
+}
+
 /* A series: places are named by their patch's number. */
 static void test_compose_series(void **state)
 {
@@ -817,6 +872,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compose_maintainers),
+		cmocka_unit_test(test_compose_maintainers_footer),
 		cmocka_unit_test(test_compose_message),
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_subject),

@@ -19,6 +19,7 @@
 #include "bot/mail.h"
 #include "bot/reply_policy.h"
 #include "bot/reply_queue.h"
+#include "bot/reply_send.h"
 #include "db/db-private.h"
 #include "db/outbox.h"
 #include "tests/unit/store_fixture.h"
@@ -248,6 +249,83 @@ static void test_list_address(void **state)
 	g_free(text);
 }
 
+/* Marks the finding on line of the stored patch wrong, decided now. */
+static void mark_wrong(struct fx *f, int line)
+{
+	char *sql = g_strdup_printf(
+		"INSERT INTO decision (kind, msgid, finding, by_addr, at, via)"
+		" SELECT 'wrong', 'knobs@example.com', id, 'boss@example.org',"
+		" CAST(strftime('%%s', 'now') AS INTEGER), 'cli'"
+		" FROM finding WHERE line = %d;"
+		"INSERT INTO finding_decision (finding, decision)"
+		" SELECT f.id, d.id FROM finding f, decision d"
+		" WHERE f.line = %d AND d.finding = f.id", line, line);
+
+	exec(f, sql);
+	g_free(sql);
+}
+
+/* Sends the outbox to the dry-run mbox; returns what it holds. */
+static char *send_all(struct fx *f)
+{
+	struct pw_reply_send_opts o = { .all = true };
+	struct pw_reply_send_stats st;
+	char *err = NULL, *text = NULL;
+
+	if (pw_reply_send_due(f->db, f->cfg, &o, &st, &err))
+		fail_msg("send: %s", err);
+	if (!g_file_get_contents(f->cfg->dry_run_mbox, &text, NULL, NULL))
+		text = g_strdup("");
+	return text;
+}
+
+/*
+ * A reply composed before a maintainer marked some of its findings
+ * wrong goes without them; one with none left is not sent at all, held
+ * replies released later too.
+ */
+static void test_decided_after(void **state)
+{
+	struct fx *f = *state;
+	int64_t id = ingest(f);
+	char *text;
+
+	g_free(f->cfg->dry_run_mbox);
+	f->cfg->dry_run_mbox = g_build_filename(f->dir, "out.mbox", NULL);
+	f->cfg->defaults.mail = PW_MAIL_AUTHOR;
+	exec(f, "UPDATE message SET backfill = 0");
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	assert_int_equal(count_rows(f, "SELECT count(*) FROM outbox"
+				    " WHERE state = 'pending'"), 1);
+	text = reply_text(f);
+	assert_non_null(strstr(text, "0666"));
+	g_free(text);
+	mark_wrong(f, 11);
+	text = send_all(f);
+	assert_non_null(strstr(text, "0646"));
+	assert_null(strstr(text, "0666"));
+	assert_non_null(strstr(text, "Message-Id: <patchwarden.patch."));
+	g_free(text);
+	assert_int_equal(count_rows(f, "SELECT count(*) FROM outbox"
+				    " WHERE state = 'sent'"), 1);
+
+	/* Held, then every finding decided, then released: not sent. */
+	exec(f, "DELETE FROM outbox; DELETE FROM finding_decision;"
+	     " DELETE FROM decision");
+	g_unlink(f->cfg->dry_run_mbox);
+	assert_int_equal(pw_reply_policy_hold(f->db, f->cfg, id, "held back"),
+			 PW_OK);
+	mark_wrong(f, 11);
+	mark_wrong(f, 12);
+	exec(f, "UPDATE outbox SET state = 'pending', next_attempt = 0");
+	text = send_all(f);
+	assert_string_equal(text, "");
+	g_free(text);
+	assert_int_equal(count_rows(f, "SELECT count(*) FROM outbox"
+				    " WHERE state = 'suppressed' AND reason LIKE"
+				    " 'every finding it is about was marked wrong%'"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +333,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_old_findings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_info_never, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_address, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_decided_after, setup, teardown),
 	};
 
 	pw_mail_init();
