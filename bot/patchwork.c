@@ -123,6 +123,10 @@ static enum pw_status request(CURL *c, const struct pw_patchwork_conf *w,
 	if (json) {
 		h = curl_slist_append(h, "Content-Type: application/json");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
+		/* A POST is not idempotent: never on a kept-alive connection
+		 * the server may have closed meanwhile, which curl would
+		 * retry on a new one without telling. */
+		curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
@@ -265,9 +269,30 @@ static bool same(const char *x, const char *y)
 }
 
 /*
+ * Patchwork's id of the check at address url (".../checks/ID/"), 0
+ * when there is none.
+ */
+static int64_t check_id(const char *url)
+{
+	const char *p;
+	gint64 v = 0;
+	char *end;
+
+	if (!url)
+		return 0;
+	p = g_strrstr(url, "/checks/");
+	if (!p)
+		return 0;
+	v = g_ascii_strtoll(p + 8, &end, 10);
+	return end != p + 8 && (*end == '/' || !*end) && v > 0 ? v : 0;
+}
+
+/*
  * Whether patch patch_id has a check of our context saying what r
- * would post: the check an interrupted poster may have posted.  Its
- * address goes to *url (new).
+ * would post, newer than the check r posted before (when it was
+ * re-queued): the check an interrupted poster may have posted.
+ * Patchwork numbers checks in the order it stores them.  Its address
+ * goes to *url (new).
  */
 static enum pw_status find_posted(CURL *c, const struct pw_patchwork_conf *w,
 				  const struct pw_pwcheck_row *r,
@@ -280,6 +305,7 @@ static enum pw_status find_posted(CURL *c, const struct pw_patchwork_conf *w,
 	char *u = api(w, path);
 	enum pw_status s = request(c, w, u, NULL, a, err);
 	JsonNode *root = NULL;
+	int64_t before = check_id(r->check_url);
 	guint i, n;
 
 	*url = NULL;
@@ -296,7 +322,8 @@ static enum pw_status find_posted(CURL *c, const struct pw_patchwork_conf *w,
 		JsonObject *o = json_array_get_object_element(
 			json_node_get_array(root), i);
 
-		if (o && same(json_object_get_string_member_with_default(o, "context", NULL), w->context) &&
+		if (o && json_object_get_int_member_with_default(o, "id", 0) > before &&
+		    same(json_object_get_string_member_with_default(o, "context", NULL), w->context) &&
 		    same(json_object_get_string_member_with_default(o, "state", NULL), r->check_state) &&
 		    same(json_object_get_string_member_with_default(o, "description", NULL), r->description) &&
 		    same(json_object_get_string_member_with_default(o, "target_url", NULL), r->target_url))
@@ -345,6 +372,37 @@ static char *check_json(const struct pw_patchwork_conf *w,
 enum outcome { POSTED, DEFERRED, FAILED, SKIPPED };
 
 /*
+ * The check row owes now, computed from the store for instance w:
+ * its state (static), description and target_url (new).  *is_patch is
+ * false when the row's message carries no patch.
+ */
+static enum pw_status owed(struct pw_db *db, const struct pw_config *cfg,
+			   const struct pw_patchwork_conf *w,
+			   const struct pw_pwcheck_row *row,
+			   const char **state, char **desc, char **url,
+			   bool *is_patch)
+{
+	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct pw_pwcheck_item));
+	const struct pw_pwcheck_item *v;
+	enum pw_status s;
+
+	*state = NULL;
+	*desc = *url = NULL;
+	s = pw_db_pwcheck_findings(db, row->message_id, items, is_patch);
+	if (!s && *is_patch) {
+		v = (const struct pw_pwcheck_item *)items->data;
+		*state = pw_pwcheck_state_str(pw_pwcheck_state(v, items->len,
+							       w->min_severity));
+		*desc = pw_pwcheck_description(v, items->len, w->min_severity,
+					       PW_PWCHECK_DESCRIPTION_MAX);
+		*url = pw_pwcheck_target_url(cfg->dashboard_url, row->msgid,
+					     PW_PWCHECK_URL_MAX);
+	}
+	g_array_free(items, TRUE);
+	return s;
+}
+
+/*
  * Computes the check row id owes from the store and claims the row
  * with it.  *r receives the claimed row (NULL when it was not claimed:
  * another process took it, or it failed here for good).
@@ -355,9 +413,8 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 {
 	struct pw_pwcheck_row *row = NULL;
 	const struct pw_patchwork_conf *w;
-	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct pw_pwcheck_item));
+	const char *cs = NULL;
 	char *desc = NULL, *url = NULL;
-	enum pw_pwcheck_state cs;
 	bool found, is_patch, claimed = false;
 	enum pw_status s;
 
@@ -373,7 +430,7 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 		*gone = true;
 		goto out;
 	}
-	s = pw_db_pwcheck_findings(db, row->message_id, items, &is_patch);
+	s = owed(db, cfg, w, row, &cs, &desc, &url, &is_patch);
 	if (s)
 		goto out;
 	if (!is_patch) {
@@ -382,13 +439,6 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 		*gone = true;
 		goto out;
 	}
-	cs = pw_pwcheck_state((const struct pw_pwcheck_item *)items->data,
-			      items->len, w->min_severity);
-	desc = pw_pwcheck_description((const struct pw_pwcheck_item *)items->data,
-				      items->len, w->min_severity,
-				      PW_PWCHECK_DESCRIPTION_MAX);
-	url = pw_pwcheck_target_url(cfg->dashboard_url, row->msgid,
-				    PW_PWCHECK_URL_MAX);
 	/* An unsure row posts what it claimed before, so that the check
 	 * the dead poster may have posted is recognised. */
 	if (row->unsure && row->description && row->check_state) {
@@ -399,8 +449,7 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 		s = pw_db_pwcheck_claim(db, id, now(), row->check_state, desc,
 					url, &claimed);
 	} else {
-		s = pw_db_pwcheck_claim(db, id, now(), pw_pwcheck_state_str(cs),
-					desc, url, &claimed);
+		s = pw_db_pwcheck_claim(db, id, now(), cs, desc, url, &claimed);
 	}
 	if (s || !claimed)
 		goto out;
@@ -414,16 +463,18 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 	}
 out:
 	pw_pwcheck_row_free(row);
-	g_array_free(items, TRUE);
 	g_free(desc);
 	g_free(url);
 	return s;
 }
 
-/* Puts r back for later, or fails it once out of attempts. */
+/*
+ * Puts r back for later, unsure when the attempt may have posted, or
+ * fails it once out of attempts.
+ */
 static enum pw_status later(struct pw_db *db, const struct pw_patchwork_conf *w,
 			    const struct pw_pwcheck_row *r, int status,
-			    const char *why, enum outcome *o)
+			    const char *why, bool unsure, enum outcome *o)
 {
 	char *msg;
 	enum pw_status s;
@@ -431,7 +482,7 @@ static enum pw_status later(struct pw_db *db, const struct pw_patchwork_conf *w,
 	if (r->attempts < w->max_attempts) {
 		*o = DEFERRED;
 		return pw_db_pwcheck_mark_retry(db, r->id, now() + backoff(r->attempts),
-						status, why);
+						status, why, unsure);
 	}
 	msg = g_strdup_printf("%s (gave up after %d attempts)", why, r->attempts);
 	s = pw_db_pwcheck_mark_failed(db, r->id, status, msg);
@@ -454,12 +505,12 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 
 	if (!patch_id) {
 		if (lookup(c, w, r->msgid, &a, &patch_id, &err)) {
-			s = later(db, w, r, (int)a.status, err, o);
+			s = later(db, w, r, (int)a.status, err, false, o);
 			goto out;
 		}
 		if (a.status >= 500 || a.status < 200 || a.status == 429) {
 			why = answer_text(&a);
-			s = later(db, w, r, (int)a.status, why, o);
+			s = later(db, w, r, (int)a.status, why, false, o);
 			goto out;
 		}
 		if (a.status != 200) {
@@ -471,7 +522,7 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 		if (!patch_id) {
 			why = g_strdup_printf("Patchwork has no patch <%s> in project"
 					      " %s yet", r->msgid, w->project);
-			s = later(db, w, r, (int)a.status, why, o);
+			s = later(db, w, r, (int)a.status, why, false, o);
 			goto out;
 		}
 		s = pw_db_pwcheck_set_patch(db, r->id, patch_id);
@@ -480,13 +531,13 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 	}
 	if (r->unsure) {
 		if (find_posted(c, w, r, patch_id, &a, &url, &err)) {
-			s = later(db, w, r, (int)a.status, err, o);
+			s = later(db, w, r, (int)a.status, err, false, o);
 			goto out;
 		}
 		if (a.status != 200) {
 			why = answer_text(&a);
 			if (a.status >= 500 || a.status == 429)
-				s = later(db, w, r, (int)a.status, why, o);
+				s = later(db, w, r, (int)a.status, why, false, o);
 			else {
 				s = pw_db_pwcheck_mark_failed(db, r->id,
 							      (int)a.status, why);
@@ -508,8 +559,11 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 	url = api(w, path);
 	g_free(path);
 	json = check_json(w, r);
+	/* No answer, or a 5xx (a proxy's timeout, a server that failed
+	 * after it stored the check): the check may be there.  Unsure,
+	 * the next attempt looks before it posts. */
 	if (request(c, w, url, json, &a, &err)) {
-		s = later(db, w, r, 0, err, o);
+		s = later(db, w, r, 0, err, true, o);
 		goto out;
 	}
 	g_clear_pointer(&url, g_free);
@@ -522,7 +576,7 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 		*o = POSTED;
 	} else if (a.status >= 500 || a.status < 200 || a.status == 429) {
 		why = answer_text(&a);
-		s = later(db, w, r, (int)a.status, why, o);
+		s = later(db, w, r, (int)a.status, why, a.status >= 500, o);
 	} else {
 		why = answer_text(&a);
 		s = pw_db_pwcheck_mark_failed(db, r->id, (int)a.status, why);
@@ -539,6 +593,47 @@ out:
 	g_free(why);
 	g_free(url);
 	g_free(json);
+	return s;
+}
+
+/* ---- after a decision ---- */
+
+enum pw_status pw_patchwork_requeue_changed(struct pw_db *db,
+					    const struct pw_config *cfg,
+					    const char *why, int *n)
+{
+	GPtrArray *rows;
+	enum pw_status s;
+	guint i;
+
+	*n = 0;
+	if (!cfg->patchwork || !cfg->patchwork->len)
+		return PW_OK;
+	rows = g_ptr_array_new_with_free_func((GDestroyNotify)pw_pwcheck_row_free);
+	s = pw_db_pwcheck_list(db, "posted", rows);
+	for (i = 0; !s && i < rows->len; i++) {
+		const struct pw_pwcheck_row *r = rows->pdata[i];
+		const struct pw_patchwork_conf *w =
+			pw_config_patchwork(cfg, r->instance);
+		const char *state;
+		char *desc = NULL, *url = NULL;
+		bool is_patch, requeued = false;
+
+		if (!w)
+			continue;
+		s = owed(db, cfg, w, r, &state, &desc, &url, &is_patch);
+		/* Patchwork shows the newest check of a context: only a
+		 * check that would say something else is posted again. */
+		if (!s && is_patch && (!same(state, r->check_state) ||
+				       !same(desc, r->description) ||
+				       !same(url, r->target_url)))
+			s = pw_db_pwcheck_requeue(db, r->id, now(), why,
+						  &requeued);
+		*n += requeued;
+		g_free(desc);
+		g_free(url);
+	}
+	g_ptr_array_unref(rows);
 	return s;
 }
 

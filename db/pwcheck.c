@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db/db-private.h"
+#include "db/decision.h"
 #include "db/pwcheck.h"
 
 void pw_pwcheck_row_free(struct pw_pwcheck_row *r)
@@ -146,12 +147,14 @@ enum pw_status pw_db_pwcheck_findings(struct pw_db *db, int64_t message_id,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT f.rule, f.severity FROM patch p"
 		" JOIN finding f ON f.patch = p.id WHERE p.message = ?1"
+		"  AND " PW_FINDING_OPEN("f")
 		" UNION ALL"
 		" SELECT f.rule, f.severity FROM patch p"
 		" JOIN patch o ON o.series = p.series AND o.id != p.id"
 		" JOIN finding f ON f.patch = o.id"
 		" WHERE p.message = ?1 AND p.series IS NOT NULL"
-		"  AND f.rule IN ('FLOOD', 'FLOOD_SERIES', 'SERIES_OVERSIZED')");
+		"  AND f.rule IN ('FLOOD', 'FLOOD_SERIES', 'SERIES_OVERSIZED')"
+		"  AND " PW_FINDING_OPEN("f"));
 	sqlite3_stmt *pt = pw_db_stmt(db,
 		"SELECT 1 FROM patch WHERE message = ?1");
 	enum pw_status s;
@@ -228,17 +231,37 @@ enum pw_status pw_db_pwcheck_mark_posted(struct pw_db *db, int64_t id,
 
 enum pw_status pw_db_pwcheck_mark_retry(struct pw_db *db, int64_t id,
 					int64_t next, int status,
-					const char *error)
+					const char *error, bool unsure)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"UPDATE pwcheck SET state = 'pending', next_attempt = ?2,"
-		" http_status = ?3, last_error = ?4 WHERE id = ?1");
+		" http_status = ?3, last_error = ?4, unsure = unsure OR ?5"
+		" WHERE id = ?1");
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, next);
 	sqlite3_bind_int(st, 3, status);
 	pw_db_bind_text(st, 4, error);
+	sqlite3_bind_int(st, 5, unsure);
 	return write1(db, st, NULL);
+}
+
+enum pw_status pw_db_pwcheck_requeue(struct pw_db *db, int64_t id, int64_t now,
+				     const char *why, bool *requeued)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE pwcheck SET state = 'pending', next_attempt = ?2,"
+		" attempts = 0, unsure = 0, last_error = ?3"
+		" WHERE id = ?1 AND state = 'posted'");
+	enum pw_status s;
+	int n = 0;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	pw_db_bind_text(st, 3, why);
+	s = write1(db, st, &n);
+	*requeued = n > 0;
+	return s;
 }
 
 enum pw_status pw_db_pwcheck_mark_failed(struct pw_db *db, int64_t id,
