@@ -34,8 +34,6 @@
 #include "checks/pwcheck.h"
 #include "db/pwcheck.h"
 
-#define BACKOFF_BASE 60		/* seconds before the first retry */
-#define BACKOFF_MAX (6 * 3600)
 #define MAX_BODY (4u << 20)	/* bytes of an answer kept */
 #define MAX_ERROR 300		/* bytes of an answer quoted in last_error */
 #define BATCH 100
@@ -43,15 +41,6 @@
 static int64_t now(void)
 {
 	return (int64_t)time(NULL);
-}
-
-static int64_t backoff(int attempts)
-{
-	int64_t d = BACKOFF_BASE;
-
-	while (--attempts > 0 && d < BACKOFF_MAX)
-		d *= 2;
-	return d < BACKOFF_MAX ? d : BACKOFF_MAX;
 }
 
 enum pw_status pw_patchwork_enqueue(struct pw_db *db,
@@ -481,7 +470,7 @@ static enum pw_status later(struct pw_db *db, const struct pw_patchwork_conf *w,
 
 	if (r->attempts < w->max_attempts) {
 		*o = DEFERRED;
-		return pw_db_pwcheck_mark_retry(db, r->id, now() + backoff(r->attempts),
+		return pw_db_pwcheck_mark_retry(db, r->id, now() + pw_lock_backoff(r->attempts),
 						status, why, unsure);
 	}
 	msg = g_strdup_printf("%s (gave up after %d attempts)", why, r->attempts);

@@ -4,7 +4,8 @@ run the real one.  It enforces the rules patchwarden's checks depend on
 (docs/patchwork-api.md, read against Patchwork's source):
 
   GET  /api[/1.N]/patches/?msgid=ID&project=LINKNAME   lookup by Message-ID
-       (ID without <>), per project; an unknown project is a 400
+       (ID without <>), per project; an unknown project answers 200 []
+       (Patchwork's filter backend turns a bad filter into no patches)
   GET  /api[/1.N]/patches/ID/                          one patch, with its
        combined check state ("check"): per (user, context) only the
        newest check counts; fail > warning > pending > success; no
@@ -188,9 +189,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                             int(proj) in st.projects.values():
                         pid = int(proj)
                     if pid is None:
-                        return self.answer(400, {'project': [
-                            'Select a valid choice. %s is not one of the '
-                            'available choices.' % proj]})
+                        return self.answer(200, [])
                     out = [p for p in out if p['project'] == pid]
                 for msgid in q.get('msgid', []):
                     out = [p for p in out if p['msgid'] == msgid]

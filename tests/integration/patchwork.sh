@@ -261,6 +261,9 @@ scenario() {
 		"fail|patchwarden:fail:1 PERM_WORLD_WRITABLE:http://dash.example.org/pw/message/p1%40example.org"
 	is "$be: p2 (clean): success" "$(checks p2@example.org)" \
 		"success|patchwarden:success:no findings at or above info:http://dash.example.org/pw/message/p2%40example.org"
+	is "$be: a lookup in a project that does not exist: 200 and no patch" \
+		"$(curl -s -w ' %{http_code}' -H "Authorization: Token $TOKEN_MAINT" \
+			"$PWURL/api/patches/?msgid=p1@example.org&project=nosuch")" "[] 200"
 	contains "$be: git pw patch list shows the patches" \
 		"$(gitpw patch list -f csv 2>&1)" "misc: foo"
 	# The Message-ID is looked up in the configured project only.
