@@ -587,6 +587,36 @@ out:
 
 /* ---- after a decision ---- */
 
+/*
+ * Makes the posted row r pending again, with why, when the check it
+ * owes now says something else than the one it posted.
+ */
+static enum pw_status requeue_if_changed(struct pw_db *db,
+					 const struct pw_config *cfg,
+					 const struct pw_pwcheck_row *r,
+					 const char *why, bool *requeued)
+{
+	const struct pw_patchwork_conf *w = pw_config_patchwork(cfg, r->instance);
+	const char *state;
+	char *desc = NULL, *url = NULL;
+	enum pw_status s;
+	bool is_patch;
+
+	*requeued = false;
+	if (!w)
+		return PW_OK;
+	s = owed(db, cfg, w, r, &state, &desc, &url, &is_patch);
+	/* Patchwork shows the newest check of a context: only a check
+	 * that would say something else is posted again. */
+	if (!s && is_patch && (!same(state, r->check_state) ||
+			       !same(desc, r->description) ||
+			       !same(url, r->target_url)))
+		s = pw_db_pwcheck_requeue(db, r->id, now(), why, requeued);
+	g_free(desc);
+	g_free(url);
+	return s;
+}
+
 enum pw_status pw_patchwork_requeue_changed(struct pw_db *db,
 					    const struct pw_config *cfg,
 					    const char *why, int *n)
@@ -601,28 +631,29 @@ enum pw_status pw_patchwork_requeue_changed(struct pw_db *db,
 	rows = g_ptr_array_new_with_free_func((GDestroyNotify)pw_pwcheck_row_free);
 	s = pw_db_pwcheck_list(db, "posted", rows);
 	for (i = 0; !s && i < rows->len; i++) {
-		const struct pw_pwcheck_row *r = rows->pdata[i];
-		const struct pw_patchwork_conf *w =
-			pw_config_patchwork(cfg, r->instance);
-		const char *state;
-		char *desc = NULL, *url = NULL;
-		bool is_patch, requeued = false;
+		bool requeued = false;
 
-		if (!w)
-			continue;
-		s = owed(db, cfg, w, r, &state, &desc, &url, &is_patch);
-		/* Patchwork shows the newest check of a context: only a
-		 * check that would say something else is posted again. */
-		if (!s && is_patch && (!same(state, r->check_state) ||
-				       !same(desc, r->description) ||
-				       !same(url, r->target_url)))
-			s = pw_db_pwcheck_requeue(db, r->id, now(), why,
-						  &requeued);
+		s = requeue_if_changed(db, cfg, rows->pdata[i], why, &requeued);
 		*n += requeued;
-		g_free(desc);
-		g_free(url);
 	}
 	g_ptr_array_unref(rows);
+	return s;
+}
+
+/* Re-queues posted row id when its check is stale already. */
+static enum pw_status recheck_posted(struct pw_db *db,
+				     const struct pw_config *cfg, int64_t id)
+{
+	struct pw_pwcheck_row *r = NULL;
+	enum pw_status s;
+	bool found, requeued;
+
+	s = pw_db_pwcheck_get(db, id, &r, &found);
+	if (!s && found && !strcmp(r->state, "posted"))
+		s = requeue_if_changed(db, cfg, r, "posted again: the findings"
+				       " counted changed while it was posted",
+				       &requeued);
+	pw_pwcheck_row_free(r);
 	return s;
 }
 
@@ -682,6 +713,11 @@ enum pw_status pw_patchwork_post_due(struct pw_db *db,
 			st->attempted++;
 			s = post_one(db, c, w, r, &oc);
 		}
+		/* A decision taken while the check was on its way (or an
+		 * unsure check that posted what it claimed before) may have
+		 * left Patchwork with an old verdict: queued again. */
+		if (!s && oc == POSTED)
+			s = recheck_posted(db, cfg, r->id);
 		pw_pwcheck_row_free(r);
 		if (s)
 			goto db_failed;

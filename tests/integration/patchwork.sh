@@ -86,6 +86,7 @@ attr drivers/misc/c1.c 0666 | mail "$M/crash1.eml" crash1@example.org "[PATCH] m
 attr drivers/misc/c2.c 0666 | mail "$M/crash2.eml" crash2@example.org "[PATCH] misc: crash two"
 attr drivers/misc/l1.c 0666 | mail "$M/lost1.eml" lost1@example.org "[PATCH] misc: lost one"
 attr drivers/misc/l2.c 0666 | mail "$M/lost2.eml" lost2@example.org "[PATCH] misc: lost two"
+attr drivers/misc/l3.c 0666 | mail "$M/lost3.eml" lost3@example.org "[PATCH] misc: lost three"
 # mbox FILE EML...: the mails as one mbox.
 mbox() {
 	local out=$1 f; shift
@@ -237,7 +238,7 @@ scenario() {
 	# What Patchwork has: every patch but late and never; p1 in the
 	# other project too (one patch per project for one Message-ID).
 	local f
-	for f in p1 p2 cover s1 s2 many many2 auto crash1 crash2 lost1 lost2; do
+	for f in p1 p2 cover s1 s2 many many2 auto crash1 crash2 lost1 lost2 lost3; do
 		"be_mail_$be" demo "$M/$f.eml" || not_ok "$be: parse $f"
 	done
 	"be_mail_$be" other "$M/p1.eml"
@@ -415,6 +416,30 @@ print(p["check"], len(api._get(p["checks"]).json()))'; git -C "$GR" config pw.pr
 	is "$be: posted once: fail again, one more check" \
 		"$(kv posted "$out") $(row p1@example.org demo check_state) $(( $(ours p1@example.org) - n0 ))" "1 fail 2"
 	contains "$be: git-pw: the combined state is fail again" "$(checks p1@example.org)" "fail|"
+
+	# A decision taken while a check is unsure (its answer lost): the
+	# check found is recorded, found stale, and posted anew once.
+	mbox "$D/c.mbox" "$M/lost3.eml"
+	$PW ingest -q --reply --list demo-list --config "$C" "$D/c.mbox" >/dev/null 2>&1
+	port=$(free_port)
+	$PY "$STANDIN" proxy --port "$port" --to "${PWURL##*:}" --stall after-post-504 \
+		--log "$D/proxy.log" >"$D/proxy.out" 2>&1 &
+	ppid=$!
+	at_exit "kill $ppid 2>/dev/null"
+	wait_for "$D/proxy.out" ready
+	conf "$D/crash.conf" "http://127.0.0.1:$port"
+	$PW patchwork post --limit 1 --config "$D/crash.conf" >/dev/null 2>&1
+	kill "$ppid" 2>/dev/null
+	$PW triage wrong lost3@example.org --by m@example.org --config "$C" >/dev/null 2>&1
+	out=$($PW patchwork post --all --config "$C" 2>"$D/err")
+	is "$be: decided while unsure: found posted, then queued again" \
+		"$(kv posted "$out") $(row lost3@example.org demo "state || '|' || check_state") $(ours lost3@example.org)" \
+		"1 pending|fail 1"
+	contains "$be: decided while unsure: why" "$(row lost3@example.org demo last_error)" "changed while it was posted"
+	out=$($PW patchwork post --all --config "$C" 2>"$D/err")
+	is "$be: decided while unsure: the new check posted once" \
+		"$(kv posted "$out") $(row lost3@example.org demo "state || '|' || check_state") $(ours lost3@example.org)" \
+		"1 posted|success 2"
 	# The service posts what is due as it goes.
 	plain drivers/misc/svc.c | mail "$M/svc.eml" svc@example.org "[PATCH] misc: svc"
 	"be_mail_$be" demo "$M/svc.eml"
