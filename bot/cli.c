@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include "bot/cli.h"
@@ -155,4 +156,45 @@ bool pw_cli_parse_time(const char *s, gint64 *out)
 	*out = g_date_time_to_unix(dt);
 	g_date_time_unref(dt);
 	return true;
+}
+
+bool pw_cli_parse_id(const char *s, int64_t *id)
+{
+	char *end;
+	gint64 v = g_ascii_strtoll(s, &end, 10);
+
+	if (end == s || *end || v <= 0)
+		return false;
+	*id = v;
+	return true;
+}
+
+int pw_cli_print_rows(struct pw_db *db, enum pw_status s, GPtrArray *rows,
+		      enum pw_format fmt, const char *layout,
+		      void (*print)(struct pw_printer *p, const void *row))
+{
+	struct pw_printer *p;
+	guint i;
+
+	if (s) {
+		pw_error("%s", pw_db_errmsg(db));
+		return EX_TEMPFAIL;
+	}
+	p = pw_printer_new(fmt, stdout, layout, 0);
+	pw_print_begin_list(p);
+	for (i = 0; i < rows->len; i++)
+		print(p, g_ptr_array_index(rows, i));
+	pw_print_end(p);
+	pw_printer_free(p);
+	return 0;
+}
+
+bool pw_cli_run_stopped(const char *what, const struct pw_count *n,
+			size_t len, enum pw_status s, char *err)
+{
+	pw_print_counts(n, len, false, stdout);
+	if (s)
+		pw_error("%s: %s", what, err ? err : pw_status_str(s));
+	g_free(err);
+	return s != PW_OK;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "bot/config.h"
+#include "bot/printer.h"
 #include "db/db.h"
 
 /*
@@ -52,5 +53,30 @@ bool pw_cli_inputs_piped(char **paths, int n);
 /* Parses "YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS[Z]", "@unix" or "Nd"/"Nh"
  * (that long ago) into Unix time.  Returns false if it is none of those. */
 bool pw_cli_parse_time(const char *s, gint64 *out);
+
+/*
+ * The ID argument of a command that names a stored row (outbox retry,
+ * patchwork retry): a decimal number above 0.  False when s is not.
+ */
+bool pw_cli_parse_id(const char *s, int64_t *id);
+
+/*
+ * A "list" of stored rows: s is what reading rows (owned by the caller)
+ * from db came to.  Prints each row with print in format fmt (layout
+ * for text) on stdout and returns 0, or says the store's error and
+ * returns EX_TEMPFAIL.
+ */
+int pw_cli_print_rows(struct pw_db *db, enum pw_status s, GPtrArray *rows,
+		      enum pw_format fmt, const char *layout,
+		      void (*print)(struct pw_printer *p, const void *row));
+
+/*
+ * The end of a run over stored rows (outbox send, patchwork post):
+ * prints its counts as one line on stdout and, when it stopped with s,
+ * "WHAT: why" (err, freed here, or s's name) as an error.  Returns
+ * whether it stopped.
+ */
+bool pw_cli_run_stopped(const char *what, const struct pw_count *n,
+			size_t len, enum pw_status s, char *err);
 
 #endif

@@ -43,37 +43,20 @@ static const char show_layout[] =
 	"%(if:transport)sent through: %(transport)\n%(end)"
 	"\n%(raw:lf)";
 
+static void print_row(struct pw_printer *p, const void *row)
+{
+	pw_report_outbox_row(p, row);
+}
+
 static int list(struct pw_db *db, const char *state, enum pw_format fmt)
 {
 	GPtrArray *rows = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)pw_outbox_row_free);
-	struct pw_printer *p;
-	guint i;
+	int rc = pw_cli_print_rows(db, pw_db_outbox_list(db, state, rows),
+				   rows, fmt, list_layout, print_row);
 
-	if (pw_db_outbox_list(db, state, rows)) {
-		pw_error("%s", pw_db_errmsg(db));
-		g_ptr_array_unref(rows);
-		return EX_TEMPFAIL;
-	}
-	p = pw_printer_new(fmt, stdout, list_layout, 0);
-	pw_print_begin_list(p);
-	for (i = 0; i < rows->len; i++)
-		pw_report_outbox_row(p, g_ptr_array_index(rows, i));
-	pw_print_end(p);
-	pw_printer_free(p);
 	g_ptr_array_unref(rows);
-	return 0;
-}
-
-static bool parse_id(const char *s, int64_t *id)
-{
-	char *end;
-	gint64 v = g_ascii_strtoll(s, &end, 10);
-
-	if (end == s || *end || v <= 0)
-		return false;
-	*id = v;
-	return true;
+	return rc;
 }
 
 static int show(struct pw_db *db, int64_t id, enum pw_format fmt)
@@ -122,12 +105,8 @@ static int send(struct pw_db *db, const struct pw_config *cfg, bool all,
 		{ "recovered", st.recovered },
 	};
 
-	pw_print_counts(n, G_N_ELEMENTS(n), false, stdout);
-	if (s) {
-		pw_error("outbox send: %s", err ? err : pw_status_str(s));
-		g_free(err);
+	if (pw_cli_run_stopped("outbox send", n, G_N_ELEMENTS(n), s, err))
 		return send_status(s);
-	}
 	return st.deferred || st.failed ? 1 : 0;
 }
 
@@ -240,7 +219,7 @@ int pw_cmd_outbox(int argc, char **argv)
 			goto out;
 		}
 	} else if (!strcmp(cmd, "show") || !strcmp(cmd, "retry")) {
-		if (argc != 3 || !parse_id(argv[2], &id)) {
+		if (argc != 3 || !pw_cli_parse_id(argv[2], &id)) {
 			fputs(usage, stderr);
 			goto out;
 		}

@@ -34,8 +34,10 @@ static const char list_layout[] =
 	"%(if:last_error)\t%(last_error)%(else)%(if:check_url)\t%(check_url)%(end)%(end)"
 	"\n";
 
-static void print_row(struct pw_printer *p, const struct pw_pwcheck_row *r)
+static void print_row(struct pw_printer *p, const void *row)
 {
+	const struct pw_pwcheck_row *r = row;
+
 	pw_print_begin_record(p);
 	pw_print_int_at(p, "id", r->id);
 	pw_print_str_at(p, "instance", r->instance);
@@ -61,22 +63,11 @@ static int list(struct pw_db *db, const char *state, enum pw_format fmt)
 {
 	GPtrArray *rows = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)pw_pwcheck_row_free);
-	struct pw_printer *p;
-	guint i;
+	int rc = pw_cli_print_rows(db, pw_db_pwcheck_list(db, state, rows),
+				   rows, fmt, list_layout, print_row);
 
-	if (pw_db_pwcheck_list(db, state, rows)) {
-		pw_error("%s", pw_db_errmsg(db));
-		g_ptr_array_unref(rows);
-		return EX_TEMPFAIL;
-	}
-	p = pw_printer_new(fmt, stdout, list_layout, 0);
-	pw_print_begin_list(p);
-	for (i = 0; i < rows->len; i++)
-		print_row(p, g_ptr_array_index(rows, i));
-	pw_print_end(p);
-	pw_printer_free(p);
 	g_ptr_array_unref(rows);
-	return 0;
+	return rc;
 }
 
 static int post(struct pw_db *db, const struct pw_config *cfg, bool all,
@@ -92,12 +83,8 @@ static int post(struct pw_db *db, const struct pw_config *cfg, bool all,
 		{ "recovered", st.recovered },
 	};
 
-	pw_print_counts(n, G_N_ELEMENTS(n), false, stdout);
-	if (s) {
-		pw_error("patchwork post: %s", err ? err : pw_status_str(s));
-		g_free(err);
+	if (pw_cli_run_stopped("patchwork post", n, G_N_ELEMENTS(n), s, err))
 		return s == PW_ERR_TRANSIENT ? 1 : EX_TEMPFAIL;
-	}
 	if (!cfg->patchwork->len)
 		pw_warn("patchwork post: no [patchwork NAME] in the configuration");
 	return st.deferred || st.failed ? 1 : 0;
@@ -132,17 +119,6 @@ static int retry(struct pw_db *db, int64_t id, bool all_failed)
 	printf("check %" G_GINT64_FORMAT " rescheduled: pending, due now;"
 	       " the next 'patchwork post' (or the service) posts it\n", id);
 	return 0;
-}
-
-static bool parse_id(const char *s, int64_t *id)
-{
-	char *end;
-	gint64 v = g_ascii_strtoll(s, &end, 10);
-
-	if (end == s || *end || v <= 0)
-		return false;
-	*id = v;
-	return true;
 }
 
 int pw_cmd_patchwork(int argc, char **argv)
@@ -186,7 +162,7 @@ int pw_cmd_patchwork(int argc, char **argv)
 			goto out;
 		}
 	} else if (!strcmp(cmd, "retry")) {
-		if (all_failed ? argc != 2 : argc != 3 || !parse_id(argv[2], &id)) {
+		if (all_failed ? argc != 2 : argc != 3 || !pw_cli_parse_id(argv[2], &id)) {
 			fputs(usage, stderr);
 			goto out;
 		}

@@ -44,7 +44,8 @@ static bool number(const char *s, int64_t *n)
 }
 
 /* Undoes decision argument id. */
-static int undo(struct pw_db *db, const char *arg, const char *by)
+static int undo(struct pw_db *db, const struct pw_config *cfg,
+		const char *arg, const char *by)
 {
 	struct pw_decision *d = NULL;
 	enum pw_status s;
@@ -56,7 +57,7 @@ static int undo(struct pw_db *db, const char *arg, const char *by)
 			" decision id\n", arg);
 		return 2;
 	}
-	s = pw_db_decision_undo(db, id, by, &found);
+	s = pw_triage_undo(db, cfg, id, by, &found);
 	if (!s && found)
 		s = pw_db_decision_get(db, id, &d);
 	if (s) {
@@ -124,7 +125,7 @@ int pw_cmd_triage(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(argv[1], "undo")) {
-		rc = undo(db, argv[2], by);
+		rc = undo(db, cfg, argv[2], by);
 		goto out;
 	}
 	d.by = by;

@@ -12,6 +12,9 @@
 
 #include "bot/lock.h"
 
+#define BACKOFF_BASE 60		/* seconds before the first retry */
+#define BACKOFF_MAX (6 * 3600)
+
 /*
  * Who holds the lock, from what it wrote in the file: "pid N since
  * DATE", or a plain "another process" when it has not written yet (it
@@ -131,4 +134,13 @@ enum pw_status pw_lock_beside(const char *db_path, const char *suffix,
 	}
 	g_free(path);
 	return PW_OK;
+}
+
+int64_t pw_lock_backoff(int attempts)
+{
+	int64_t d = BACKOFF_BASE;
+
+	while (--attempts > 0 && d < BACKOFF_MAX)
+		d *= 2;
+	return d < BACKOFF_MAX ? d : BACKOFF_MAX;
 }

@@ -38,6 +38,13 @@ enum pw_status pw_lock_take(const char *db_path, int *fd, char **err);
 enum pw_status pw_lock_beside(const char *db_path, const char *suffix,
 			      const char *busy, int *fd, char **err);
 
+/*
+ * How long a job done under pw_lock_beside() (a reply to send, a check
+ * to post) waits before its next attempt after attempts transient
+ * failures: a minute, doubled each time, six hours at most.
+ */
+int64_t pw_lock_backoff(int attempts);
+
 /* Releases a lock pw_lock_take() took (closes fd); -1: no-op. */
 void pw_lock_release(int fd);
 

@@ -34,8 +34,6 @@
 #include "checks/pwcheck.h"
 #include "db/pwcheck.h"
 
-#define BACKOFF_BASE 60		/* seconds before the first retry */
-#define BACKOFF_MAX (6 * 3600)
 #define MAX_BODY (4u << 20)	/* bytes of an answer kept */
 #define MAX_ERROR 300		/* bytes of an answer quoted in last_error */
 #define BATCH 100
@@ -43,15 +41,6 @@
 static int64_t now(void)
 {
 	return (int64_t)time(NULL);
-}
-
-static int64_t backoff(int attempts)
-{
-	int64_t d = BACKOFF_BASE;
-
-	while (--attempts > 0 && d < BACKOFF_MAX)
-		d *= 2;
-	return d < BACKOFF_MAX ? d : BACKOFF_MAX;
 }
 
 enum pw_status pw_patchwork_enqueue(struct pw_db *db,
@@ -123,6 +112,10 @@ static enum pw_status request(CURL *c, const struct pw_patchwork_conf *w,
 	if (json) {
 		h = curl_slist_append(h, "Content-Type: application/json");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
+		/* A POST is not idempotent: never on a kept-alive connection
+		 * the server may have closed meanwhile, which curl would
+		 * retry on a new one without telling. */
+		curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
@@ -265,9 +258,30 @@ static bool same(const char *x, const char *y)
 }
 
 /*
+ * Patchwork's id of the check at address url (".../checks/ID/"), 0
+ * when there is none.
+ */
+static int64_t check_id(const char *url)
+{
+	const char *p;
+	gint64 v = 0;
+	char *end;
+
+	if (!url)
+		return 0;
+	p = g_strrstr(url, "/checks/");
+	if (!p)
+		return 0;
+	v = g_ascii_strtoll(p + 8, &end, 10);
+	return end != p + 8 && (*end == '/' || !*end) && v > 0 ? v : 0;
+}
+
+/*
  * Whether patch patch_id has a check of our context saying what r
- * would post: the check an interrupted poster may have posted.  Its
- * address goes to *url (new).
+ * would post, newer than the check r posted before (when it was
+ * re-queued): the check an interrupted poster may have posted.
+ * Patchwork numbers checks in the order it stores them.  Its address
+ * goes to *url (new).
  */
 static enum pw_status find_posted(CURL *c, const struct pw_patchwork_conf *w,
 				  const struct pw_pwcheck_row *r,
@@ -280,6 +294,7 @@ static enum pw_status find_posted(CURL *c, const struct pw_patchwork_conf *w,
 	char *u = api(w, path);
 	enum pw_status s = request(c, w, u, NULL, a, err);
 	JsonNode *root = NULL;
+	int64_t before = check_id(r->check_url);
 	guint i, n;
 
 	*url = NULL;
@@ -296,7 +311,8 @@ static enum pw_status find_posted(CURL *c, const struct pw_patchwork_conf *w,
 		JsonObject *o = json_array_get_object_element(
 			json_node_get_array(root), i);
 
-		if (o && same(json_object_get_string_member_with_default(o, "context", NULL), w->context) &&
+		if (o && json_object_get_int_member_with_default(o, "id", 0) > before &&
+		    same(json_object_get_string_member_with_default(o, "context", NULL), w->context) &&
 		    same(json_object_get_string_member_with_default(o, "state", NULL), r->check_state) &&
 		    same(json_object_get_string_member_with_default(o, "description", NULL), r->description) &&
 		    same(json_object_get_string_member_with_default(o, "target_url", NULL), r->target_url))
@@ -345,6 +361,37 @@ static char *check_json(const struct pw_patchwork_conf *w,
 enum outcome { POSTED, DEFERRED, FAILED, SKIPPED };
 
 /*
+ * The check row owes now, computed from the store for instance w:
+ * its state (static), description and target_url (new).  *is_patch is
+ * false when the row's message carries no patch.
+ */
+static enum pw_status owed(struct pw_db *db, const struct pw_config *cfg,
+			   const struct pw_patchwork_conf *w,
+			   const struct pw_pwcheck_row *row,
+			   const char **state, char **desc, char **url,
+			   bool *is_patch)
+{
+	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct pw_pwcheck_item));
+	const struct pw_pwcheck_item *v;
+	enum pw_status s;
+
+	*state = NULL;
+	*desc = *url = NULL;
+	s = pw_db_pwcheck_findings(db, row->message_id, items, is_patch);
+	if (!s && *is_patch) {
+		v = (const struct pw_pwcheck_item *)items->data;
+		*state = pw_pwcheck_state_str(pw_pwcheck_state(v, items->len,
+							       w->min_severity));
+		*desc = pw_pwcheck_description(v, items->len, w->min_severity,
+					       PW_PWCHECK_DESCRIPTION_MAX);
+		*url = pw_pwcheck_target_url(cfg->dashboard_url, row->msgid,
+					     PW_PWCHECK_URL_MAX);
+	}
+	g_array_free(items, TRUE);
+	return s;
+}
+
+/*
  * Computes the check row id owes from the store and claims the row
  * with it.  *r receives the claimed row (NULL when it was not claimed:
  * another process took it, or it failed here for good).
@@ -355,9 +402,8 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 {
 	struct pw_pwcheck_row *row = NULL;
 	const struct pw_patchwork_conf *w;
-	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct pw_pwcheck_item));
+	const char *cs = NULL;
 	char *desc = NULL, *url = NULL;
-	enum pw_pwcheck_state cs;
 	bool found, is_patch, claimed = false;
 	enum pw_status s;
 
@@ -373,7 +419,7 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 		*gone = true;
 		goto out;
 	}
-	s = pw_db_pwcheck_findings(db, row->message_id, items, &is_patch);
+	s = owed(db, cfg, w, row, &cs, &desc, &url, &is_patch);
 	if (s)
 		goto out;
 	if (!is_patch) {
@@ -382,13 +428,6 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 		*gone = true;
 		goto out;
 	}
-	cs = pw_pwcheck_state((const struct pw_pwcheck_item *)items->data,
-			      items->len, w->min_severity);
-	desc = pw_pwcheck_description((const struct pw_pwcheck_item *)items->data,
-				      items->len, w->min_severity,
-				      PW_PWCHECK_DESCRIPTION_MAX);
-	url = pw_pwcheck_target_url(cfg->dashboard_url, row->msgid,
-				    PW_PWCHECK_URL_MAX);
 	/* An unsure row posts what it claimed before, so that the check
 	 * the dead poster may have posted is recognised. */
 	if (row->unsure && row->description && row->check_state) {
@@ -399,8 +438,7 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 		s = pw_db_pwcheck_claim(db, id, now(), row->check_state, desc,
 					url, &claimed);
 	} else {
-		s = pw_db_pwcheck_claim(db, id, now(), pw_pwcheck_state_str(cs),
-					desc, url, &claimed);
+		s = pw_db_pwcheck_claim(db, id, now(), cs, desc, url, &claimed);
 	}
 	if (s || !claimed)
 		goto out;
@@ -414,24 +452,26 @@ static enum pw_status claim(struct pw_db *db, const struct pw_config *cfg,
 	}
 out:
 	pw_pwcheck_row_free(row);
-	g_array_free(items, TRUE);
 	g_free(desc);
 	g_free(url);
 	return s;
 }
 
-/* Puts r back for later, or fails it once out of attempts. */
+/*
+ * Puts r back for later, unsure when the attempt may have posted, or
+ * fails it once out of attempts.
+ */
 static enum pw_status later(struct pw_db *db, const struct pw_patchwork_conf *w,
 			    const struct pw_pwcheck_row *r, int status,
-			    const char *why, enum outcome *o)
+			    const char *why, bool unsure, enum outcome *o)
 {
 	char *msg;
 	enum pw_status s;
 
 	if (r->attempts < w->max_attempts) {
 		*o = DEFERRED;
-		return pw_db_pwcheck_mark_retry(db, r->id, now() + backoff(r->attempts),
-						status, why);
+		return pw_db_pwcheck_mark_retry(db, r->id, now() + pw_lock_backoff(r->attempts),
+						status, why, unsure);
 	}
 	msg = g_strdup_printf("%s (gave up after %d attempts)", why, r->attempts);
 	s = pw_db_pwcheck_mark_failed(db, r->id, status, msg);
@@ -454,12 +494,12 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 
 	if (!patch_id) {
 		if (lookup(c, w, r->msgid, &a, &patch_id, &err)) {
-			s = later(db, w, r, (int)a.status, err, o);
+			s = later(db, w, r, (int)a.status, err, false, o);
 			goto out;
 		}
 		if (a.status >= 500 || a.status < 200 || a.status == 429) {
 			why = answer_text(&a);
-			s = later(db, w, r, (int)a.status, why, o);
+			s = later(db, w, r, (int)a.status, why, false, o);
 			goto out;
 		}
 		if (a.status != 200) {
@@ -471,7 +511,7 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 		if (!patch_id) {
 			why = g_strdup_printf("Patchwork has no patch <%s> in project"
 					      " %s yet", r->msgid, w->project);
-			s = later(db, w, r, (int)a.status, why, o);
+			s = later(db, w, r, (int)a.status, why, false, o);
 			goto out;
 		}
 		s = pw_db_pwcheck_set_patch(db, r->id, patch_id);
@@ -480,13 +520,13 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 	}
 	if (r->unsure) {
 		if (find_posted(c, w, r, patch_id, &a, &url, &err)) {
-			s = later(db, w, r, (int)a.status, err, o);
+			s = later(db, w, r, (int)a.status, err, false, o);
 			goto out;
 		}
 		if (a.status != 200) {
 			why = answer_text(&a);
 			if (a.status >= 500 || a.status == 429)
-				s = later(db, w, r, (int)a.status, why, o);
+				s = later(db, w, r, (int)a.status, why, false, o);
 			else {
 				s = pw_db_pwcheck_mark_failed(db, r->id,
 							      (int)a.status, why);
@@ -508,8 +548,11 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 	url = api(w, path);
 	g_free(path);
 	json = check_json(w, r);
+	/* No answer, or a 5xx (a proxy's timeout, a server that failed
+	 * after it stored the check): the check may be there.  Unsure,
+	 * the next attempt looks before it posts. */
 	if (request(c, w, url, json, &a, &err)) {
-		s = later(db, w, r, 0, err, o);
+		s = later(db, w, r, 0, err, true, o);
 		goto out;
 	}
 	g_clear_pointer(&url, g_free);
@@ -522,7 +565,7 @@ static enum pw_status post_one(struct pw_db *db, CURL *c,
 		*o = POSTED;
 	} else if (a.status >= 500 || a.status < 200 || a.status == 429) {
 		why = answer_text(&a);
-		s = later(db, w, r, (int)a.status, why, o);
+		s = later(db, w, r, (int)a.status, why, a.status >= 500, o);
 	} else {
 		why = answer_text(&a);
 		s = pw_db_pwcheck_mark_failed(db, r->id, (int)a.status, why);
@@ -539,6 +582,78 @@ out:
 	g_free(why);
 	g_free(url);
 	g_free(json);
+	return s;
+}
+
+/* ---- after a decision ---- */
+
+/*
+ * Makes the posted row r pending again, with why, when the check it
+ * owes now says something else than the one it posted.
+ */
+static enum pw_status requeue_if_changed(struct pw_db *db,
+					 const struct pw_config *cfg,
+					 const struct pw_pwcheck_row *r,
+					 const char *why, bool *requeued)
+{
+	const struct pw_patchwork_conf *w = pw_config_patchwork(cfg, r->instance);
+	const char *state;
+	char *desc = NULL, *url = NULL;
+	enum pw_status s;
+	bool is_patch;
+
+	*requeued = false;
+	if (!w)
+		return PW_OK;
+	s = owed(db, cfg, w, r, &state, &desc, &url, &is_patch);
+	/* Patchwork shows the newest check of a context: only a check
+	 * that would say something else is posted again. */
+	if (!s && is_patch && (!same(state, r->check_state) ||
+			       !same(desc, r->description) ||
+			       !same(url, r->target_url)))
+		s = pw_db_pwcheck_requeue(db, r->id, now(), why, requeued);
+	g_free(desc);
+	g_free(url);
+	return s;
+}
+
+enum pw_status pw_patchwork_requeue_changed(struct pw_db *db,
+					    const struct pw_config *cfg,
+					    const char *why, int *n)
+{
+	GPtrArray *rows;
+	enum pw_status s;
+	guint i;
+
+	*n = 0;
+	if (!cfg->patchwork || !cfg->patchwork->len)
+		return PW_OK;
+	rows = g_ptr_array_new_with_free_func((GDestroyNotify)pw_pwcheck_row_free);
+	s = pw_db_pwcheck_list(db, "posted", rows);
+	for (i = 0; !s && i < rows->len; i++) {
+		bool requeued = false;
+
+		s = requeue_if_changed(db, cfg, rows->pdata[i], why, &requeued);
+		*n += requeued;
+	}
+	g_ptr_array_unref(rows);
+	return s;
+}
+
+/* Re-queues posted row id when its check is stale already. */
+static enum pw_status recheck_posted(struct pw_db *db,
+				     const struct pw_config *cfg, int64_t id)
+{
+	struct pw_pwcheck_row *r = NULL;
+	enum pw_status s;
+	bool found, requeued;
+
+	s = pw_db_pwcheck_get(db, id, &r, &found);
+	if (!s && found && !strcmp(r->state, "posted"))
+		s = requeue_if_changed(db, cfg, r, "posted again: the findings"
+				       " counted changed while it was posted",
+				       &requeued);
+	pw_pwcheck_row_free(r);
 	return s;
 }
 
@@ -598,6 +713,11 @@ enum pw_status pw_patchwork_post_due(struct pw_db *db,
 			st->attempted++;
 			s = post_one(db, c, w, r, &oc);
 		}
+		/* A decision taken while the check was on its way (or an
+		 * unsure check that posted what it claimed before) may have
+		 * left Patchwork with an old verdict: queued again. */
+		if (!s && oc == POSTED)
+			s = recheck_posted(db, cfg, r->id);
 		pw_pwcheck_row_free(r);
 		if (s)
 			goto db_failed;

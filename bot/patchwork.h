@@ -63,6 +63,19 @@ enum pw_status pw_patchwork_post_due(struct pw_db *db,
 				     struct pw_patchwork_stats *st, char **err);
 
 /*
+ * Makes pending again every posted check whose patch's open findings
+ * now say something else (a maintainer's decision marked findings
+ * wrong or ignored, undid that, or rechecked the patch), with why
+ * (borrowed) as the reason; the poster posts the new check under the
+ * same context, which Patchwork shows in place of the old one.  A
+ * check that would say the same is left alone.  Inside the caller's
+ * transaction when there is one.  *n receives how many.
+ */
+enum pw_status pw_patchwork_requeue_changed(struct pw_db *db,
+					    const struct pw_config *cfg,
+					    const char *why, int *n);
+
+/*
  * The service's round: posts what is due when any instance is
  * configured, and logs what happened.  Never fails the round.
  */

@@ -47,20 +47,10 @@
 
 #define MAX_ATTEMPTS 12		/* transient failures before giving up */
 #define BACKOFF_BASE 60		/* seconds before the first retry */
-#define BACKOFF_MAX (6 * 3600)
 
 static int64_t now(void)
 {
 	return (int64_t)time(NULL);
-}
-
-static int64_t backoff(int attempts)
-{
-	int64_t d = BACKOFF_BASE;
-
-	while (--attempts > 0 && d < BACKOFF_MAX)
-		d *= 2;
-	return d < BACKOFF_MAX ? d : BACKOFF_MAX;
 }
 
 /*
@@ -199,7 +189,7 @@ static enum pw_status send_one(struct pw_db *db, const struct pw_config *cfg,
 			g_free(e);
 		} else {
 			s = pw_db_outbox_mark_retry(db, id,
-						    now() + backoff(r->attempts),
+						    now() + pw_lock_backoff(r->attempts),
 						    res.code, res.error);
 			st->deferred++;
 			pw_info("reply %" G_GINT64_FORMAT " to %s deferred: %s",

@@ -3,6 +3,7 @@
  */
 #include <string.h>
 
+#include "bot/patchwork.h"
 #include "bot/recheck.h"
 #include "bot/triage.h"
 #include "db/outbox.h"
@@ -98,6 +99,24 @@ static enum pw_status moot(struct pw_db *db, const struct pw_config *cfg,
 	return s;
 }
 
+/*
+ * Re-queues the Patchwork checks decision id (undone when undone)
+ * changed.
+ */
+static enum pw_status repost(struct pw_db *db, const struct pw_config *cfg,
+			     int64_t id, bool undone)
+{
+	char *why = g_strdup_printf("posted again: decision %" G_GINT64_FORMAT
+				    "%s changed the findings counted",
+				    (gint64)id, undone ? ", undone," : "");
+	enum pw_status s;
+	int n;
+
+	s = pw_patchwork_requeue_changed(db, cfg, why, &n);
+	g_free(why);
+	return s;
+}
+
 enum pw_status pw_triage_take(struct pw_db *db, const struct pw_config *cfg,
 			      const struct pw_decision *d, int64_t *id,
 			      int64_t *covered, char **err)
@@ -127,6 +146,8 @@ enum pw_status pw_triage_take(struct pw_db *db, const struct pw_config *cfg,
 		s = pw_recheck_patch(db, cfg, patch_id, message_id, &n);
 	if (!s && d->kind != PW_DECISION_STOP)
 		s = moot(db, cfg, *id);
+	if (!s && d->kind != PW_DECISION_STOP)
+		s = repost(db, cfg, *id, false);
 	if (!s)
 		s = pw_db_commit(db);
 	if (s) {
@@ -134,6 +155,23 @@ enum pw_status pw_triage_take(struct pw_db *db, const struct pw_config *cfg,
 		if (!*err)
 			*err = g_strdup(pw_db_errmsg(db));
 	}
+	return s;
+}
+
+enum pw_status pw_triage_undo(struct pw_db *db, const struct pw_config *cfg,
+			      int64_t id, const char *by, bool *found)
+{
+	enum pw_status s = pw_db_begin(db);
+
+	*found = false;
+	if (!s)
+		s = pw_db_decision_undo(db, id, by, found);
+	if (!s && *found)
+		s = repost(db, cfg, id, true);
+	if (!s)
+		s = pw_db_commit(db);
+	if (s)
+		pw_db_rollback(db);
 	return s;
 }
 

@@ -28,6 +28,15 @@ enum pw_status pw_triage_take(struct pw_db *db, const struct pw_config *cfg,
 			      int64_t *covered, char **err);
 
 /*
+ * Undoes live decision id in a transaction of its own, by whom by;
+ * re-queues the Patchwork checks it changed.  *found is false when no
+ * live decision has that id.  PW_ERR_DB on a database error
+ * (pw_db_errmsg()).
+ */
+enum pw_status pw_triage_undo(struct pw_db *db, const struct pw_config *cfg,
+			      int64_t id, const char *by, bool *found);
+
+/*
  * Fills d's msgid, rule, file, line and finding (new strings, the
  * caller's to free) from stored finding id, for a wrong decision
  * about that finding alone.  PW_ERR_INPUT with *err when there is none.

@@ -351,7 +351,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 			pw_web_answer_error(a, !back, 400, "undo: which decision?");
 			goto out;
 		}
-		s = pw_db_decision_undo(db, id, by, &found);
+		s = pw_triage_undo(db, cfg, id, by, &found);
 		if (!s && found)
 			s = pw_db_decision_get(db, id, &was);
 		if (s) {

@@ -61,6 +61,49 @@ bool pw_db_row(struct pw_db *db, sqlite3_stmt *st);
 /* Steps a statement that returns no rows; translates the result code. */
 enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st);
 
+/*
+ * Runs one write statement (pw_db_done()); *changes (may be NULL) gets
+ * the number of rows it changed.  Outside a transaction the statement
+ * commits on its own (one statement is atomic); inside the caller's,
+ * it is part of it, and a failure is left for the caller to roll back.
+ */
+enum pw_status pw_db_write(struct pw_db *db, sqlite3_stmt *st, int *changes);
+
+/*
+ * pw_db_write() for a statement that changes one row or none (a claim,
+ * a conditional update): *changed says whether it changed any.
+ */
+enum pw_status pw_db_write_one(struct pw_db *db, sqlite3_stmt *st,
+			       bool *changed);
+
+/*
+ * Reads the bound statement st to its end, appending its first column
+ * (an id) to ids (a GArray of int64_t); resets st.
+ */
+enum pw_status pw_db_read_ids(struct pw_db *db, sqlite3_stmt *st, GArray *ids);
+
+/*
+ * The due rows of a queue (the outbox, pwcheck): st selects the ids of
+ * pending rows with ?1 the time now, ?2 whether every pending row is
+ * due, ?3 the limit (-1: none); binds them and reads the ids.
+ */
+enum pw_status pw_db_read_due(struct pw_db *db, sqlite3_stmt *st, int64_t now,
+			      bool all, int limit, GArray *ids);
+
+/*
+ * Reads the first row of the bound statement st: *out is read(st) (a
+ * new row), or NULL when there is none; resets st.
+ */
+enum pw_status pw_db_read_one(struct pw_db *db, sqlite3_stmt *st,
+			      void *(*read)(sqlite3_stmt *st), void **out);
+
+/*
+ * Reads the bound statement st to its end, appending read(st) (a new
+ * row) for each row to out; resets st.
+ */
+enum pw_status pw_db_read_rows(struct pw_db *db, sqlite3_stmt *st,
+			       void *(*read)(sqlite3_stmt *st), GPtrArray *out);
+
 /* Binds s as text (kept by the caller until the step), or NULL. */
 void pw_db_bind_text(sqlite3_stmt *st, int i, const char *s);
 

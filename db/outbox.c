@@ -172,6 +172,11 @@ static struct pw_outbox_row *read_row(sqlite3_stmt *st)
 	return r;
 }
 
+static void *read_any(sqlite3_stmt *st)
+{
+	return read_row(st);
+}
+
 enum pw_status pw_db_outbox_get(struct pw_db *db, int64_t id, bool with_raw,
 				struct pw_outbox_row **out, bool *found)
 {
@@ -203,13 +208,9 @@ enum pw_status pw_db_outbox_list(struct pw_db *db, const char *state,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT " ROW_COLUMNS " FROM outbox"
 		" WHERE ?1 IS NULL OR state = ?1 ORDER BY id");
-	int rc;
 
 	bind_opt(st, 1, state);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		g_ptr_array_add(out, read_row(st));
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
+	return pw_db_read_rows(db, st, read_any, out);
 }
 
 enum pw_status pw_db_outbox_due(struct pw_db *db, int64_t now, bool all,
@@ -218,33 +219,8 @@ enum pw_status pw_db_outbox_due(struct pw_db *db, int64_t now, bool all,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT id FROM outbox WHERE state = 'pending'"
 		" AND (?2 OR next_attempt <= ?1) ORDER BY next_attempt, id LIMIT ?3");
-	int rc;
 
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		g_array_append_val(ids, id);
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? PW_OK : pw_db_status(db, rc);
-}
-
-/*
- * Runs one write statement; *changes gets the number of rows it changed.
- * Outside a transaction the statement commits on its own (one statement
- * is atomic); inside the caller's, it is part of it, and a failure is
- * left for the caller to roll back.
- */
-static enum pw_status write1(struct pw_db *db, sqlite3_stmt *st, int *changes)
-{
-	enum pw_status s = pw_db_done(db, st);
-
-	if (changes)
-		*changes = s ? 0 : sqlite3_changes(db->h);
-	return s;
+	return pw_db_read_due(db, st, now, all, limit, ids);
 }
 
 enum pw_status pw_db_outbox_claim(struct pw_db *db, int64_t id, int64_t now,
@@ -258,7 +234,7 @@ enum pw_status pw_db_outbox_claim(struct pw_db *db, int64_t id, int64_t now,
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, now);
-	s = write1(db, st, &n);
+	s = pw_db_write(db, st, &n);
 	*claimed = !s && n == 1;
 	return s;
 }
@@ -276,7 +252,7 @@ enum pw_status pw_db_outbox_mark_sent(struct pw_db *db, int64_t id,
 	sqlite3_bind_text(st, 3, transport, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 4, code);
 	bind_opt(st, 5, note);
-	return write1(db, st, NULL);
+	return pw_db_write(db, st, NULL);
 }
 
 /* Back to pending, the attempt counted or (claimed rows only) not. */
@@ -295,7 +271,7 @@ static enum pw_status to_pending(struct pw_db *db, int64_t id, int64_t next,
 	sqlite3_bind_int64(st, 2, next);
 	sqlite3_bind_int(st, 3, code);
 	bind_opt(st, 4, error);
-	return write1(db, st, NULL);
+	return pw_db_write(db, st, NULL);
 }
 
 enum pw_status pw_db_outbox_mark_retry(struct pw_db *db, int64_t id,
@@ -321,7 +297,7 @@ enum pw_status pw_db_outbox_mark_failed(struct pw_db *db, int64_t id, int code,
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, code);
 	bind_opt(st, 3, error);
-	return write1(db, st, NULL);
+	return pw_db_write(db, st, NULL);
 }
 
 enum pw_status pw_db_outbox_release(struct pw_db *db, int64_t id, int64_t now,
@@ -338,7 +314,7 @@ enum pw_status pw_db_outbox_release(struct pw_db *db, int64_t id, int64_t now,
 	*why = NULL;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, now);
-	s = write1(db, st, &n);
+	s = pw_db_write(db, st, &n);
 	if (s || n == 1)
 		return s;
 	s = pw_db_outbox_get(db, id, false, &r, &found);
@@ -360,7 +336,7 @@ enum pw_status pw_db_outbox_recover(struct pw_db *db, int64_t now, int *n)
 		" same Message-ID' WHERE state = 'sending'");
 
 	sqlite3_bind_int64(st, 1, now);
-	return write1(db, st, n);
+	return pw_db_write(db, st, n);
 }
 
 enum pw_status pw_db_outbox_held(struct pw_db *db, const char *reason,
@@ -406,7 +382,7 @@ enum pw_status pw_db_outbox_supersede(struct pw_db *db, int64_t message_id,
 
 	sqlite3_bind_int64(st, 1, message_id);
 	sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
-	return write1(db, st, n);
+	return pw_db_write(db, st, n);
 }
 
 enum pw_status pw_db_outbox_decided_since(struct pw_db *db, int64_t id,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db/db-private.h"
+#include "db/decision.h"
 #include "db/pwcheck.h"
 
 void pw_pwcheck_row_free(struct pw_pwcheck_row *r)
@@ -22,16 +23,6 @@ void pw_pwcheck_row_free(struct pw_pwcheck_row *r)
 	g_free(r);
 }
 
-/* One write statement, bound; *changes gets the rows it changed. */
-static enum pw_status write1(struct pw_db *db, sqlite3_stmt *st, int *changes)
-{
-	enum pw_status s = pw_db_done(db, st);
-
-	if (changes)
-		*changes = s ? 0 : sqlite3_changes(db->h);
-	return s;
-}
-
 enum pw_status pw_db_pwcheck_add(struct pw_db *db, int64_t message_id,
 				 const char *instance, const char *msgid,
 				 int64_t now, bool *added)
@@ -40,16 +31,12 @@ enum pw_status pw_db_pwcheck_add(struct pw_db *db, int64_t message_id,
 		"INSERT INTO pwcheck(message, instance, msgid, state, created_at,"
 		"  next_attempt) VALUES (?1, ?2, ?3, 'pending', ?4, ?4)"
 		" ON CONFLICT DO NOTHING");
-	enum pw_status s;
-	int n = 0;
 
 	sqlite3_bind_int64(st, 1, message_id);
 	pw_db_bind_text(st, 2, instance);
 	pw_db_bind_text(st, 3, msgid);
 	sqlite3_bind_int64(st, 4, now);
-	s = write1(db, st, &n);
-	*added = n > 0;
-	return s;
+	return pw_db_write_one(db, st, added);
 }
 
 #define ROW_COLUMNS \
@@ -83,21 +70,23 @@ static struct pw_pwcheck_row *read_row(sqlite3_stmt *st)
 	return r;
 }
 
+static void *read_any(sqlite3_stmt *st)
+{
+	return read_row(st);
+}
+
 enum pw_status pw_db_pwcheck_get(struct pw_db *db, int64_t id,
 				 struct pw_pwcheck_row **out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT " ROW_COLUMNS " FROM pwcheck WHERE id = ?1");
 	enum pw_status s;
-	bool row;
+	void *r;
 
-	*out = NULL;
 	sqlite3_bind_int64(st, 1, id);
-	s = pw_db_read(db, st, &row);
-	if (!s && row)
-		*out = read_row(st);
-	*found = *out != NULL;
-	sqlite3_reset(st);
+	s = pw_db_read_one(db, st, read_any, &r);
+	*out = r;
+	*found = r != NULL;
 	return s;
 }
 
@@ -107,14 +96,9 @@ enum pw_status pw_db_pwcheck_list(struct pw_db *db, const char *state,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT " ROW_COLUMNS " FROM pwcheck"
 		" WHERE ?1 IS NULL OR state = ?1 ORDER BY id");
-	enum pw_status s;
-	bool row;
 
 	pw_db_bind_text(st, 1, state);
-	while (!(s = pw_db_read(db, st, &row)) && row)
-		g_ptr_array_add(out, read_row(st));
-	sqlite3_reset(st);
-	return s;
+	return pw_db_read_rows(db, st, read_any, out);
 }
 
 enum pw_status pw_db_pwcheck_due(struct pw_db *db, int64_t now, bool all,
@@ -123,19 +107,8 @@ enum pw_status pw_db_pwcheck_due(struct pw_db *db, int64_t now, bool all,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT id FROM pwcheck WHERE state = 'pending'"
 		" AND (?2 OR next_attempt <= ?1) ORDER BY next_attempt, id LIMIT ?3");
-	enum pw_status s;
-	bool row;
 
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
-	while (!(s = pw_db_read(db, st, &row)) && row) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		g_array_append_val(ids, id);
-	}
-	sqlite3_reset(st);
-	return s;
+	return pw_db_read_due(db, st, now, all, limit, ids);
 }
 
 enum pw_status pw_db_pwcheck_findings(struct pw_db *db, int64_t message_id,
@@ -146,12 +119,14 @@ enum pw_status pw_db_pwcheck_findings(struct pw_db *db, int64_t message_id,
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"SELECT f.rule, f.severity FROM patch p"
 		" JOIN finding f ON f.patch = p.id WHERE p.message = ?1"
+		"  AND " PW_FINDING_OPEN("f")
 		" UNION ALL"
 		" SELECT f.rule, f.severity FROM patch p"
 		" JOIN patch o ON o.series = p.series AND o.id != p.id"
 		" JOIN finding f ON f.patch = o.id"
 		" WHERE p.message = ?1 AND p.series IS NOT NULL"
-		"  AND f.rule IN ('FLOOD', 'FLOOD_SERIES', 'SERIES_OVERSIZED')");
+		"  AND f.rule IN ('FLOOD', 'FLOOD_SERIES', 'SERIES_OVERSIZED')"
+		"  AND " PW_FINDING_OPEN("f"));
 	sqlite3_stmt *pt = pw_db_stmt(db,
 		"SELECT 1 FROM patch WHERE message = ?1");
 	enum pw_status s;
@@ -184,17 +159,13 @@ enum pw_status pw_db_pwcheck_claim(struct pw_db *db, int64_t id, int64_t now,
 		"UPDATE pwcheck SET state = 'posting', attempts = attempts + 1,"
 		" last_attempt = ?2, check_state = ?3, description = ?4,"
 		" target_url = ?5 WHERE id = ?1 AND state = 'pending'");
-	enum pw_status s;
-	int n = 0;
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, now);
 	pw_db_bind_text(st, 3, check_state);
 	pw_db_bind_text(st, 4, description);
 	pw_db_bind_text(st, 5, target_url);
-	s = write1(db, st, &n);
-	*claimed = n > 0;
-	return s;
+	return pw_db_write_one(db, st, claimed);
 }
 
 enum pw_status pw_db_pwcheck_set_patch(struct pw_db *db, int64_t id,
@@ -205,7 +176,7 @@ enum pw_status pw_db_pwcheck_set_patch(struct pw_db *db, int64_t id,
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, patch_id);
-	return write1(db, st, NULL);
+	return pw_db_write(db, st, NULL);
 }
 
 enum pw_status pw_db_pwcheck_mark_posted(struct pw_db *db, int64_t id,
@@ -223,22 +194,38 @@ enum pw_status pw_db_pwcheck_mark_posted(struct pw_db *db, int64_t id,
 	sqlite3_bind_int(st, 3, status);
 	pw_db_bind_text(st, 4, check_url);
 	pw_db_bind_text(st, 5, note);
-	return write1(db, st, NULL);
+	return pw_db_write(db, st, NULL);
 }
 
 enum pw_status pw_db_pwcheck_mark_retry(struct pw_db *db, int64_t id,
 					int64_t next, int status,
-					const char *error)
+					const char *error, bool unsure)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"UPDATE pwcheck SET state = 'pending', next_attempt = ?2,"
-		" http_status = ?3, last_error = ?4 WHERE id = ?1");
+		" http_status = ?3, last_error = ?4, unsure = unsure OR ?5"
+		" WHERE id = ?1");
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, next);
 	sqlite3_bind_int(st, 3, status);
 	pw_db_bind_text(st, 4, error);
-	return write1(db, st, NULL);
+	sqlite3_bind_int(st, 5, unsure);
+	return pw_db_write(db, st, NULL);
+}
+
+enum pw_status pw_db_pwcheck_requeue(struct pw_db *db, int64_t id, int64_t now,
+				     const char *why, bool *requeued)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"UPDATE pwcheck SET state = 'pending', next_attempt = ?2,"
+		" attempts = 0, unsure = 0, last_error = ?3"
+		" WHERE id = ?1 AND state = 'posted'");
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	pw_db_bind_text(st, 3, why);
+	return pw_db_write_one(db, st, requeued);
 }
 
 enum pw_status pw_db_pwcheck_mark_failed(struct pw_db *db, int64_t id,
@@ -251,7 +238,7 @@ enum pw_status pw_db_pwcheck_mark_failed(struct pw_db *db, int64_t id,
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, status);
 	pw_db_bind_text(st, 3, error);
-	return write1(db, st, NULL);
+	return pw_db_write(db, st, NULL);
 }
 
 enum pw_status pw_db_pwcheck_release(struct pw_db *db, int64_t id, int64_t now,
@@ -262,14 +249,13 @@ enum pw_status pw_db_pwcheck_release(struct pw_db *db, int64_t id, int64_t now,
 		" attempts = 0 WHERE id = ?1 AND state IN ('failed', 'pending')");
 	struct pw_pwcheck_row *r = NULL;
 	enum pw_status s;
-	bool found;
-	int n = 0;
+	bool found, released;
 
 	*why = NULL;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, now);
-	s = write1(db, st, &n);
-	if (s || n)
+	s = pw_db_write_one(db, st, &released);
+	if (s || released)
 		return s;
 	s = pw_db_pwcheck_get(db, id, &r, &found);
 	if (!s) {
@@ -290,7 +276,7 @@ enum pw_status pw_db_pwcheck_release_failed(struct pw_db *db, int64_t now,
 		" attempts = 0 WHERE state = 'failed'");
 
 	sqlite3_bind_int64(st, 1, now);
-	return write1(db, st, n);
+	return pw_db_write(db, st, n);
 }
 
 enum pw_status pw_db_pwcheck_recover(struct pw_db *db, int64_t now, int *n)
@@ -302,7 +288,7 @@ enum pw_status pw_db_pwcheck_recover(struct pw_db *db, int64_t now, int *n)
 		" WHERE state = 'posting'");
 
 	sqlite3_bind_int64(st, 1, now);
-	return write1(db, st, n);
+	return pw_db_write(db, st, n);
 }
 
 enum pw_status pw_db_pwcheck_counts(struct pw_db *db,

@@ -80,7 +80,8 @@ enum pw_status pw_db_pwcheck_due(struct pw_db *db, int64_t now, bool all,
  * Appends to out (a GArray of struct pw_pwcheck_item) the findings a
  * check of message message_id counts: those of its patch, and the
  * series-level ones (pw_pwcheck_series_rule()) of every patch of its
- * series.  The rule strings are interned (g_intern_string).  *is_patch
+ * series; only open findings (PW_FINDING_OPEN: none a maintainer
+ * marked wrong or ignored).  The rule strings are interned (g_intern_string).  *is_patch
  * is false when the message carries no patch.
  */
 enum pw_status pw_db_pwcheck_findings(struct pw_db *db, int64_t message_id,
@@ -111,10 +112,25 @@ enum pw_status pw_db_pwcheck_mark_posted(struct pw_db *db, int64_t id,
 					 const char *check_url,
 					 const char *note);
 
-/* Back to pending, next tried at next, with the status and why. */
+/*
+ * Back to pending, next tried at next, with the status and why; unsure
+ * when the attempt may have posted (the POST got no answer, or a 5xx):
+ * the next attempt looks for the check before posting.  An unsure row
+ * stays unsure until it is recorded posted.
+ */
 enum pw_status pw_db_pwcheck_mark_retry(struct pw_db *db, int64_t id,
 					int64_t next, int status,
-					const char *error);
+					const char *error, bool unsure);
+
+/*
+ * Makes a posted row pending again, due at now, attempts counted
+ * afresh, why as last_error: the check it posted no longer says what
+ * the patch's findings say (a maintainer's decision changed them).
+ * The address of the check posted before is kept: the poster tells
+ * it from a newer one.  *requeued is false when the row was not posted.
+ */
+enum pw_status pw_db_pwcheck_requeue(struct pw_db *db, int64_t id, int64_t now,
+				     const char *why, bool *requeued);
 
 /* Records a permanent failure with Patchwork's status and answer. */
 enum pw_status pw_db_pwcheck_mark_failed(struct pw_db *db, int64_t id,

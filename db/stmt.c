@@ -131,3 +131,71 @@ bool pw_db_row(struct pw_db *db, sqlite3_stmt *st)
 
 	return !pw_db_read(db, st, &row) && row;
 }
+
+enum pw_status pw_db_write(struct pw_db *db, sqlite3_stmt *st, int *changes)
+{
+	enum pw_status s = pw_db_done(db, st);
+
+	if (changes)
+		*changes = s ? 0 : sqlite3_changes(db->h);
+	return s;
+}
+
+enum pw_status pw_db_write_one(struct pw_db *db, sqlite3_stmt *st,
+			       bool *changed)
+{
+	int n = 0;
+	enum pw_status s = pw_db_write(db, st, &n);
+
+	*changed = n > 0;
+	return s;
+}
+
+enum pw_status pw_db_read_ids(struct pw_db *db, sqlite3_stmt *st, GArray *ids)
+{
+	enum pw_status s;
+	bool row;
+
+	while (!(s = pw_db_read(db, st, &row)) && row) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		g_array_append_val(ids, id);
+	}
+	sqlite3_reset(st);
+	return s;
+}
+
+enum pw_status pw_db_read_due(struct pw_db *db, sqlite3_stmt *st, int64_t now,
+			      bool all, int limit, GArray *ids)
+{
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int(st, 2, all);
+	sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
+	return pw_db_read_ids(db, st, ids);
+}
+
+enum pw_status pw_db_read_rows(struct pw_db *db, sqlite3_stmt *st,
+			       void *(*read)(sqlite3_stmt *st), GPtrArray *out)
+{
+	enum pw_status s;
+	bool row;
+
+	while (!(s = pw_db_read(db, st, &row)) && row)
+		g_ptr_array_add(out, read(st));
+	sqlite3_reset(st);
+	return s;
+}
+
+enum pw_status pw_db_read_one(struct pw_db *db, sqlite3_stmt *st,
+			      void *(*read)(sqlite3_stmt *st), void **out)
+{
+	enum pw_status s;
+	bool row;
+
+	*out = NULL;
+	s = pw_db_read(db, st, &row);
+	if (!s && row)
+		*out = read(st);
+	sqlite3_reset(st);
+	return s;
+}

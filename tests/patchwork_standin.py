@@ -4,7 +4,8 @@ run the real one.  It enforces the rules patchwarden's checks depend on
 (docs/patchwork-api.md, read against Patchwork's source):
 
   GET  /api[/1.N]/patches/?msgid=ID&project=LINKNAME   lookup by Message-ID
-       (ID without <>), per project; an unknown project is a 400
+       (ID without <>), per project; an unknown project answers 200 []
+       (Patchwork's filter backend turns a bad filter into no patches)
   GET  /api[/1.N]/patches/ID/                          one patch, with its
        combined check state ("check"): per (user, context) only the
        newest check counts; fail > warning > pending > success; no
@@ -32,13 +33,17 @@ Prints "ready" once it listens; stops on SIGTERM.  Every request is a
 line in --log ("METHOD PATH STATUS").
 
     patchwork_standin.py proxy --port P --to PORT \\
-        --stall before-lookup|after-post
+        --stall before-lookup|after-post|after-post-504|after-post-close
 
 An HTTP proxy to 127.0.0.1:PORT (the stand-in or a real Patchwork) that
 stalls once, for a test that kills the client there: before-lookup
 holds the first patch lookup without forwarding it; after-post forwards
 the first check POST, lets the server store it, and holds the answer.
-Later requests pass through.  Writes "stalled" to --log when it stalls.
+Or it loses the answer once, as a gateway or a network does:
+after-post-504 forwards the first check POST and answers 504 Gateway
+Time-out in place of the server's answer; after-post-close forwards it
+and closes the connection without an answer.  Later requests pass
+through.  Writes "stalled" to --log when it stalls or loses an answer.
 """
 import argparse
 import datetime
@@ -184,9 +189,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                             int(proj) in st.projects.values():
                         pid = int(proj)
                     if pid is None:
-                        return self.answer(400, {'project': [
-                            'Select a valid choice. %s is not one of the '
-                            'available choices.' % proj]})
+                        return self.answer(200, [])
                     out = [p for p in out if p['project'] == pid]
                 for msgid in q.get('msgid', []):
                     out = [p for p in out if p['msgid'] == msgid]
@@ -320,7 +323,7 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         with srv.lock:
             stall = not srv.stalled and (
                 (srv.stall == 'before-lookup' and lookup) or
-                (srv.stall == 'after-post' and post))
+                (srv.stall.startswith('after-post') and post))
             srv.stalled |= stall
         if stall and srv.stall == 'before-lookup':
             self.hold()
@@ -330,6 +333,22 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         c.request(self.command, self.path, body=data, headers=hdrs)
         r = c.getresponse()
         body = r.read()
+        if stall and srv.stall == 'after-post-504':
+            self.note()
+            self.send_response(504)
+            self.send_header('Content-Type', 'text/html')
+            self.send_header('Content-Length', '33')
+            self.send_header('Connection', 'close')
+            self.end_headers()
+            self.wfile.write(b'<html>Gateway Time-out</html>\r\n\r\n')
+            self.close_connection = True
+            c.close()
+            return
+        if stall and srv.stall == 'after-post-close':
+            self.note()
+            self.close_connection = True
+            c.close()
+            return
         if stall:
             self.hold()
         self.send_response(r.status)
@@ -342,10 +361,13 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
         c.close()
 
-    def hold(self):
+    def note(self):
         if self.server.log:
             with open(self.server.log, 'a') as f:
                 f.write('stalled\n')
+
+    def hold(self):
+        self.note()
         while True:
             time.sleep(3600)
 
@@ -383,7 +405,8 @@ def main():
     p = sub.add_parser('proxy')
     p.add_argument('--port', type=int, required=True)
     p.add_argument('--to', type=int, required=True)
-    p.add_argument('--stall', choices=('before-lookup', 'after-post'),
+    p.add_argument('--stall', choices=('before-lookup', 'after-post',
+                                       'after-post-504', 'after-post-close'),
                    required=True)
     p.add_argument('--log')
     a = ap.parse_args()

@@ -19,6 +19,7 @@ STANDIN=$TOP/tests/patchwork_standin.py
 TOKEN_MAINT=$(printf 'a%.0s' $(seq 40))
 TOKEN_BYSTANDER=$(printf 'b%.0s' $(seq 40))
 TOKEN_FORGED=$(printf 'f%.0s' $(seq 40))
+WEBTOKEN=web-token-0123456789abcdef
 
 # wait_for FILE TEXT: until FILE holds TEXT (30 s at most).
 wait_for() {
@@ -83,6 +84,9 @@ many | mail "$M/many2.eml" many2@example.org "[PATCH RESEND 001/150] misc: many"
 attr drivers/misc/auto.c 0666 | mail "$M/auto.eml" auto@example.org "[PATCH] misc: auto" "" "Auto-Submitted: auto-generated"
 attr drivers/misc/c1.c 0666 | mail "$M/crash1.eml" crash1@example.org "[PATCH] misc: crash one"
 attr drivers/misc/c2.c 0666 | mail "$M/crash2.eml" crash2@example.org "[PATCH] misc: crash two"
+attr drivers/misc/l1.c 0666 | mail "$M/lost1.eml" lost1@example.org "[PATCH] misc: lost one"
+attr drivers/misc/l2.c 0666 | mail "$M/lost2.eml" lost2@example.org "[PATCH] misc: lost two"
+attr drivers/misc/l3.c 0666 | mail "$M/lost3.eml" lost3@example.org "[PATCH] misc: lost three"
 # mbox FILE EML...: the mails as one mbox.
 mbox() {
 	local out=$1 f; shift
@@ -205,6 +209,7 @@ scenario() {
 		credentials = cred
 		[web]
 		url = http://dash.example.org/pw/
+		token = $WEBTOKEN
 		[list demo-list]
 		enable = PERM_UNCOMMON
 		[patchwork demo]
@@ -225,6 +230,7 @@ scenario() {
 		context = patchwarden-bystander
 		lists = demo-list
 		EOF
+		chmod 600 "$1"
 	}
 	conf "$D/pw.conf" "$PWURL"
 	C=$D/pw.conf
@@ -232,7 +238,7 @@ scenario() {
 	# What Patchwork has: every patch but late and never; p1 in the
 	# other project too (one patch per project for one Message-ID).
 	local f
-	for f in p1 p2 cover s1 s2 many many2 auto crash1 crash2; do
+	for f in p1 p2 cover s1 s2 many many2 auto crash1 crash2 lost1 lost2 lost3; do
 		"be_mail_$be" demo "$M/$f.eml" || not_ok "$be: parse $f"
 	done
 	"be_mail_$be" other "$M/p1.eml"
@@ -256,6 +262,9 @@ scenario() {
 		"fail|patchwarden:fail:1 PERM_WORLD_WRITABLE:http://dash.example.org/pw/message/p1%40example.org"
 	is "$be: p2 (clean): success" "$(checks p2@example.org)" \
 		"success|patchwarden:success:no findings at or above info:http://dash.example.org/pw/message/p2%40example.org"
+	is "$be: a lookup in a project that does not exist: 200 and no patch" \
+		"$(curl -s -w ' %{http_code}' -H "Authorization: Token $TOKEN_MAINT" \
+			"$PWURL/api/patches/?msgid=p1@example.org&project=nosuch")" "[] 200"
 	contains "$be: git pw patch list shows the patches" \
 		"$(gitpw patch list -f csv 2>&1)" "misc: foo"
 	# The Message-ID is looked up in the configured project only.
@@ -343,8 +352,94 @@ print(p["check"], len(api._get(p["checks"]).json()))'; git -C "$GR" config pw.pr
 	done
 	contains "$be: after-post: found posted, not posted again" \
 		"$(row crash2@example.org demo last_error)" "found posted"
+	# The answer lost after Patchwork stored the check: a gateway's 504,
+	# a connection closed.  Unsure; the next run finds it, posts nothing.
+	for mode in after-post-504:lost1 after-post-close:lost2; do
+		msg=${mode#*:}@example.org
+		mbox "$D/c.mbox" "$M/${mode#*:}.eml"
+		$PW ingest -q --reply --list demo-list --config "$C" "$D/c.mbox" >/dev/null 2>&1
+		port=$(free_port)
+		rm -f "$D/proxy.log"
+		$PY "$STANDIN" proxy --port "$port" --to "${PWURL##*:}" --stall "${mode%%:*}" \
+			--log "$D/proxy.log" >"$D/proxy.out" 2>&1 &
+		ppid=$!
+		at_exit "kill $ppid 2>/dev/null"
+		wait_for "$D/proxy.out" ready
+		conf "$D/crash.conf" "http://127.0.0.1:$port"
+		out=$($PW patchwork post --limit 1 --config "$D/crash.conf" 2>"$D/err")
+		kill "$ppid" 2>/dev/null
+		is "$be: ${mode%%:*}: deferred unsure, the check stored once" \
+			"$(kv deferred "$out") $(grep -c stalled "$D/proxy.log") $(row "$msg" demo "state || '|' || unsure") $(ours "$msg")" \
+			"1 1 pending|1 1"
+		out=$($PW patchwork post --all --config "$C" 2>"$D/err")
+		is "$be: ${mode%%:*}: the next run finds it posted; still one check" \
+			"$(kv posted "$out") $(row "$msg" demo "state || '|' || unsure") $(ours "$msg")" "1 posted|0 1"
+		contains "$be: ${mode%%:*}: recorded as found, not posted again" \
+			"$(row "$msg" demo last_error)" "found posted"
+	done
 	is "$be: every patch has exactly one patchwarden check" \
-		"$(for f in p2 late s1 s2 many many2 crash1 crash2; do ours $f@example.org; done | sort -u)" 1
+		"$(for f in p2 late s1 s2 many many2 crash1 crash2 lost1 lost2; do ours $f@example.org; done | sort -u)" 1
+
+	# A maintainer's decision changes what p1's check says: the check
+	# is queued again, posted once, under the same context.
+	local n0 did
+	n0=$(ours p1@example.org)
+	$PW triage wrong p1@example.org --by m@example.org --config "$C" >/dev/null 2>"$D/err"
+	is "$be: triage wrong: p1's check pending again, why stored" \
+		"$(row p1@example.org demo "state || '|' || attempts") $(row p1@example.org forged state)" "pending|0 failed"
+	contains "$be: triage wrong: the decision named" "$(row p1@example.org demo last_error)" "posted again: decision"
+	out=$($PW patchwork post --config "$C" 2>"$D/err")
+	is "$be: posted once more: success, the newest check of the context" \
+		"$(kv posted "$out") $(row p1@example.org demo "state || '|' || check_state") $(( $(ours p1@example.org) - n0 ))" \
+		"1 posted|success 1"
+	contains "$be: git-pw: p1's combined state follows" "$(checks p1@example.org)" "success|"
+	$PW triage ignore PERM_WORLD_WRITABLE --path 'nothing/*.c' --by m@example.org --config "$C" >/dev/null 2>&1
+	is "$be: a decision that changes nothing queues nothing" \
+		"$(row p1@example.org demo state) $(sqlite3 "$DB" "SELECT count(*) FROM pwcheck WHERE state = 'pending' AND instance = 'demo' AND msgid != 'never@example.org'")" \
+		"posted 0"
+	# Undone from the dashboard: the finding counts again.
+	did=$(sqlite3 "$DB" "SELECT min(id) FROM decision")
+	port=$(free_port)
+	$PW serve --db "$DB" --config "$C" --listen "127.0.0.1:$port" 2>"$D/serve.err" &
+	local web=$! code=
+	at_exit "kill $web 2>/dev/null"
+	for i in $(seq 100); do
+		curl -s -o /dev/null "http://127.0.0.1:$port/api/stats?limit=1" && break
+		sleep 0.1
+	done
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $WEBTOKEN" \
+		-d "action=undo&decision=$did&by=m@example.org" "http://127.0.0.1:$port/api/triage")
+	is "$be: undone on the dashboard: p1's check pending again" \
+		"$code $(row p1@example.org demo state)" "200 pending"
+	kill "$web"; wait "$web" 2>/dev/null
+	out=$($PW patchwork post --config "$C" 2>"$D/err")
+	is "$be: posted once: fail again, one more check" \
+		"$(kv posted "$out") $(row p1@example.org demo check_state) $(( $(ours p1@example.org) - n0 ))" "1 fail 2"
+	contains "$be: git-pw: the combined state is fail again" "$(checks p1@example.org)" "fail|"
+
+	# A decision taken while a check is unsure (its answer lost): the
+	# check found is recorded, found stale, and posted anew once.
+	mbox "$D/c.mbox" "$M/lost3.eml"
+	$PW ingest -q --reply --list demo-list --config "$C" "$D/c.mbox" >/dev/null 2>&1
+	port=$(free_port)
+	$PY "$STANDIN" proxy --port "$port" --to "${PWURL##*:}" --stall after-post-504 \
+		--log "$D/proxy.log" >"$D/proxy.out" 2>&1 &
+	ppid=$!
+	at_exit "kill $ppid 2>/dev/null"
+	wait_for "$D/proxy.out" ready
+	conf "$D/crash.conf" "http://127.0.0.1:$port"
+	$PW patchwork post --limit 1 --config "$D/crash.conf" >/dev/null 2>&1
+	kill "$ppid" 2>/dev/null
+	$PW triage wrong lost3@example.org --by m@example.org --config "$C" >/dev/null 2>&1
+	out=$($PW patchwork post --all --config "$C" 2>"$D/err")
+	is "$be: decided while unsure: found posted, then queued again" \
+		"$(kv posted "$out") $(row lost3@example.org demo "state || '|' || check_state") $(ours lost3@example.org)" \
+		"1 pending|fail 1"
+	contains "$be: decided while unsure: why" "$(row lost3@example.org demo last_error)" "changed while it was posted"
+	out=$($PW patchwork post --all --config "$C" 2>"$D/err")
+	is "$be: decided while unsure: the new check posted once" \
+		"$(kv posted "$out") $(row lost3@example.org demo "state || '|' || check_state") $(ours lost3@example.org)" \
+		"1 posted|success 2"
 	# The service posts what is due as it goes.
 	plain drivers/misc/svc.c | mail "$M/svc.eml" svc@example.org "[PATCH] misc: svc"
 	"be_mail_$be" demo "$M/svc.eml"

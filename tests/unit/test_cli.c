@@ -73,6 +73,25 @@ static void inputs_opened(void **state)
 	g_free(dir);
 }
 
+/* A row's ID: a decimal number above 0, nothing around it. */
+static void row_ids(void **state)
+{
+	int64_t id = -1;
+
+	(void)state;
+	assert_true(pw_cli_parse_id("42", &id));
+	assert_int_equal(id, 42);
+	assert_true(pw_cli_parse_id("9223372036854775807", &id));
+	assert_int_equal(id, G_MAXINT64);
+	id = 7;
+	assert_false(pw_cli_parse_id("0", &id));
+	assert_false(pw_cli_parse_id("-3", &id));
+	assert_false(pw_cli_parse_id("", &id));
+	assert_false(pw_cli_parse_id("12x", &id));
+	assert_false(pw_cli_parse_id("x12", &id));
+	assert_int_equal(id, 7);
+}
+
 static void inputs_piped(void **state)
 {
 	(void)state;
@@ -90,6 +109,7 @@ int main(void)
 		cmocka_unit_test(threads_out_of_range),
 		cmocka_unit_test(inputs_opened),
 		cmocka_unit_test(inputs_piped),
+		cmocka_unit_test(row_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
