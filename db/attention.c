@@ -18,24 +18,35 @@ static void attention_free(gpointer p)
 	g_free(a);
 }
 
+/* A row of the attention queue's statement. */
+static gpointer attention_row(sqlite3_stmt *st)
+{
+	struct pw_attention_patch *p = g_new0(struct pw_attention_patch, 1);
+
+	p->list = pw_db_col_dup(st, 0);
+	p->patch_id = sqlite3_column_int64(st, 1);
+	p->message_id = sqlite3_column_int64(st, 2);
+	p->msgid = pw_db_col_dup(st, 3);
+	p->subject = pw_db_col_dup(st, 4);
+	p->from_name = pw_db_col_dup(st, 5);
+	p->from_addr = pw_db_col_dup(st, 6);
+	p->date = sqlite3_column_int64(st, 7);
+	p->errors = sqlite3_column_int(st, 8);
+	p->warnings = sqlite3_column_int(st, 9);
+	p->list_total = sqlite3_column_int64(st, 10);
+	return p;
+}
+
 enum pw_status pw_db_attention_patches(struct pw_db *db,
 				       enum pw_severity min, int per_list,
 				       GPtrArray **out)
 {
-	GPtrArray *a = g_ptr_array_new_with_free_func(attention_free);
-	sqlite3_stmt *st;
-	enum pw_status s;
-
-	*out = NULL;
-	s = pw_db_begin(db);
-	if (s)
-		goto fail;
 	/*
 	 * From the findings (far fewer than messages, and no index on
 	 * severity would pay for itself), grouped per list and patch; the
 	 * window functions keep each list's newest and count them all.
 	 */
-	st = pw_db_stmt(db,
+	sqlite3_stmt *st = pw_db_stmt(db,
 		"WITH q AS (SELECT coalesce(l.name, '') AS lname, p.id AS pid,"
 		"  m.id AS mid, m.msgid AS msgid, m.subject AS subject,"
 		"  m.from_name AS from_name, m.from_addr AS from_addr,"
@@ -65,30 +76,5 @@ enum pw_status pw_db_attention_patches(struct pw_db *db,
 	pw_db_bind_text(st, 4, pw_rule_at(PW_R_FLOOD_SERIES)->id);
 	pw_db_bind_text(st, 5, pw_rule_at(PW_R_RESEND_IDENTICAL)->id);
 	pw_db_bind_text(st, 6, pw_rule_at(PW_R_SERIES_OVERSIZED)->id);
-	while (pw_db_row(db, st)) {
-		struct pw_attention_patch *p = g_new0(struct pw_attention_patch, 1);
-
-		p->list = pw_db_col_dup(st, 0);
-		p->patch_id = sqlite3_column_int64(st, 1);
-		p->message_id = sqlite3_column_int64(st, 2);
-		p->msgid = pw_db_col_dup(st, 3);
-		p->subject = pw_db_col_dup(st, 4);
-		p->from_name = pw_db_col_dup(st, 5);
-		p->from_addr = pw_db_col_dup(st, 6);
-		p->date = sqlite3_column_int64(st, 7);
-		p->errors = sqlite3_column_int(st, 8);
-		p->warnings = sqlite3_column_int(st, 9);
-		p->list_total = sqlite3_column_int64(st, 10);
-		g_ptr_array_add(a, p);
-	}
-	sqlite3_reset(st);
-	/* A read that failed fails the transaction: the commit says so. */
-	s = pw_db_commit(db);
-	if (s)
-		goto fail;
-	*out = a;
-	return PW_OK;
-fail:
-	g_ptr_array_unref(a);
-	return s;
+	return pw_db_rows(db, st, attention_row, attention_free, out);
 }

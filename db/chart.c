@@ -138,40 +138,28 @@ static void point_free(gpointer p)
 	g_free(c);
 }
 
+/* A row (t, key, n) of a chart's statement. */
+static gpointer point_row(sqlite3_stmt *st)
+{
+	struct pw_chart_point *c = g_new0(struct pw_chart_point, 1);
+
+	c->t = sqlite3_column_int64(st, 0);
+	c->key = pw_db_col_dup(st, 1);
+	c->n = sqlite3_column_int64(st, 2);
+	return c;
+}
+
 /* The rows (t, key, n) of sql over [since, until) (and min, when >= 0). */
 static enum pw_status points(struct pw_db *db, const char *sql, int64_t since,
 			     int64_t until, int min, GPtrArray **out)
 {
-	GPtrArray *a = g_ptr_array_new_with_free_func(point_free);
-	sqlite3_stmt *st;
-	enum pw_status s;
+	sqlite3_stmt *st = pw_db_stmt(db, sql);
 
-	*out = NULL;
-	s = pw_db_begin(db);
-	if (s)
-		goto fail;
-	st = pw_db_stmt(db, sql);
 	sqlite3_bind_int64(st, 1, since);
 	sqlite3_bind_int64(st, 2, until);
 	if (min >= 0)
 		sqlite3_bind_int(st, 3, min);
-	while (pw_db_row(db, st)) {
-		struct pw_chart_point *c = g_new0(struct pw_chart_point, 1);
-
-		c->t = sqlite3_column_int64(st, 0);
-		c->key = pw_db_col_dup(st, 1);
-		c->n = sqlite3_column_int64(st, 2);
-		g_ptr_array_add(a, c);
-	}
-	sqlite3_reset(st);
-	s = pw_db_commit(db);
-	if (s)
-		goto fail;
-	*out = a;
-	return PW_OK;
-fail:
-	g_ptr_array_unref(a);
-	return s;
+	return pw_db_rows(db, st, point_row, point_free, out);
 }
 
 enum pw_status pw_db_chart_findings(struct pw_db *db, enum pw_chart_step step,

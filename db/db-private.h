@@ -58,6 +58,16 @@ enum pw_status pw_db_read(struct pw_db *db, sqlite3_stmt *st, bool *row);
  */
 bool pw_db_row(struct pw_db *db, sqlite3_stmt *st);
 
+/*
+ * Reads every row of st (from pw_db_stmt(), bound) in a read
+ * transaction of its own (or the caller's), each made into an element
+ * by fn, into *out: a new array whose elements free_fn frees (NULL on
+ * failure).  st is reset.
+ */
+enum pw_status pw_db_rows(struct pw_db *db, sqlite3_stmt *st,
+			  gpointer (*fn)(sqlite3_stmt *st),
+			  GDestroyNotify free_fn, GPtrArray **out);
+
 /* Steps a statement that returns no rows; translates the result code. */
 enum pw_status pw_db_done(struct pw_db *db, sqlite3_stmt *st);
 

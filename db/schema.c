@@ -221,6 +221,57 @@ static const char migration_raw[] =
 	" WHERE message = " m "))"
 
 /*
+ * The totals per sender (user_version 19): the rows a patch p makes in
+ * total_sender (PW_TOTALS_RECOUNT_SENDERS), each count multiplied by
+ * sign and by the c of each (l, c) of lists; P is an SQL expression of
+ * the patch's id, fset a subquery of the severities of its findings,
+ * who and name its poster.  Trigger values only (old., new.) in P,
+ * fset and lists: a subquery in FROM sees no other table of the FROM.
+ */
+#define TS_LISTS(m) \
+	"(SELECT 0 AS l, 1 AS c UNION ALL SELECT list, 1 FROM message_list" \
+	" WHERE message = " m " UNION ALL SELECT -1, 1 WHERE NOT EXISTS" \
+	" (SELECT 1 FROM message_list WHERE message = " m "))"
+#define TS_WHO "coalesce(ms.addr, m.from_addr)"
+#define TS_NAME "coalesce(ms.name, m.from_name)"
+#define TS_FSET(p) "(SELECT severity FROM finding WHERE patch = " p ")"
+#define TS_PATCH_OF(m) "(SELECT id FROM patch WHERE message = " m ")"
+#define TS_MESSAGE_OF(p) "(SELECT message FROM patch WHERE id = " p ")"
+#define TS_ROWS(P, fset, lists, who, name, sign) \
+	"SELECT l.l, " who ", m.automated IS NOT NULL, " name ", s.sev," \
+	" " sign " * l.c * s.np, " sign " * l.c * s.nf," \
+	" " sign " * l.c * s.np * (m.kind <> 'patch')" \
+	" FROM patch p JOIN message m ON m.id = p.message" \
+	" LEFT JOIN message_sender ms ON ms.message = m.id, " lists " l," \
+	" (SELECT coalesce(max(severity), -1) AS sev, 1 AS np, 0 AS nf" \
+	" FROM " fset " UNION ALL SELECT severity, 0, count(*) FROM " fset \
+	" GROUP BY 1) s WHERE p.id = " P
+/* A patch as it is now, in every list it is on. */
+#define TS_NOW(P, m, sign) \
+	TS_ROWS(P, TS_FSET(P), TS_LISTS(m), TS_WHO, TS_NAME, sign)
+/* Patch P as it is, in, and as it was with the findings fset, out. */
+#define TS_FINDINGS_WERE(P, fset) \
+	TS_NOW(P, TS_MESSAGE_OF(P), "1") " UNION ALL " \
+	TS_ROWS(P, fset, TS_LISTS(TS_MESSAGE_OF(P)), TS_WHO, TS_NAME, "-1")
+/* Message m's patch as it is, in, and as it was, posted by who, out. */
+#define TS_POSTER_WAS(m, who, name) \
+	TS_NOW(TS_PATCH_OF(m), m, "1") " UNION ALL " \
+	TS_ROWS(TS_PATCH_OF(m), TS_FSET(TS_PATCH_OF(m)), TS_LISTS(m), who, \
+		name, "-1")
+#define TS_UPSERT(rows) \
+	"  INSERT INTO total_sender SELECT * FROM (" rows ") WHERE true" \
+	"   ON CONFLICT (list, who, automated, name, sev) DO UPDATE SET" \
+	"   patches = patches + excluded.patches," \
+	"   findings = findings + excluded.findings," \
+	"   other = other + excluded.other;"
+/* What the senders' totals read of a message. */
+#define TS_MESSAGE_CHANGED \
+	" WHEN old.from_addr IS NOT new.from_addr" \
+	"  OR old.from_name IS NOT new.from_name" \
+	"  OR (old.automated IS NULL) <> (new.automated IS NULL)" \
+	"  OR (old.kind = 'patch') <> (new.kind = 'patch')"
+
+/*
  * New migrations go at the end of this array, their text here, in this
  * file: the one place every table is defined.
  */
@@ -675,6 +726,124 @@ static const char *const migrations[] = {
 	"DELETE FROM total_finding;"
 	"INSERT INTO total_message " PW_TOTALS_RECOUNT_MESSAGES ";"
 	"INSERT INTO total_finding " PW_TOTALS_RECOUNT_FINDINGS ";",
+	/*
+	 * Totals per sender (db/totals.c), so that the senders page and
+	 * its API read a row per sender, list, name and severity, not
+	 * every patch: the patches each sender posted by their most severe
+	 * finding, the findings by severity, per list (0 every list, -1
+	 * none) and person or machine (message.automated), in the shape
+	 * of PW_TOTALS_RECOUNT_SENDERS.  Kept as the totals per list and
+	 * day are: triggers, in the transaction of each write, whoever
+	 * writes; each change takes a patch's rows as they were and adds
+	 * them as they are (BEFORE triggers only where no INSERT OR IGNORE
+	 * and no RAISE(IGNORE) can skip the matching AFTER one); a message
+	 * deleted leaves once, before, and its cascaded rows find no
+	 * message.  Made again from the rows: run again, it changes nothing.
+	 */
+	"CREATE TABLE IF NOT EXISTS total_sender ("
+	"  list INTEGER NOT NULL,"
+	"  who TEXT NOT NULL,"
+	"  automated INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  sev INTEGER NOT NULL,"
+	"  patches INTEGER NOT NULL,"
+	"  findings INTEGER NOT NULL,"
+	"  other INTEGER NOT NULL,"
+	"  PRIMARY KEY (list, who, automated, name, sev)"
+	") WITHOUT ROWID;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_patch_insert"
+	" AFTER INSERT ON patch BEGIN"
+	TS_UPSERT(TS_NOW("new.id", "new.message", "1"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_patch_delete"
+	" BEFORE DELETE ON patch BEGIN"
+	TS_UPSERT(TS_NOW("old.id", "old.message", "-1"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_patch_move_out"
+	" BEFORE UPDATE OF message ON patch WHEN old.message <> new.message BEGIN"
+	TS_UPSERT(TS_NOW("old.id", "old.message", "-1"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_patch_move_in"
+	" AFTER UPDATE OF message ON patch WHEN old.message <> new.message BEGIN"
+	TS_UPSERT(TS_NOW("new.id", "new.message", "1"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_message_delete"
+	" BEFORE DELETE ON message BEGIN"
+	TS_UPSERT(TS_NOW(TS_PATCH_OF("old.id"), "old.id", "-1"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_message_out"
+	" BEFORE UPDATE OF from_addr, from_name, automated, kind ON message"
+	TS_MESSAGE_CHANGED " BEGIN"
+	TS_UPSERT(TS_NOW(TS_PATCH_OF("old.id"), "old.id", "-1"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_message_in"
+	" AFTER UPDATE OF from_addr, from_name, automated, kind ON message"
+	TS_MESSAGE_CHANGED " BEGIN"
+	TS_UPSERT(TS_NOW(TS_PATCH_OF("new.id"), "new.id", "1"))
+	" END;"
+	/* An in-body author: the patch moves from the mail's From to
+	 * them, and back when the row goes. */
+	"CREATE TRIGGER IF NOT EXISTS total_sender_author_insert"
+	" AFTER INSERT ON message_sender BEGIN"
+	TS_UPSERT(TS_POSTER_WAS("new.message", "m.from_addr", "m.from_name"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_author_delete"
+	" AFTER DELETE ON message_sender BEGIN"
+	TS_UPSERT(TS_POSTER_WAS("old.message", "old.addr", "old.name"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_author_update"
+	" AFTER UPDATE OF name, addr ON message_sender BEGIN"
+	TS_UPSERT(TS_POSTER_WAS("new.message", "old.addr", "old.name"))
+	" END;"
+	/* A message's first list takes it from list -1, its last one
+	 * gives it back (ingest files a message before its patch). */
+	"CREATE TRIGGER IF NOT EXISTS total_sender_list_insert"
+	" AFTER INSERT ON message_list BEGIN"
+	TS_UPSERT(TS_ROWS(TS_PATCH_OF("new.message"),
+			  TS_FSET(TS_PATCH_OF("new.message")),
+			  "(SELECT new.list AS l, 1 AS c UNION ALL SELECT -1, -1"
+			  " WHERE NOT EXISTS (SELECT 1 FROM message_list"
+			  " WHERE message = new.message AND list <> new.list))",
+			  TS_WHO, TS_NAME, "1"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_list_delete"
+	" AFTER DELETE ON message_list BEGIN"
+	TS_UPSERT(TS_ROWS(TS_PATCH_OF("old.message"),
+			  TS_FSET(TS_PATCH_OF("old.message")),
+			  "(SELECT old.list AS l, -1 AS c UNION ALL SELECT -1, 1"
+			  " WHERE NOT EXISTS (SELECT 1 FROM message_list"
+			  " WHERE message = old.message))",
+			  TS_WHO, TS_NAME, "1"))
+	" END;"
+	/* A finding moves its patch to its severity when it is the most
+	 * severe: the patch as it was (without it) out, as it is in.
+	 * AFTER only: flood_findings_keep may ignore a delete. */
+	"CREATE TRIGGER IF NOT EXISTS total_sender_finding_insert"
+	" AFTER INSERT ON finding BEGIN"
+	TS_UPSERT(TS_FINDINGS_WERE("new.patch",
+		"(SELECT severity FROM finding WHERE patch = new.patch"
+		" AND id <> new.id)"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_finding_delete"
+	" AFTER DELETE ON finding BEGIN"
+	TS_UPSERT(TS_FINDINGS_WERE("old.patch",
+		"(SELECT severity FROM finding WHERE patch = old.patch"
+		" UNION ALL SELECT old.severity)"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_finding_update"
+	" AFTER UPDATE OF severity, patch ON finding BEGIN"
+	TS_UPSERT(TS_FINDINGS_WERE("old.patch",
+		"(SELECT severity FROM finding WHERE patch = old.patch"
+		" AND id <> new.id UNION ALL SELECT old.severity)"))
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_finding_move"
+	" AFTER UPDATE OF patch ON finding WHEN old.patch <> new.patch BEGIN"
+	TS_UPSERT(TS_FINDINGS_WERE("new.patch",
+		"(SELECT severity FROM finding WHERE patch = new.patch"
+		" AND id <> new.id)"))
+	" END;"
+	"DELETE FROM total_sender;"
+	"INSERT INTO total_sender " PW_TOTALS_RECOUNT_SENDERS ";",
 };
 
 const char *const *pw_db_migrations(size_t *n)
