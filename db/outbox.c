@@ -420,7 +420,7 @@ enum pw_status pw_db_outbox_rewrite(struct pw_db *db, int64_t id,
 	sqlite3_bind_text(st, 4, recipients, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, subject, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, now);
-	return write1(db, st, NULL);
+	return pw_db_write(db, st, NULL);
 }
 
 enum pw_status pw_db_outbox_drop(struct pw_db *db, int64_t id,
@@ -432,7 +432,7 @@ enum pw_status pw_db_outbox_drop(struct pw_db *db, int64_t id,
 
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
-	return write1(db, st, NULL);
+	return pw_db_write(db, st, NULL);
 }
 
 /* ---- what a reply answers ---- */
