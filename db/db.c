@@ -451,3 +451,31 @@ bool pw_db_in_transaction(const struct pw_db *db)
 {
 	return db->depth > 0;
 }
+
+/* Every row of a read statement, in one transaction (the reads of the
+ * attention queue and the charts). */
+enum pw_status pw_db_rows(struct pw_db *db, sqlite3_stmt *st,
+			  gpointer (*fn)(sqlite3_stmt *st),
+			  GDestroyNotify free_fn, GPtrArray **out)
+{
+	GPtrArray *a = g_ptr_array_new_with_free_func(free_fn);
+	enum pw_status s;
+
+	*out = NULL;
+	s = pw_db_begin(db);
+	if (s)
+		goto fail;
+	while (pw_db_row(db, st))
+		g_ptr_array_add(a, fn(st));
+	sqlite3_reset(st);
+	/* A read that failed fails the transaction: the commit says so. */
+	s = pw_db_commit(db);
+	if (s)
+		goto fail;
+	*out = a;
+	return PW_OK;
+fail:
+	sqlite3_reset(st);
+	g_ptr_array_unref(a);
+	return s;
+}
