@@ -40,16 +40,17 @@ enum pw_status pw_db_one_int64(struct pw_db *db, sqlite3_stmt *st,
 	return s;
 }
 
+static void *col0_dup(sqlite3_stmt *st)
+{
+	return pw_db_col_dup(st, 0);
+}
+
 enum pw_status pw_db_one_text(struct pw_db *db, sqlite3_stmt *st, char **out)
 {
-	enum pw_status s;
-	bool row;
+	void *p;
+	enum pw_status s = pw_db_read_one(db, st, col0_dup, &p);
 
-	*out = NULL;
-	s = pw_db_read(db, st, &row);
-	if (!s && row)
-		*out = pw_db_col_dup(st, 0);
-	sqlite3_reset(st);
+	*out = p;
 	return s;
 }
 
