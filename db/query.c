@@ -469,8 +469,9 @@ static void sender_conds(struct qb *q, const struct pw_query_filter *f)
 
 /*
  * The first (agg "min", order "") or last (agg "max", order " DESC")
- * date of the patches of the page's sender (page.who) under f, as
- * the rows give it: from the indexes of an in-body author's messages
+ * date of the patches of the page's sender (page.who) under f: kept
+ * by the triggers, or, where a change made them stale, as the rows
+ * give it: from the indexes of an in-body author's messages
  * and of the patches and pull requests by From address and date, or,
  * when the sender has patches whose message is of another kind
  * (page.other; no index holds them), from every patch.
@@ -481,7 +482,22 @@ static void sender_date(struct qb *q, const struct pw_query_filter *f,
 	static const char *const kinds[] = { "patch", "pull" };
 	size_t i;
 
-	g_string_append_printf(q->sql, ", coalesce(CASE WHEN page.other > 0"
+	/* Kept (total_sender_date), unless a change marked them stale. */
+	g_string_append_printf(q->sql, ", coalesce((SELECT CASE WHEN"
+			       " max(d.stale) = 0 THEN coalesce(%s(d.%s), 0) END"
+			       " FROM total_sender_date d WHERE d.who = page.who",
+			       agg, *order ? "last" : "first");
+	if (f->list) {
+		g_string_append(q->sql, " AND d.list = (SELECT id FROM list"
+				" WHERE name = ?)");
+		bind_text(q, f->list);
+	} else {
+		g_string_append(q->sql, " AND d.list = 0");
+	}
+	if (f->automated)
+		g_string_append_printf(q->sql, " AND d.automated = %d",
+				       f->automated > 0);
+	g_string_append_printf(q->sql, "), coalesce(CASE WHEN page.other > 0"
 			       " THEN (SELECT %s(m.date) FROM patch p"
 			       " JOIN message m ON m.id = p.message"
 			       " LEFT JOIN message_sender ms ON ms.message = m.id"
@@ -510,7 +526,7 @@ static void sender_date(struct qb *q, const struct pw_query_filter *f,
 		g_string_append_printf(q->sql, " ORDER BY m.date%s LIMIT 1)",
 				       order);
 	}
-	g_string_append(q->sql, ")) END, 0)");
+	g_string_append(q->sql, ")) END, 0))");
 }
 
 /*

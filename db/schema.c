@@ -320,6 +320,28 @@ static const char migration_raw[] =
 	" AND detected_at IS NOT NULL)"
 
 /*
+ * The senders' dates (user_version 21): TSD_WIDEN takes message m's
+ * patch's date into the rows of its poster on each (l) of lists (a row
+ * it makes holds that patch alone: its group had none);
+ * TSD_STALE marks stale the rows of the senders the SQL who gives
+ * (where: more conditions); TSD_WHO(m) is message m's poster.
+ */
+#define TSD_WHO(m) \
+	"SELECT coalesce((SELECT addr FROM message_sender WHERE message = " \
+	m "), (SELECT from_addr FROM message WHERE id = " m "))"
+#define TSD_WIDEN(lists, m) \
+	"  INSERT INTO total_sender_date SELECT l.l, " TS_WHO "," \
+	"   m.automated IS NOT NULL, m.date, m.date, 0 FROM " lists " l," \
+	"   message m LEFT JOIN message_sender ms ON ms.message = m.id" \
+	"   WHERE m.id = " m \
+	"   ON CONFLICT (list, who, automated) DO UPDATE SET" \
+	"   first = coalesce(min(first, excluded.first), first, excluded.first)," \
+	"   last = coalesce(max(last, excluded.last), last, excluded.last);"
+#define TSD_STALE(who, where) \
+	"  UPDATE total_sender_date SET stale = 1 WHERE who IN (" who ")" \
+	where ";"
+
+/*
  * New migrations go at the end of this array, their text here, in this
  * file: the one place every table is defined.
  */
@@ -1000,6 +1022,83 @@ static const char *const migrations[] = {
 	" END;"
 	"DELETE FROM attention;"
 	"INSERT INTO attention " PW_ATTENTION_RECOUNT("true") ";",
+	/*
+	 * The first and last dates of each sender's patches per list (0
+	 * every list, -1 none) and person or machine, for the senders
+	 * page (db/totals.h, PW_TOTALS_RECOUNT_SENDER_DATES).  A patch
+	 * stored or filed under one more list widens them; a change that
+	 * can narrow them (a patch or message deleted, a list left, a
+	 * message's From, date or kind of sender changed, an in-body
+	 * author) marks its senders' rows stale and widens the rows the
+	 * patch is in now, and the page reads a
+	 * stale sender's dates from the indexed rows until "db check"
+	 * counts them again.  Made from the rows: run again, it changes
+	 * nothing.
+	 */
+	"CREATE TABLE IF NOT EXISTS total_sender_date ("
+	"  list INTEGER NOT NULL,"
+	"  who TEXT NOT NULL,"
+	"  automated INTEGER NOT NULL,"
+	"  first INTEGER,"		/* NULL: no dated patch */
+	"  last INTEGER,"
+	"  stale INTEGER NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (list, who, automated)"
+	") WITHOUT ROWID;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_patch"
+	" AFTER INSERT ON patch BEGIN"
+	TSD_WIDEN(TS_LISTS("new.message"), "new.message")
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_list"
+	" AFTER INSERT ON message_list"
+	" WHEN EXISTS (SELECT 1 FROM patch WHERE message = new.message) BEGIN"
+	TSD_WIDEN("(SELECT new.list AS l)", "new.message")
+	TSD_STALE(TSD_WHO("new.message"), " AND list = -1")
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_unlist"
+	" AFTER DELETE ON message_list"
+	" WHEN EXISTS (SELECT 1 FROM patch WHERE message = old.message) BEGIN"
+	TSD_STALE(TSD_WHO("old.message"), "")
+	TSD_WIDEN(TS_LISTS("old.message"), "old.message")
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_patch_delete"
+	" AFTER DELETE ON patch BEGIN"
+	TSD_STALE(TSD_WHO("old.message"), "")
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_message_delete"
+	" BEFORE DELETE ON message"
+	" WHEN EXISTS (SELECT 1 FROM patch WHERE message = old.id) BEGIN"
+	TSD_STALE(TSD_WHO("old.id"), "")
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_message"
+	" AFTER UPDATE OF from_addr, automated, date ON message"
+	" WHEN (old.from_addr IS NOT new.from_addr"
+	"  OR (old.automated IS NULL) <> (new.automated IS NULL)"
+	"  OR old.date IS NOT new.date)"
+	"  AND EXISTS (SELECT 1 FROM patch WHERE message = new.id) BEGIN"
+	TSD_STALE(TSD_WHO("new.id") " UNION ALL SELECT old.from_addr", "")
+	TSD_WIDEN(TS_LISTS("new.id"), "new.id")
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_author"
+	" AFTER INSERT ON message_sender"
+	" WHEN EXISTS (SELECT 1 FROM patch WHERE message = new.message) BEGIN"
+	TSD_STALE(TSD_WHO("new.message") " UNION ALL SELECT from_addr"
+		  " FROM message WHERE id = new.message", "")
+	TSD_WIDEN(TS_LISTS("new.message"), "new.message")
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_author_change"
+	" AFTER UPDATE OF addr ON message_sender"
+	" WHEN EXISTS (SELECT 1 FROM patch WHERE message = new.message) BEGIN"
+	TSD_STALE("SELECT old.addr UNION ALL SELECT new.addr", "")
+	TSD_WIDEN(TS_LISTS("new.message"), "new.message")
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS total_sender_date_author_delete"
+	" AFTER DELETE ON message_sender"
+	" WHEN EXISTS (SELECT 1 FROM patch WHERE message = old.message) BEGIN"
+	TSD_STALE("SELECT old.addr", "")
+	TSD_WIDEN(TS_LISTS("old.message"), "old.message")
+	" END;"
+	"DELETE FROM total_sender_date;"
+	"INSERT INTO total_sender_date " PW_TOTALS_RECOUNT_SENDER_DATES ";",
 };
 
 const char *const *pw_db_migrations(size_t *n)

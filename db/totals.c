@@ -19,6 +19,10 @@
 #define KEPT_SENDERS \
 	"SELECT list, who, automated, name, sev, patches, findings, other" \
 	" FROM total_sender WHERE patches <> 0 OR findings <> 0 OR other <> 0"
+#define RECOUNT_SENDER_DATES PW_TOTALS_RECOUNT_SENDER_DATES
+/* A stale row differs from the recount: "db check" makes it fresh. */
+#define KEPT_SENDER_DATES \
+	"SELECT list, who, automated, first, last, stale FROM total_sender_date"
 #define RECOUNT_ATTENTION PW_ATTENTION_RECOUNT("true")
 #define KEPT_ATTENTION \
 	"SELECT list, patch, date, errs, warns FROM attention"
@@ -49,6 +53,8 @@ static const struct {
 	  RECOUNT_FINDINGS },
 	{ "total_sender", DIFFER(KEPT_SENDERS, RECOUNT_SENDERS),
 	  RECOUNT_SENDERS },
+	{ "total_sender_date", DIFFER(KEPT_SENDER_DATES, RECOUNT_SENDER_DATES),
+	  RECOUNT_SENDER_DATES },
 	{ "attention", DIFFER(KEPT_ATTENTION, RECOUNT_ATTENTION),
 	  RECOUNT_ATTENTION },
 };

@@ -39,6 +39,24 @@
 	" GROUP BY 2, 3, 4"
 
 /*
+ * The first and last dates of each sender's patches as the rows make
+ * them: (list, who, automated, first, last, stale 0), one row per list
+ * as above, poster and person or machine as PW_TOTALS_RECOUNT_SENDERS.
+ */
+#define PW_TOTALS_SENDER_DATES(l, join, where) \
+	"SELECT " l " AS list, coalesce(ms.addr, m.from_addr) AS who," \
+	" m.automated IS NOT NULL AS automated, m.date AS date" \
+	" FROM patch p JOIN message m ON m.id = p.message" \
+	" LEFT JOIN message_sender ms ON ms.message = m.id" join where
+#define PW_TOTALS_RECOUNT_SENDER_DATES \
+	"SELECT list, who, automated, min(date), max(date), 0 FROM (" \
+	PW_TOTALS_SENDER_DATES("0", "", "") " UNION ALL " \
+	PW_TOTALS_SENDER_DATES("ml.list", PW_TOTALS_SENDER_ON_LIST, "") \
+	" UNION ALL " PW_TOTALS_SENDER_DATES("-1", "", \
+					     PW_TOTALS_SENDER_NO_LIST) \
+	") GROUP BY 1, 2, 3"
+
+/*
  * The totals per sender as the rows make them: (list, who, automated,
  * name, sev, patches, findings, other), one row per list as above (0,
  * each list, -1), poster (message_sender's address and name when an
