@@ -1,9 +1,7 @@
 /*
  * patchwarden: the attention queue (see db/attention.h).
  */
-#include "checks/rules.h"
 #include "db/attention.h"
-#include "db/decision.h"
 #include "db/db-private.h"
 
 static void attention_free(gpointer p)
@@ -42,39 +40,24 @@ enum pw_status pw_db_attention_patches(struct pw_db *db,
 				       GPtrArray **out)
 {
 	/*
-	 * From the findings (far fewer than messages, and no index on
-	 * severity would pay for itself), grouped per list and patch; the
-	 * window functions keep each list's newest and count them all.
+	 * From the queue the triggers keep (db/attention.h): each list's
+	 * count, then its newest along attention_newest, a few rows each,
+	 * whatever the store's size.
 	 */
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"WITH q AS (SELECT coalesce(l.name, '') AS lname, p.id AS pid,"
-		"  m.id AS mid, m.msgid AS msgid, m.subject AS subject,"
-		"  m.from_name AS from_name, m.from_addr AS from_addr,"
-		"  coalesce(m.date, 0) AS d,"
-		"  sum(f.severity >= 2) AS errs, sum(f.severity = 1) AS warns"
-		" FROM finding f JOIN patch p ON p.id = f.patch"
-		" JOIN message m ON m.id = p.message"
-		" LEFT JOIN message_list ml ON ml.message = m.id"
-		" LEFT JOIN list l ON l.id = ml.list"
-		" WHERE f.severity >= ?1 AND f.rule NOT IN (?3, ?4, ?5, ?6)"
-		" AND m.automated IS NULL"
-		/* Not yet triaged: a finding a maintainer marked wrong or
-		 * ignored needs no one's attention. */
-		" AND " PW_FINDING_OPEN("f")
-		" AND NOT EXISTS (SELECT 1 FROM flood_member fm"
-		"  JOIN flood_group g ON g.id = fm.grp"
-		"  WHERE fm.message = m.id AND g.detected_at IS NOT NULL)"
-		" GROUP BY lname, p.id)"
-		" SELECT lname, pid, mid, msgid, subject, from_name, from_addr, d,"
-		"  errs, warns, n FROM (SELECT q.*, row_number() OVER"
-		"  (PARTITION BY lname ORDER BY d DESC, mid DESC) AS rn,"
-		"  count(*) OVER (PARTITION BY lname) AS n FROM q)"
-		" WHERE rn <= ?2 ORDER BY lname, d DESC, mid DESC");
-	sqlite3_bind_int(st, 1, (int)min);
+		"WITH n AS (SELECT list, count(*) AS n FROM attention"
+		"  WHERE errs > 0 OR (?1 < 2 AND warns > 0) GROUP BY list)"
+		" SELECT coalesce(l.name, ''), p.id, m.id, m.msgid, m.subject,"
+		"  m.from_name, m.from_addr, a.date, a.errs, a.warns, n.n"
+		" FROM n JOIN attention a ON a.list = n.list"
+		"  AND a.patch IN (SELECT patch FROM attention"
+		"  WHERE list = n.list AND (errs > 0 OR (?1 < 2 AND warns > 0))"
+		"  ORDER BY date DESC, patch DESC LIMIT ?2)"
+		" JOIN patch p ON p.id = a.patch JOIN message m ON m.id = p.message"
+		" LEFT JOIN list l ON l.id = n.list"
+		" ORDER BY 1, a.date DESC, m.id DESC");
+
+	sqlite3_bind_int(st, 1, (int)MAX(min, PW_SEV_WARNING));
 	sqlite3_bind_int(st, 2, per_list);
-	pw_db_bind_text(st, 3, pw_rule_at(PW_R_FLOOD)->id);
-	pw_db_bind_text(st, 4, pw_rule_at(PW_R_FLOOD_SERIES)->id);
-	pw_db_bind_text(st, 5, pw_rule_at(PW_R_RESEND_IDENTICAL)->id);
-	pw_db_bind_text(st, 6, pw_rule_at(PW_R_SERIES_OVERSIZED)->id);
 	return pw_db_rows(db, st, attention_row, attention_free, out);
 }

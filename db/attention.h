@@ -14,6 +14,35 @@
 #include "checks/patch.h"
 #include "db/db.h"
 
+/*
+ * The queue as the rows make it, kept in the table attention (list,
+ * patch, date, errs, warns) by triggers (db/schema.c, user_version 20)
+ * so that the overview reads a row per patch in the queue, not every
+ * finding: per list a patch's message is on (-1: none), its open
+ * findings at warning and above, flood detection's own left out, of
+ * patches a person sent that are in no detected flood.  WHERE narrows
+ * it to some patches (p.id ...).  The rule names are checks/rules.c's
+ * PW_R_FLOOD, PW_R_FLOOD_SERIES, PW_R_RESEND_IDENTICAL and
+ * PW_R_SERIES_OVERSIZED (tests/unit/test_attention.c holds them equal).
+ */
+#define PW_ATTENTION_FLOOD_RULES \
+	"'FLOOD', 'FLOOD_SERIES', 'RESEND_IDENTICAL', 'SERIES_OVERSIZED'"
+#define PW_ATTENTION_RECOUNT(where) \
+	"SELECT coalesce(ml.list, -1), p.id, coalesce(m.date, 0)," \
+	" sum(f.severity >= 2), sum(f.severity = 1)" \
+	" FROM patch p JOIN message m ON m.id = p.message" \
+	" JOIN finding f ON f.patch = p.id" \
+	" LEFT JOIN message_list ml ON ml.message = m.id" \
+	" WHERE " where " AND f.severity >= 1" \
+	" AND f.rule NOT IN (" PW_ATTENTION_FLOOD_RULES ")" \
+	" AND m.automated IS NULL" \
+	" AND NOT EXISTS (SELECT 1 FROM finding_decision fd" \
+	"  WHERE fd.finding = f.id)" \
+	" AND NOT EXISTS (SELECT 1 FROM flood_member fm" \
+	"  JOIN flood_group g ON g.id = fm.grp" \
+	"  WHERE fm.message = m.id AND g.detected_at IS NOT NULL)" \
+	" GROUP BY 1, 2"
+
 /* One patch of the queue.  Owns its strings. */
 struct pw_attention_patch {
 	char *list;			/* "" for mail seen on no list */
@@ -26,14 +55,15 @@ struct pw_attention_patch {
 
 /*
  * The patches not yet triaged that have findings at min severity or
- * above, at most per_list of each list (its newest; a patch seen on two
+ * above (warning or error: info findings are never in the queue), at
+ * most per_list of each list (its newest; a patch seen on two
  * lists is in both), into *out: a new GPtrArray of struct
  * pw_attention_patch that frees them, by list name, then newest first.
  * Left out: mail a machine sent (message.automated: a stable tree's
  * backport is reviewed where it was first posted), members of a flood
  * (the flood is one item of its own), and the findings flood detection
- * makes (about a patch's company, not its text).  Every patch is
- * untriaged until decisions about patches are stored.
+ * makes (about a patch's company, not its text).  A finding is
+ * triaged once a decision covers it (finding_decision).
  */
 enum pw_status pw_db_attention_patches(struct pw_db *db,
 				       enum pw_severity min, int per_list,

@@ -12,21 +12,21 @@
 #define MONTH_OF(d) "CAST(strftime('%s', " d ", 'unixepoch', 'start of month')" \
 	" AS INTEGER)"
 
-/* From the findings (far fewer than messages): reading every message of
- * the range for its patch would visit the whole store. */
-#define FINDINGS(step) "SELECT " step " AS t, f.rule, count(*)" \
-	" FROM finding f CROSS JOIN patch p ON p.id = f.patch" \
-	" CROSS JOIN message m ON m.id = p.message" \
-	" WHERE m.date >= ?1 AND m.date < ?2 AND f.severity >= ?3" \
-	" GROUP BY t, f.rule ORDER BY t, 3 DESC, f.rule"
+/* From the totals per list and day (db/totals.h), not the findings:
+ * the range [?1, ?2) starts and ends on whole days (a step's start, UTC),
+ * so its messages are those of the days in it. */
+#define FINDINGS(step) "SELECT " step " AS t, rule, sum(n)" \
+	" FROM total_finding WHERE list = 0" \
+	" AND day >= ?1 / 86400 AND day < ?2 / 86400 AND severity >= ?3" \
+	" GROUP BY t, rule HAVING sum(n) > 0 ORDER BY t, 3 DESC, rule"
 #define FLOODS(step) "SELECT " step " AS t, NULL, count(*)" \
 	" FROM flood_group g WHERE g.detected_at IS NOT NULL" \
 	" AND g.first_seen >= ?1 AND g.first_seen < ?2 GROUP BY t ORDER BY t"
 
 /* By enum pw_chart_step: each a literal, as pw_db_stmt() keeps them. */
 static const char *const findings_sql[] = {
-	FINDINGS(DAY_OF("m.date")), FINDINGS(WEEK_OF("m.date")),
-	FINDINGS(MONTH_OF("m.date")),
+	FINDINGS(DAY_OF("day * 86400")), FINDINGS(WEEK_OF("day * 86400")),
+	FINDINGS(MONTH_OF("day * 86400")),
 };
 static const char *const floods_sql[] = {
 	FLOODS(DAY_OF("g.first_seen")), FLOODS(WEEK_OF("g.first_seen")),

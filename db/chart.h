@@ -46,7 +46,8 @@ struct pw_chart_point {
 /*
  * Findings at min severity or above of the patches dated in [since,
  * until), per step and rule: *out is a new GPtrArray of struct
- * pw_chart_point that frees them, by time.
+ * pw_chart_point that frees them, by time.  since and until are whole
+ * days (a step's start): the totals per list and day answer.
  */
 enum pw_status pw_db_chart_findings(struct pw_db *db, enum pw_chart_step step,
 				    int64_t since, int64_t until,

@@ -257,6 +257,11 @@ enum pw_status pw_db_open(const char *path, bool readonly, struct pw_db **out,
 		    (s = pw_db_exec(db, "PRAGMA journal_size_limit="
 				    PW_DB_WAL_KEEP)) ||
 		    (s = pw_db_exec(db, "PRAGMA synchronous=NORMAL")) ||
+		    /* A write whose triggers write more than once keeps a
+		     * statement journal: in memory, not a temporary file
+		     * made and removed for every finding stored (12 s of
+		     * system time for 10,000 messages, not 0.3 s). */
+		    (s = pw_db_exec(db, "PRAGMA temp_store=MEMORY")) ||
 		    (s = pw_db_exec(db, "PRAGMA foreign_keys=ON")))
 			goto fail_msg;
 		/* The raw store before the schema: a reader that finds a

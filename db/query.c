@@ -454,12 +454,135 @@ static gpointer sender_row(sqlite3_stmt *st)
 	return q;
 }
 
+/* The conditions of f on a sender's message m besides its poster. */
+static void sender_conds(struct qb *q, const struct pw_query_filter *f)
+{
+	if (f->automated > 0)
+		g_string_append(q->sql, " AND m.automated IS NOT NULL");
+	else if (f->automated < 0)
+		g_string_append(q->sql, " AND m.automated IS NULL");
+	if (f->list) {
+		g_string_append(q->sql, " AND " ON_LIST);
+		bind_text(q, f->list);
+	}
+}
+
+/*
+ * The first (agg "min", order "") or last (agg "max", order " DESC")
+ * date of the patches of the page's sender (page.who) under f: kept
+ * by the triggers, or, where a change made them stale, as the rows
+ * give it: from the indexes of an in-body author's messages
+ * and of the patches and pull requests by From address and date, or,
+ * when the sender has patches whose message is of another kind
+ * (page.other; no index holds them), from every patch.
+ */
+static void sender_date(struct qb *q, const struct pw_query_filter *f,
+			const char *agg, const char *order)
+{
+	static const char *const kinds[] = { "patch", "pull" };
+	size_t i;
+
+	/* Kept (total_sender_date), unless a change marked them stale. */
+	g_string_append_printf(q->sql, ", coalesce((SELECT CASE WHEN"
+			       " max(d.stale) = 0 THEN coalesce(%s(d.%s), 0) END"
+			       " FROM total_sender_date d WHERE d.who = page.who",
+			       agg, *order ? "last" : "first");
+	if (f->list) {
+		g_string_append(q->sql, " AND d.list = (SELECT id FROM list"
+				" WHERE name = ?)");
+		bind_text(q, f->list);
+	} else {
+		g_string_append(q->sql, " AND d.list = 0");
+	}
+	if (f->automated)
+		g_string_append_printf(q->sql, " AND d.automated = %d",
+				       f->automated > 0);
+	g_string_append_printf(q->sql, "), coalesce(CASE WHEN page.other > 0"
+			       " THEN (SELECT %s(m.date) FROM patch p"
+			       " JOIN message m ON m.id = p.message"
+			       " LEFT JOIN message_sender ms ON ms.message = m.id"
+			       " WHERE coalesce(ms.addr, m.from_addr) = page.who",
+			       agg);
+	sender_conds(q, f);
+	g_string_append_printf(q->sql, ") ELSE (SELECT %s(d) FROM"
+			       " (SELECT (SELECT %s(m.date) FROM message_sender ms"
+			       " JOIN message m ON m.id = ms.message"
+			       " JOIN patch p ON p.message = m.id"
+			       " WHERE ms.addr = page.who", agg, agg);
+	sender_conds(q, f);
+	g_string_append(q->sql, ") AS d");
+	/* The From's own mail, newest or oldest first along the index of
+	 * its kind (message_patch_from, message_pull_from). */
+	for (i = 0; i < G_N_ELEMENTS(kinds); i++) {
+		g_string_append_printf(q->sql, " UNION ALL SELECT (SELECT m.date"
+				       " FROM message m WHERE m.kind = '%s'"
+				       " AND m.from_addr = page.who"
+				       " AND m.date IS NOT NULL"
+				       " AND EXISTS (SELECT 1 FROM patch"
+				       " WHERE message = m.id)"
+				       " AND NOT EXISTS (SELECT 1 FROM message_sender"
+				       " WHERE message = m.id)", kinds[i]);
+		sender_conds(q, f);
+		g_string_append_printf(q->sql, " ORDER BY m.date%s LIMIT 1)",
+				       order);
+	}
+	g_string_append(q->sql, ")) END, 0))");
+}
+
+/*
+ * The senders of f from the totals per sender (db/totals.c): a row
+ * per sender, list, name and severity, never a message, then the
+ * floods and dates of the page's senders alone.
+ */
+static enum pw_status senders_totals(struct pw_db *db,
+				     const struct pw_query_filter *f,
+				     GPtrArray **out)
+{
+	struct qb q;
+
+	qb_init(&q, "WITH page AS (SELECT t.who AS who,"
+		" max(CASE WHEN t.patches > 0 THEN t.name END) AS name,"
+		" sum(t.patches) AS patches,"
+		" sum(CASE WHEN t.sev >= ? THEN t.findings ELSE 0 END) AS findings,"
+		" sum(CASE WHEN t.sev >= ? THEN t.patches ELSE 0 END) AS flagged,"
+		" sum(t.other) AS other FROM total_sender t");
+	bind_num(&q, f->min_severity);
+	bind_num(&q, f->min_severity);
+	if (f->list)
+		cond_text(&q, "t.list = (SELECT id FROM list WHERE name = ?)",
+			  f->list);
+	else
+		cond(&q, "t.list = 0");
+	if (f->automated > 0)
+		cond(&q, "t.automated = 1");
+	else if (f->automated < 0)
+		cond(&q, "t.automated = 0");
+	cond_text(&q, "t.who = lower(?)", f->from);
+	g_string_append(q.sql, " GROUP BY t.who HAVING sum(t.patches) > 0");
+	qb_end(&q, " ORDER BY 3 DESC, 4 DESC, who", f);
+	g_string_append(q.sql, ") SELECT page.who, page.name, page.patches,"
+			" page.findings, (SELECT count(*) FROM flood_group g"
+			" WHERE g.sender = page.who AND g.detected_at IS NOT NULL)");
+	sender_date(&q, f, "min", "");
+	sender_date(&q, f, "max", " DESC");
+	g_string_append(q.sql, ", page.flagged FROM page"
+			" ORDER BY 3 DESC, 4 DESC, page.who");
+	q.stream = f->each ? f : NULL;
+	return run(db, &q, sender_row, sender_free, out);
+}
+
 enum pw_status pw_db_query_senders(struct pw_db *db,
 				   const struct pw_query_filter *f,
 				   GPtrArray **out)
 {
 	struct qb q;
 
+	/* Without dates, a findings or a rule filter, the totals answer
+	 * (the same numbers: tests/integration/totals.sh compares them);
+	 * a date range is counted from the rows of its messages (the
+	 * totals are not kept by day), as are the findings filters. */
+	if (!f->since && !f->until && f->has_findings <= 0 && !f->rule)
+		return senders_totals(db, f, out);
 	/* Who posted: the mail's From (message_sender when an in-body
 	 * From names another author), as floods are counted. */
 	qb_init(&q, "SELECT coalesce(ms.addr, m.from_addr) AS who,"

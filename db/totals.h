@@ -39,6 +39,66 @@
 	" GROUP BY 2, 3, 4"
 
 /*
+ * The first and last dates of each sender's patches as the rows make
+ * them: (list, who, automated, first, last, stale 0), one row per list
+ * as above, poster and person or machine as PW_TOTALS_RECOUNT_SENDERS.
+ */
+#define PW_TOTALS_SENDER_DATES(l, join, where) \
+	"SELECT " l " AS list, coalesce(ms.addr, m.from_addr) AS who," \
+	" m.automated IS NOT NULL AS automated, m.date AS date" \
+	" FROM patch p JOIN message m ON m.id = p.message" \
+	" LEFT JOIN message_sender ms ON ms.message = m.id" join where
+#define PW_TOTALS_RECOUNT_SENDER_DATES \
+	"SELECT list, who, automated, min(date), max(date), 0 FROM (" \
+	PW_TOTALS_SENDER_DATES("0", "", "") " UNION ALL " \
+	PW_TOTALS_SENDER_DATES("ml.list", PW_TOTALS_SENDER_ON_LIST, "") \
+	" UNION ALL " PW_TOTALS_SENDER_DATES("-1", "", \
+					     PW_TOTALS_SENDER_NO_LIST) \
+	") GROUP BY 1, 2, 3"
+
+/*
+ * The totals per sender as the rows make them: (list, who, automated,
+ * name, sev, patches, findings, other), one row per list as above (0,
+ * each list, -1), poster (message_sender's address and name when an
+ * in-body From names another author, else the mail's From), person or
+ * machine (message.automated set: 1) and sev, the most severe finding
+ * of a patch (-1: none).  patches counts the patches whose most severe
+ * finding is sev, findings the findings of severity sev, other the
+ * patches whose message is of neither kind 'patch' nor 'pull' (their
+ * dates are not in the indexes the senders' dates are read from).
+ */
+#define PW_TOTALS_SENDER_COLS \
+	" coalesce(ms.addr, m.from_addr) AS who," \
+	" m.automated IS NOT NULL AS automated," \
+	" coalesce(ms.name, m.from_name) AS name,"
+#define PW_TOTALS_SENDER_PATCHES(l, join, where) \
+	"SELECT " l " AS list," PW_TOTALS_SENDER_COLS \
+	" coalesce((SELECT max(severity) FROM finding WHERE patch = p.id), -1)" \
+	" AS sev, 1 AS np, 0 AS nf, m.kind NOT IN ('patch', 'pull') AS no" \
+	" FROM patch p" \
+	" JOIN message m ON m.id = p.message" \
+	" LEFT JOIN message_sender ms ON ms.message = m.id" join where
+#define PW_TOTALS_SENDER_FINDINGS(l, join, where) \
+	"SELECT " l "," PW_TOTALS_SENDER_COLS " f.severity, 0, 1, 0" \
+	" FROM finding f JOIN patch p ON p.id = f.patch" \
+	" JOIN message m ON m.id = p.message" \
+	" LEFT JOIN message_sender ms ON ms.message = m.id" join where
+#define PW_TOTALS_SENDER_NO_LIST \
+	" WHERE NOT EXISTS (SELECT 1 FROM message_list WHERE message = m.id)"
+#define PW_TOTALS_SENDER_ON_LIST " JOIN message_list ml ON ml.message = m.id"
+#define PW_TOTALS_RECOUNT_SENDERS \
+	"SELECT list, who, automated, name, sev, sum(np), sum(nf), sum(no)" \
+	" FROM (" PW_TOTALS_SENDER_PATCHES("0", "", "") " UNION ALL " \
+	PW_TOTALS_SENDER_PATCHES("ml.list", PW_TOTALS_SENDER_ON_LIST, "") \
+	" UNION ALL " PW_TOTALS_SENDER_PATCHES("-1", "", \
+					       PW_TOTALS_SENDER_NO_LIST) \
+	" UNION ALL " PW_TOTALS_SENDER_FINDINGS("0", "", "") " UNION ALL " \
+	PW_TOTALS_SENDER_FINDINGS("ml.list", PW_TOTALS_SENDER_ON_LIST, "") \
+	" UNION ALL " PW_TOTALS_SENDER_FINDINGS("-1", "", \
+						PW_TOTALS_SENDER_NO_LIST) \
+	") GROUP BY 1, 2, 3, 4, 5"
+
+/*
  * Compares the totals with a recount from the rows: *wrong receives
  * how many totals differ (0: all right).  With repair, wrong totals
  * are made again from the rows, in one transaction.
