@@ -17,7 +17,18 @@
 # options).  Flood windows and severities read the mails' Date headers
 # only, and ingest without --reply queues no reply: no clock is read.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib_fast.sh"
 cases=$TOP/tests/cases
+
+# noblank: standard input without its empty lines (sed '/^$/d' in the
+# shell itself: two hundred cases, two hundred processes fewer).
+noblank() {
+	local l
+	while IFS= read -r l || [ -n "$l" ]; do
+		[ -n "$l" ] && printf '%s\n' "$l"
+	done
+	return 0
+}
 
 run_case() {	# dir, file
 	local dir=$1 f=$2 args=() out rc
@@ -25,14 +36,16 @@ run_case() {	# dir, file
 	[ -f "$dir/$stem.args" ] && read -r -a args <"$dir/$stem.args"
 	out=$(cd "$dir" && "$PW" check "${args[@]}" "$f" 2>&1)
 	rc=$?
-	printf '%s\n# exit %d\n' "$out" "$rc" | sed '/^$/d'
+	printf '%s\n# exit %d\n' "$out" "$rc" | noblank
 }
 
 run_store_case() {	# dir, file: ingest into a fresh store, query the findings
 	local dir=$1 f=$2 args=() out rc db
 	local stem=${f%.*}
 	[ -f "$dir/$stem.args" ] && read -r -a args <"$dir/$stem.args"
-	db=$(mktemp -d "$T/store.XXXXXX")/pw.db
+	# A store of the case's own, on a RAM file system (tests/lib_fast.sh).
+	db=$F/${dir##*/}.$stem/pw.db
+	mkdir "${db%/pw.db}" || return
 	if ! out=$(cd "$dir" && "$PW" ingest --db "$db" -c "$stem.conf" \
 			--threads 1 "$f" 2>&1); then
 		printf '# ingest failed: %s\n' "$out"
@@ -43,7 +56,7 @@ run_store_case() {	# dir, file: ingest into a fresh store, query the findings
 	out=$(cd "$dir" && "$PW" query --db "$db" -c "$stem.conf" findings \
 		--severity info "${args[@]}" 2>&1)
 	rc=$?
-	printf '%s\n# exit %d\n' "$out" "$rc" | sed '/^$/d'
+	printf '%s\n# exit %d\n' "$out" "$rc" | noblank
 }
 
 rules_seen=()
@@ -51,11 +64,11 @@ rules_seen=()
 # tests/integration/mailcases.sh.
 for dir in "$cases"/[A-Z]*/; do
 	dir=${dir%/}
-	rule=$(basename "$dir")
+	rule=${dir##*/}
 	fired=0 clean=0
 	for f in "$dir"/*; do
 		case "$f" in *.expected|*.args|*.conf) continue ;; esac
-		name=$(basename "$f")
+		name=${f##*/}
 		stem=${name%.*}
 		case "$name" in
 		*.mbox) if [ -f "$dir/$stem.conf" ]; then
@@ -74,11 +87,11 @@ for dir in "$cases"/[A-Z]*/; do
 			not_ok "$rule/$stem has no .expected (UPDATE=1 writes it)"
 			continue
 		fi
-		want=$(cat "$dir/$stem.expected")
+		want=$(<"$dir/$stem.expected")
 		is "$rule/$stem" "$got" "$want"
 		[ "$got" = "$want" ] || diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | sed 's/^/#   /'
 		# check prints "file:line: SEVERITY:RULE: ", query "RULE severity".
-		if grep -qE "(:$rule: |^$rule (info|warning|error) )" <<<"$want"; then
+		if [[ $want =~ (:$rule: |(^|$'\n')$rule (info|warning|error) ) ]]; then
 			names=1
 		else
 			names=0

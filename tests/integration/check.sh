@@ -2,6 +2,7 @@
 # patchwarden check, end to end: output formats, exit codes, --fix,
 # --file, standard input, mboxes, and use as git's sendemail-validate hook.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib_fast.sh"
 cases=$TOP/tests/cases
 
 # A repository with one kernel-style file, and patches made by git itself.
@@ -333,18 +334,19 @@ contains "2,000 attributes: the last on its line" "$(printf '%s\n' "$out" | tail
 
 # --fix on every mail and patch of the corpus: a copy is always written,
 # and where nothing has a fix it is the input byte for byte.
-# One Python at the end reads every report, not one per file.
-mkdir -p "$T/corpus-fix"
+# One Python at the end reads every report, not one per file.  The
+# copies go to $F (tests/lib_fast.sh): --fix-output syncs each, twice.
+mkdir -p "$F/corpus-fix"
 total=0
 while IFS= read -r -d '' f; do
 	total=$((total + 1))
 	# With --fix the report goes to stderr, after any message about
 	# the input.
-	"$PW" check --fix-output "$T/corpus-fix/$total.out" --format json "$f" \
-		>/dev/null 2>"$T/corpus-fix/$total.json"
-	printf '%s\t%s\n' "$total" "$f" >>"$T/corpus-fix/index"
+	"$PW" check --fix-output "$F/corpus-fix/$total.out" --format json "$f" \
+		>/dev/null 2>"$F/corpus-fix/$total.json"
+	printf '%s\t%s\n' "$total" "$f" >>"$F/corpus-fix/index"
 done < <(find "$CORPUS" \( -name '*.mbox' -o -name '*.eml' -o -name '*.patch' \) -type f -print0)
-read -r written changed < <(/usr/bin/python3 - "$T/corpus-fix" <<'PY'
+read -r written changed < <(/usr/bin/python3 - "$F/corpus-fix" <<'PY'
 import json, os, sys
 d = sys.argv[1]
 written = changed = 0

@@ -3,15 +3,16 @@
 # corpus, idempotency, the same message on several lists, bad input,
 # the summary line and exit codes.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib_fast.sh"
 
 S=$CORPUS/patchwork/series
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # Patchwork's expectations (corpus README, test_series.py): counts of
 # covers, patches, comments, then patches per series and covers per
-# series, oldest series first.
+# series, oldest series first.  The stores in $F (tests/lib_fast.sh).
 while read -r file covers patches comments pseries cseries; do
-	db=$T/$file.db
+	db=$F/$file.db
 	out=$($PW ingest -q --db "$db" "$S/$file" 2>"$T/err")
 	got="$(kv covers "$out"),$(kv patches "$out"),$(kv comments "$out")"
 	is "series/$file: covers,patches,comments" "$got" "$covers,$patches,$comments"
@@ -53,9 +54,9 @@ dependency-base-patch.mbox 1 2 0 [2] [1]
 EOF2
 
 # Series names: the cover's subject, else the first patch's.
-db=$T/base-cover-letter.mbox.db
+db=$F/base-cover-letter.mbox.db
 is "series name from the cover" "$(q "$db" 'SELECT name FROM series')" "A sample series"
-db=$T/base-no-cover-letter.mbox.db
+db=$F/base-no-cover-letter.mbox.db
 is "series name from patch 1" "$(q "$db" 'SELECT name FROM series')" \
 	"$(q "$db" "SELECT subject_clean FROM message WHERE number = 1")"
 
@@ -172,25 +173,32 @@ is "someone else's report answered by a patch: not a cover" "$(kv covers "$out")
 # under the same kind.  (parse, reading a stream, applies the naked
 # cover rule to a root and the message after it; the store to a root
 # and any patch answering it, so mail in between can part them.)
-# Each mbox into a store of its own; one Python then compares them all.
-mkdir -p "$T/kinds"
-i=0
+# Each mbox into a store of its own (in $F, tests/lib_fast.sh: SQLite
+# syncs each store it makes); parse reads them all in one run, each file
+# on its own (what a file holds back for the naked cover rule goes out
+# at its end), and one Python then compares them all, each file's
+# messages told by the file that "where" names.
+mkdir -p "$F/kinds"
+i=0 mboxes=()
 while IFS= read -r f; do
 	i=$((i + 1))
-	$PW ingest -q --db "$T/kinds/$i.db" "$f" >/dev/null 2>&1
-	$PW parse --format json "$f" >"$T/kinds/$i.json" 2>/dev/null
-	printf '%s\t%s\n' "$i" "$(basename "$f")" >>"$T/kinds/index"
+	mboxes+=("$f")
+	$PW ingest -q --db "$F/kinds/$i.db" "$f" >/dev/null 2>&1
+	printf '%s\t%s\t%s\n' "$i" "${f##*/}" "$f" >>"$F/kinds/index"
 done < <(find "$CORPUS" -name '*.mbox' | sort)
-differ=$(/usr/bin/python3 - "$T/kinds" <<'PY'
+$PW parse --format json "${mboxes[@]}" >"$F/kinds/all.json" 2>/dev/null
+differ=$(/usr/bin/python3 - "$F/kinds" <<'PY'
 import json, sqlite3, sys
 d = sys.argv[1]
 differ = []
+try:
+    parsed = json.load(open(d + "/all.json"))
+except ValueError:
+    parsed = []
 for line in open(d + "/index"):
-    i, name = line.rstrip("\n").split("\t", 1)
-    try:
-        a = {(x["msgid"], x["kind"]) for x in json.load(open("%s/%s.json" % (d, i)))}
-    except ValueError:
-        a = set()
+    i, name, path = line.rstrip("\n").split("\t", 2)
+    a = {(x["msgid"], x["kind"]) for x in parsed
+         if x["where"].rsplit(": message ", 1)[0] == path}
     try:
         db = sqlite3.connect("file:%s/%s.db?mode=ro" % (d, i), uri=True)
         b = set(db.execute("SELECT msgid, kind FROM message"))
