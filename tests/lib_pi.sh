@@ -222,13 +222,48 @@ dc_recreate() {
 	# UIDVALIDITY is the creation time: a second later it surely differs.
 	[ "$(dc_status "$1" UIDVALIDITY)" != "$v" ] || _dc_adm mailbox update -u "$DC_USER" --uid-validity $((v + 1)) "$1"
 }
-# dc_append BOX FILE...: each raw message into BOX by IMAP APPEND (CRLF).
+# dc_append BOX FILE...: each raw message into BOX by IMAP APPEND (every
+# line ending made CRLF), in the order given, one after the other on one
+# IMAP connection (one process for all: 300 messages in well under a
+# second, where a curl each took a minute on a busy machine).
 dc_append() {
-	local box=$1 f; shift
-	for f in "$@"; do
-		sed 's/\r*$/\r/' "$f" >"$DC_DIR/append.eml"
-		curl -sS -u "$DC_USER:$DC_PASS" "$DC_URL/$box" -T "$DC_DIR/append.eml" || return 1
-	done
+	local box=$1; shift
+	$PY - "$DC_PORT" "$DC_USER" "$DC_PASS" "$box" "$@" <<'PYEOF'
+import socket, sys
+port, user, password, box = sys.argv[1:5]
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=30)
+rd = s.makefile("rb")
+def line():
+    l = rd.readline()
+    if not l:
+        sys.exit("dc_append: the IMAP server hung up")
+    return l
+def done(tag):	# reads up to the tagged answer; fails unless OK
+    while True:
+        l = line()
+        if l.startswith(tag + b" "):
+            if not l.startswith(tag + b" OK"):
+                sys.exit("dc_append: " + l.decode("utf-8", "replace").strip())
+            return
+def quoted(t):
+    return b'"' + t.encode().replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"'
+line()	# the greeting
+s.sendall(b"a LOGIN " + quoted(user) + b" " + quoted(password) + b"\r\n")
+done(b"a")
+for n, f in enumerate(sys.argv[5:]):
+    data = open(f, "rb").read()
+    # As sed 's/\r*$/\r/': each line's trailing CRs made one.
+    end = data.endswith(b"\n")
+    lines = (data[:-1] if end else data).split(b"\n")
+    data = b"\n".join(l.rstrip(b"\r") + b"\r" for l in lines) + (b"\n" if end else b"")
+    tag = b"m%d" % n
+    s.sendall(tag + b" APPEND " + quoted(box) + b" {%d}\r\n" % len(data))
+    if not line().startswith(b"+"):
+        sys.exit("dc_append: no continuation for " + f)
+    s.sendall(data + b"\r\n")
+    done(tag)
+s.sendall(b"z LOGOUT\r\n")
+PYEOF
 }
 # dc_status BOX [ITEM]: the STATUS line of BOX, or one of its numbers.
 dc_status() {
