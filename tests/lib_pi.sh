@@ -359,11 +359,9 @@ mbox_replies() { [ -f "$1" ] && grep -c "^In-Reply-To: <$2>" "$1" || echo 0; }
 # "subscribe list --format json" (an array of objects, an object holding
 # one, or one object a line).  true/false for booleans, empty for null,
 # "missing" when there is no such subscription or field.
-sub_field() {
-	printf '%s' "$1" | $PY -c '
-import json, sys
-name, field = sys.argv[1], sys.argv[2]
-text = sys.stdin.read()
+_SUB_FIELD_PY='import json
+name, field = A[0], A[1]
+text = open(A[2], encoding="utf-8").read()
 try:
     data = json.loads(text)
 except ValueError:
@@ -371,15 +369,29 @@ except ValueError:
 if isinstance(data, dict):
     lists = [v for v in data.values() if isinstance(v, list)]
     data = lists[0] if lists else [data]
+R = "missing"
 for s in data:
     if isinstance(s, dict) and s.get("name") == name:
-        if field not in s:
-            break
-        v = s[field]
-        print("" if v is None else json.dumps(v) if isinstance(v, bool) else v)
-        sys.exit(0)
-print("missing")
-' "$2" "$3"
+        if field in s:
+            v = s[field]
+            R = "" if v is None else json.dumps(v) if isinstance(v, bool) else v
+        break
+'
+# (A script that asks often calls pyq_start first: then every sub_field,
+# in a $(...) or not, is answered by the one Python process of pyq.)
+sub_field() {
+	local f code
+	if [ -n "${_PW_PYQ_PID:-}" ] && [[ "$2$3$T" != *[\'\\$'\n']* ]]; then
+		f=$T/sub_field.$BASHPID.json
+		printf '%s' "$1" >"$f"
+		printf '{}\n' >"$T/sub_field.none.json"
+		code=${_SUB_FIELD_PY//$'\n'/\\n}
+		pyq "$T/sub_field.none.json" "exec('$code', g := {'A': ['$2', '$3', '$f']}) or g['R']"
+		return
+	fi
+	printf '%s' "$1" | $PY -c "import sys; A = sys.argv[1:] + ['/dev/stdin']
+$_SUB_FIELD_PY
+print(R)" "$2" "$3"
 }
 # missing DB IDS: how many of the Message-IDs listed in file IDS (one a
 # line, without <>) the store does not hold.
