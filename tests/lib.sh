@@ -90,7 +90,9 @@ while True:
     out.write(b"%d\n" % len(data) + data)
     out.flush()
 ' 2>&1; }
-	_PW_PYQ_IN=${_PW_PYQ[1]} _PW_PYQ_OUT=${_PW_PYQ[0]}
+	# Copies of the coprocess's descriptors: bash closes its own in the
+	# subshells of a pipeline ("pyq ... | grep"), not these.
+	exec {_PW_PYQ_IN}>&"${_PW_PYQ[1]}" {_PW_PYQ_OUT}<&"${_PW_PYQ[0]}"
 	at_exit "kill $_PW_PYQ_PID 2>/dev/null"
 }
 pyq() {
