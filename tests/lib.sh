@@ -32,8 +32,38 @@ contains() {
 }
 # kv KEY LINE: the value of KEY in a "k=v k=v" summary line.
 kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
-# free_port: a TCP port on loopback that nothing listens on now.
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# free_port: a TCP port on loopback that no socket uses now, and that no
+# other test script running at the same time got from free_port: drawn
+# from 20000-31999 (below the kernel's ephemeral range, so an outgoing
+# connection does not take it meanwhile), claimed by an atomic mkdir in
+# $_PW_PORTS (the claim names this script's process, and goes when the
+# script ends), then looked up in /proc/net/tcp{,6}.  In the shell, no
+# Python to start: scripts call it often.
+_PW_PORTS=${TMPDIR:-/tmp}/pw-ports
+free_port() {
+	local i p hex
+	mkdir -p "$_PW_PORTS" 2>/dev/null
+	for ((i = 0; i < 1000; i++)); do
+		p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
+		mkdir "$_PW_PORTS/$p" 2>/dev/null || continue
+		: >"$_PW_PORTS/$p/$$"
+		printf -v hex ':%04X ' "$p"
+		if [ -r /proc/net/tcp ]; then
+			grep -qs -e "$hex" /proc/net/tcp /proc/net/tcp6 || { echo "$p"; return 0; }
+		else
+			(: <>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+		fi
+		rm -rf "${_PW_PORTS:?}/$p"
+	done
+	echo "free_port: no free port found" >&2
+	return 1
+}
+_pw_release_ports() {
+	local f
+	for f in "$_PW_PORTS"/*/"$$"; do [ -e "$f" ] && rm -rf "${f%/*}"; done
+	return 0
+}
+at_exit _pw_release_ports
 # pyq FILE EXPR: the Python expression EXPR over m, the JSON of FILE,
 # printed (a bool as yes or no; an error as its message).  One Python
 # process answers every pyq of a script, not one per assertion: a
@@ -60,7 +90,9 @@ while True:
     out.write(b"%d\n" % len(data) + data)
     out.flush()
 ' 2>&1; }
-	_PW_PYQ_IN=${_PW_PYQ[1]} _PW_PYQ_OUT=${_PW_PYQ[0]}
+	# Copies of the coprocess's descriptors: bash closes its own in the
+	# subshells of a pipeline ("pyq ... | grep"), not these.
+	exec {_PW_PYQ_IN}>&"${_PW_PYQ[1]}" {_PW_PYQ_OUT}<&"${_PW_PYQ[0]}"
 	at_exit "kill $_PW_PYQ_PID 2>/dev/null"
 }
 pyq() {

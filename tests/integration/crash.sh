@@ -9,6 +9,7 @@
 # (tests/pi_fastimport.py; public-inbox-mda takes 0.4 s a message).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/lib_pi.sh"
+pyq_start	# sub_field asks the one Python process of pyq
 
 seed=${CRASH_SEED:-$$}
 RANDOM=$seed

@@ -20,6 +20,7 @@ TOKEN_MAINT=$(printf 'a%.0s' $(seq 40))
 TOKEN_BYSTANDER=$(printf 'b%.0s' $(seq 40))
 TOKEN_FORGED=$(printf 'f%.0s' $(seq 40))
 WEBTOKEN=web-token-0123456789abcdef
+pyq_start	# checks (below) asks pyq's one Python process
 
 # wait_for FILE TEXT: until FILE holds TEXT (30 s at most).
 wait_for() {
@@ -158,20 +159,31 @@ be_mail_real() {
 # gitpw ARGS...: the real git-pw CLI, configured by git config in $GR.
 gitpw() { (cd "$GR" && GIT_PAGER=cat git pw "$@"); }
 # checks MSGID: "COMBINED|CONTEXT:STATE:DESCRIPTION:TARGET|..." for the
-# demo patch of MSGID, through git-pw's own client (git_pw.api).
+# demo patch of MSGID, through git-pw's own client (git_pw.api), with the
+# git configuration of $GR read afresh each time.  Asked of pyq's one
+# Python process (started below): git_pw is imported once, not once a
+# check (a Python start and git_pw's import cost a second each).
+_CHECKS_PY='import os, sys
+from git_pw import api, config
+here = os.getcwd()
+os.chdir(A[0])
+try:
+    api.CONF = config.CONF = config.Config()
+    ps = api.index("patches", [("msgid", A[1])])
+    if not ps:
+        R = "none"
+    else:
+        p = api.detail("patches", ps[0]["id"])
+        cs = api._get(p["checks"]).json()
+        R = "|".join([p["check"]] + ["%s:%s:%s:%s" % (c["context"], c["state"],
+              c["description"], c["target_url"] or "-") for c in cs])
+finally:
+    os.chdir(here)
+'
 checks() {
-	(cd "$GR" && $PY - "$1" <<'EOF'
-import sys
-from git_pw import api
-ps = api.index('patches', [('msgid', sys.argv[1])])
-if not ps:
-    print('none'); sys.exit(0)
-p = api.detail('patches', ps[0]['id'])
-cs = api._get(p['checks']).json()
-print('|'.join([p['check']] + ['%s:%s:%s:%s' % (c['context'], c['state'],
-      c['description'], c['target_url'] or '-') for c in cs]))
-EOF
-	)
+	case $GR$1 in *[\'\\]*|*$'\n'*) echo "checks: a quote in $GR or $1"; return 1 ;; esac
+	[ -f "$T/none.json" ] || printf '{}\n' >"$T/none.json"
+	pyq "$T/none.json" "exec('${_CHECKS_PY//$'\n'/\\n}', g := {'A': ['$GR', '$1']}) or g['R']"
 }
 # ours MSGID: how many checks of context patchwarden MSGID's demo patch has.
 ours() { checks "$1" | tr '|' '\n' | grep -c '^patchwarden:'; }

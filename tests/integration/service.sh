@@ -7,6 +7,7 @@
 # following poll stores the rest, every message exactly once.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/lib_pi.sh"
+pyq_start	# sub_field asks the one Python process of pyq
 
 n=$(split_mbox "$TOP/tests/data/sample.mbox" "$T/msgs" --unique --ids "$T/ids")
 pi_init foo || exit 1
@@ -36,7 +37,7 @@ check "the service is still running after its first poll" eval "! gone $SVC_PID"
 is "backfill: every message stored" "$(stored "$DB")" "$n"
 is "backfill: no reply" "$(replies "$DB")" 0
 mkpatch "$T/p1.eml" p1@example.com
-pi_deliver foo "$T/p1.eml"
+pi_deliver_fast foo "$T/p1.eml" >/dev/null
 check "a delivered patch: its reply in the dry-run mbox within 15 s" \
 	wait_until 15 eval '[ "$(mbox_replies "$OUTBOX" p1@example.com)" = 1 ]'
 sleep 2.5	# two more intervals

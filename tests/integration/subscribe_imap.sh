@@ -8,6 +8,7 @@
 # messages move from new/ to cur/ once stored).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/lib_pi.sh"
+pyq_start	# sub_field asks the one Python process of pyq
 
 # The IMAP login comes from the configuration: [imap] user, password,
 # starttls = no (plain on loopback), and the same keys in [imap NAME],

@@ -6,8 +6,12 @@
 # "d" removal is marked, the backfill is never answered and a later patch
 # with a finding exactly once; subscribe list/pause/resume/remove; a
 # subscription by path; a source that fails does not stop the others.
+# (Later deliveries go through tests/pi_deliver.pl, public-inbox's own
+# writer: the commits public-inbox-mda makes, as pi_fixtures.sh checks,
+# without its start-up of seconds per message.)
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/lib_pi.sh"
+pyq_start	# sub_field asks the one Python process of pyq
 
 # The bundled sample (61 messages, one a patch with findings: with
 # max_age = 0 it would be answered if the backfill were).
@@ -66,7 +70,7 @@ is "second poll: says messages=0" "$(kv messages "$(printf '%s\n' "$out" | grep 
 # ---- delivered afterwards (public-inbox-mda): arrive, a patch answered once ----
 mkpatch "$T/p1.eml" p1@example.com
 mkmail "$T/c1.eml" c1@example.com
-pi_deliver foo "$T/p1.eml" "$T/c1.eml"
+pi_deliver_fast foo "$T/p1.eml" "$T/c1.eml" >/dev/null
 out=$(poll); rc=$?
 is "after delivery: exit 0" "$rc" 0
 is "after delivery: the 2 new messages stored" "$(stored "$DB")" $((n + 2))
@@ -90,7 +94,7 @@ is "new epoch: exit 0" "$rc" 0
 is "new epoch: its messages stored" "$(stored "$DB")" $((n + 4))
 is "new epoch: its patch answered once" "$(replies_to "$DB" p2@example.com)" 1
 mkmail "$T/c3.eml" c3@example.com
-pi_deliver foo "$T/c3.eml"
+pi_deliver_fast foo "$T/c3.eml" >/dev/null
 poll >/dev/null
 is "new epoch: a later delivery there stored" "$(has "$DB" c3@example.com)" 1
 is "new epoch: nothing twice" "$(stored "$DB")" $((n + 5))
@@ -114,7 +118,7 @@ $PW subscribe pause --db "$DB" foo >/dev/null 2>&1
 is "pause: exit 0" "$?" 0
 is "pause: list says paused" "$(sub_field "$(list_json)" foo paused)" true
 mkpatch "$T/p3.eml" p3@example.com
-pi_deliver foo "$T/p3.eml"
+pi_deliver_fast foo "$T/p3.eml" >/dev/null
 poll >/dev/null
 is "paused: a poll of all does not read it" "$(has "$DB" p3@example.com)" 0
 $PW subscribe pause --db "$DB" nosuch >/dev/null 2>&1
@@ -135,7 +139,7 @@ is "remove: its messages stay" "$(stored "$DB")" "$before"
 $PW subscribe remove --db "$DB" foo >/dev/null 2>&1
 is "remove again: exit 2" "$?" 2
 mkpatch "$T/p4.eml" p4@example.com
-pi_deliver foo "$T/p4.eml"
+pi_deliver_fast foo "$T/p4.eml" >/dev/null
 $PW subscribe add --db "$DB" foo2 "$URL" >/dev/null 2>&1
 poll >/dev/null
 is "added again: what it missed is stored" "$(has "$DB" p4@example.com)" 1
@@ -165,7 +169,7 @@ is "one epoch: its messages" "$(stored "$DB3")" "$(pi_commits foo 0)"
 # ---- a source that fails does not stop the others; poll exits 1 ----
 $PW subscribe add --db "$DB2" dead "http://127.0.0.1:$(free_port)/nothing/" >/dev/null 2>&1
 mkmail "$T/c5.eml" c5@example.com
-pi_deliver foo "$T/c5.eml"
+pi_deliver_fast foo "$T/c5.eml" >/dev/null
 out=$($PW poll --db "$DB2" --config "$C" 2>"$T/err"); rc=$?
 is "a dead source: poll exits 1" "$rc" 1
 is "a dead source: the other one still polled" "$(has "$DB2" c5@example.com)" 1
