@@ -181,6 +181,9 @@ while [ "$shown" -lt "$total" ]; do
 		ended=
 		wait -n -p ended
 		st=$?
+		# wait -p unsets its variable first, and leaves it unset when
+		# a signal ends the wait: none ended then.
+		ended=${ended:-}
 		if [ -n "$ended" ] && [ -n "${pid_of[$ended]:-}" ]; then
 			gone "${pid_of[$ended]}" "$st"
 			unset "pid_of[$ended]"
