@@ -391,7 +391,18 @@ static gpointer patch_row(sqlite3_stmt *st)
 	return q;
 }
 
-#define PATCH_FINDING "EXISTS (SELECT 1 FROM finding fi WHERE fi.patch = p.id"
+/*
+ * A patch's findings, always through their index on (patch, rule).
+ * serve's readers keep the statistics of the store as it was when they
+ * opened it (SQLite reads sqlite_stat1 with the schema, and a reader
+ * cannot renew them), and those of a small store (a few findings, all
+ * of one patch) make a scan of every finding look cheaper than the
+ * index, for each patch: the senders of 6,000 patches then took 9 s,
+ * not 0.15 s, until the server restarted.
+ */
+#define OF_PATCH "FROM finding fi INDEXED BY finding_patch_rule" \
+	" WHERE fi.patch = p.id"
+#define PATCH_FINDING "EXISTS (SELECT 1 " OF_PATCH
 
 enum pw_status pw_db_query_patches(struct pw_db *db,
 				   const struct pw_query_filter *f,
@@ -402,7 +413,7 @@ enum pw_status pw_db_query_patches(struct pw_db *db,
 	qb_init(&q, "SELECT p.id, m.id, m.msgid, m.from_name, m.from_addr,"
 		" m.subject, m.date, coalesce(p.series, 0), p.number, m.total,"
 		" m.version,"
-		" (SELECT count(*) FROM finding fi WHERE fi.patch = p.id"
+		" (SELECT count(*) " OF_PATCH
 		"  AND fi.severity >= ?),"
 		" coalesce((SELECT g.id FROM flood_member fm"
 		"  JOIN flood_group g ON g.id = fm.grp"
@@ -587,13 +598,13 @@ enum pw_status pw_db_query_senders(struct pw_db *db,
 	 * From names another author), as floods are counted. */
 	qb_init(&q, "SELECT coalesce(ms.addr, m.from_addr) AS who,"
 		" max(coalesce(ms.name, m.from_name)), count(*),"
-		" sum((SELECT count(*) FROM finding fi WHERE fi.patch = p.id"
+		" sum((SELECT count(*) " OF_PATCH
 		"  AND fi.severity >= ?)),"
 		" (SELECT count(*) FROM flood_group g"
 		"  WHERE g.sender = coalesce(ms.addr, m.from_addr)"
 		"  AND g.detected_at IS NOT NULL),"
 		" coalesce(min(m.date), 0), coalesce(max(m.date), 0),"
-		" sum(EXISTS (SELECT 1 FROM finding fi WHERE fi.patch = p.id"
+		" sum(EXISTS (SELECT 1 " OF_PATCH
 		"  AND fi.severity >= ?))"
 		" FROM patch p JOIN message m ON m.id = p.message"
 		" LEFT JOIN message_sender ms ON ms.message = m.id");
@@ -607,7 +618,7 @@ enum pw_status pw_db_query_senders(struct pw_db *db,
 	cond_text(&q, ON_LIST, f->list);
 	cond_text(&q, "coalesce(ms.addr, m.from_addr) = lower(?)", f->from);
 	if (f->has_findings > 0)
-		cond(&q, "EXISTS (SELECT 1 FROM finding fi WHERE fi.patch = p.id)");
+		cond(&q, "EXISTS (SELECT 1 " OF_PATCH ")");
 	cond_text(&q, PATCH_FINDING " AND fi.rule = ?)", f->rule);
 	g_string_append(q.sql, " GROUP BY who");
 	qb_end(&q, " ORDER BY 3 DESC, 4 DESC, who", f);

@@ -47,10 +47,10 @@ serve_stopped() {
 }
 
 # get CURL-ARGS...: prints the body; then "code" prints the status and
-# "ctype" the content type (get runs in $(...), so they are kept in files).
+# "ctype" the content type (get runs in $(...), so they are kept in a
+# file: curl writes them to its stderr, the body to its stdout).
 get() {
-	curl -s -g -o "$T/body" -w '%{http_code}\n%{content_type}\n' "$@" >"$T/status"
-	cat "$T/body"
+	curl -s -g -w '%{stderr}%{http_code}\n%{content_type}\n' "$@" 2>"$T/status"
 }
-code() { sed -n 1p "$T/status"; }
-ctype() { sed -n 2p "$T/status"; }
+code() { local c; { read -r c; } <"$T/status"; printf '%s\n' "$c"; }
+ctype() { local c t; { read -r c; read -r t; } <"$T/status"; printf '%s\n' "$t"; }

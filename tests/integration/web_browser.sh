@@ -18,30 +18,36 @@ shots=${PW_SCREENSHOTS:-$(mktemp -d "${TMPDIR:-/tmp}/pw-screenshots.XXXXXX")}
 mkdir -p "$shots"
 echo "# screenshots in $shots"
 
-# chrome ARGS...: one headless run with a profile of its own.
-chrome() {
-	timeout 90 "$browser" --headless --no-sandbox --disable-gpu \
-		--no-first-run --disable-extensions --hide-scrollbars \
-		--user-data-dir="$T/profile" --virtual-time-budget=3000 "$@" 2>>"$T/chrome.err"
+# One headless Chromium for the whole script, driven over a pipe
+# (tests/browser.py): a browser started per page cost most of the run.
+coproc BROWSER { /usr/bin/python3 -u "$TOP/tests/browser.py" "$browser" "$T/profile" "$T/chrome.err" 2>>"$T/chrome.err"; }
+b_in=${BROWSER[1]} b_out=${BROWSER[0]}
+# (The driver closes Chromium when its input ends; waited for, so that
+# no browser outlives the script.)
+at_exit "exec $b_in>&-; wait $BROWSER_PID"
+# ask WORD...: one request to the driver (see tests/browser.py); prints
+# its answer.
+ask() {
+	local IFS=$'\t' n out
+	printf '%s\n' "$*" >&"$b_in"
+	LC_ALL=C read -r -t 150 n <&"$b_out" || { echo "browser: no answer"; return 1; }
+	LC_ALL=C read -r -d '' -N "$n" out <&"$b_out"
+	printf '%s\n' "${out%$'\n'}"
 }
-dom() { chrome --dump-dom "$1"; }
+# load URL DOM-FILE PNG-FILE: the page's DOM (as --dump-dom prints it,
+# after 3 s of virtual time for its scripts) and its 1280x1600
+# screenshot.
+load() {
+	local r
+	r=$(ask load "$1" "$2" "$3")
+	[ "$r" = ok ] || echo "# $1: $r"
+}
 # title DOM-FILE: the document's title after the page's scripts ran.
-title() { /usr/bin/python3 -c '
-import sys, html.parser
-class P(html.parser.HTMLParser):
-    # The document title: the first <title>, in <head> (SVG has its own).
-    t, inside, done = "", False, False
-    def handle_starttag(self, tag, a): self.inside = tag == "title" and not self.done
-    def handle_endtag(self, tag):
-        self.done = self.done or self.inside
-        self.inside = False
-    def handle_data(self, d):
-        if self.inside: self.t += d
-p = P(); p.feed(open(sys.argv[1]).read()); print(p.t)' "$1"; }
+title() { ask title "$1"; }
 
 # The control: a page whose script runs changes the title in the DOM.
 printf '<html><head><title>before</title></head><body><script>document.title="ran"</script></body></html>' >"$T/control.html"
-dom "file://$T/control.html" >"$T/control.dom"
+load "file://$T/control.html" "$T/control.dom" "$T/control.png"
 is "control: a script that runs shows in the dumped title" "$(title "$T/control.dom")" "ran"
 
 db=$T/b.db
@@ -49,13 +55,8 @@ make_store "$db"
 serve "$db" || exit 1
 
 shot() {	# NAME PATH: the page's DOM in $T/NAME.dom, a screenshot in $shots
-	dom "$URL$2" >"$T/$1.dom"
-	chrome --window-size=1280,1600 --screenshot="$shots/$1.png" "$URL$2" >/dev/null
-	check "$1: a screenshot" /usr/bin/python3 -c '
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-w, h = struct.unpack(">II", b[16:24])
-sys.exit(0 if b[:8] == b"\x89PNG\r\n\x1a\n" and (w, h) == (1280, 1600) and len(b) > 20000 else 1)' "$shots/$1.png"
+	load "$URL$2" "$T/$1.dom" "$shots/$1.png"
+	is "$1: a screenshot" "$(ask png "$shots/$1.png")" yes
 	is "$1: no <script> element" "$(grep -ci '<script' "$T/$1.dom")" 0
 }
 
@@ -107,23 +108,13 @@ shot real-overview /
 # short) while the store has findings to chart fails here.
 want=$(rq "SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch JOIN message m ON m.id = p.message WHERE f.severity >= 1 AND m.date >= 631152000 AND m.date < strftime('%s', 'now') + 86400")
 check "real mail: findings to chart" test "$want" -gt 0
-chart() {	# LABEL DOM: "bars sum" of the chart's bars as the browser built them
-	/usr/bin/python3 -c '
-import sys, html.parser
-class P(html.parser.HTMLParser):
-    inside, bars, total = False, 0, 0
-    def handle_starttag(self, tag, a):
-        a = dict(a)
-        if tag == "svg" and a.get("aria-label", "").startswith(sys.argv[1] + " per "): self.inside = True
-        elif tag == "rect" and self.inside and a.get("class") == "bar" and float(a.get("height", 0)) > 0:
-            self.bars += 1; self.total += int(a["data-n"])
-    def handle_endtag(self, tag):
-        if tag == "svg": self.inside = False
-p = P(); p.feed(open(sys.argv[2]).read()); print(p.bars, p.total)' "$1" "$2"; }
+chart() { ask chart "$1" "$2"; }	# LABEL DOM: "bars sum" of the chart's bars as the browser built them
 read -r nbars sum <<<"$(chart findings "$T/real-overview.dom")"
 check "real mail: the findings chart has bars" test "$nbars" -gt 0
 is "real mail: its bars count every finding charted" "$sum" "$want"
-is "real mail: the floods chart counts every flood" "$(chart floods "$T/real-overview.dom" | cut -d' ' -f2)" \
+# (not in a pipeline: its commands have no coprocess to ask)
+read -r _ fsum <<<"$(chart floods "$T/real-overview.dom")"
+is "real mail: the floods chart counts every flood" "$fsum" \
 	"$(rq "SELECT count(*) FROM flood_group WHERE detected_at IS NOT NULL AND first_seen >= 631152000")"
 check "real mail: the queue of patches with warnings or errors" grep -q '<span class="queue-count">[1-9]' "$T/real-overview.dom"
 msg=$(rq "SELECT m.msgid FROM message m JOIN patch p ON p.message = m.id JOIN finding f ON f.patch = p.id WHERE f.severity >= 1 ORDER BY m.date DESC LIMIT 1")
