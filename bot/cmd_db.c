@@ -170,18 +170,19 @@ static int check(struct pw_db *db)
 		       " message names\n", pw_db_path(db), orphans);
 	else
 		printf("%s-raw: no orphaned raw rows\n", pw_db_path(db));
-	/* The totals per list and day the dashboard reads, against the
-	 * rows they count. */
+	/* What the store keeps for the dashboard (totals per list and
+	 * day and per sender, the senders' dates, the attention queue),
+	 * against the rows they count. */
 	if (pw_db_totals_check(db, true, &wrong)) {
 		pw_error("totals: %s", pw_db_errmsg(db));
 		goto out;
 	}
 	if (wrong)
-		printf("%s: %" G_GINT64_FORMAT " totals per list and day differed"
+		printf("%s: %" G_GINT64_FORMAT " kept totals differed"
 		       " from the rows: made again from them\n", pw_db_path(db),
 		       wrong);
 	else
-		printf("%s: totals per list and day: as the rows count them\n",
+		printf("%s: kept totals: as the rows count them\n",
 		       pw_db_path(db));
 	rc = orphans || wrong ? 1 : 0;
 out:

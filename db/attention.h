@@ -27,20 +27,23 @@
  */
 #define PW_ATTENTION_FLOOD_RULES \
 	"'FLOOD', 'FLOOD_SERIES', 'RESEND_IDENTICAL', 'SERIES_OVERSIZED'"
+/* Finding F (its id, severity and rule as SQL) of message m counts. */
+#define PW_ATTENTION_COUNTS(id, sev, rule) \
+	"(" sev " >= 1 AND " rule " NOT IN (" PW_ATTENTION_FLOOD_RULES ")" \
+	" AND m.automated IS NULL" \
+	" AND NOT EXISTS (SELECT 1 FROM finding_decision fd" \
+	"  WHERE fd.finding = " id ")" \
+	" AND NOT EXISTS (SELECT 1 FROM flood_member fm" \
+	"  JOIN flood_group g ON g.id = fm.grp" \
+	"  WHERE fm.message = m.id AND g.detected_at IS NOT NULL))"
 #define PW_ATTENTION_RECOUNT(where) \
 	"SELECT coalesce(ml.list, -1), p.id, coalesce(m.date, 0)," \
 	" sum(f.severity >= 2), sum(f.severity = 1)" \
 	" FROM patch p JOIN message m ON m.id = p.message" \
 	" JOIN finding f ON f.patch = p.id" \
 	" LEFT JOIN message_list ml ON ml.message = m.id" \
-	" WHERE " where " AND f.severity >= 1" \
-	" AND f.rule NOT IN (" PW_ATTENTION_FLOOD_RULES ")" \
-	" AND m.automated IS NULL" \
-	" AND NOT EXISTS (SELECT 1 FROM finding_decision fd" \
-	"  WHERE fd.finding = f.id)" \
-	" AND NOT EXISTS (SELECT 1 FROM flood_member fm" \
-	"  JOIN flood_group g ON g.id = fm.grp" \
-	"  WHERE fm.message = m.id AND g.detected_at IS NOT NULL)" \
+	" WHERE " where " AND " \
+	PW_ATTENTION_COUNTS("f.id", "f.severity", "f.rule") \
 	" GROUP BY 1, 2"
 
 /* One patch of the queue.  Owns its strings. */

@@ -306,8 +306,8 @@ static const char migration_raw[] =
 
 /*
  * The attention queue (user_version 20): AT_REDO counts again the rows
- * of the patches whose ids the SQL list ids gives; AT_NOT_HIDDEN(m, f)
- * is true of finding f of message m when the queue counts it.
+ * of the patches whose ids the SQL list ids gives; AT_COUNTED says
+ * whether a finding's severity and rule can count (the trigger's WHEN).
  */
 #define AT_REDO(ids) \
 	" DELETE FROM attention WHERE patch IN (" ids ");" \
@@ -946,11 +946,8 @@ static const char *const migrations[] = {
 	"   coalesce(m.date, 0), new.severity >= 2, new.severity = 1"
 	"   FROM patch p JOIN message m ON m.id = p.message"
 	"   LEFT JOIN message_list ml ON ml.message = m.id"
-	"   WHERE p.id = new.patch AND m.automated IS NULL"
-	"   AND NOT EXISTS (SELECT 1 FROM finding_decision WHERE finding = new.id)"
-	"   AND NOT EXISTS (SELECT 1 FROM flood_member fm"
-	"   JOIN flood_group g ON g.id = fm.grp"
-	"   WHERE fm.message = m.id AND g.detected_at IS NOT NULL)"
+	"   WHERE p.id = new.patch AND "
+	PW_ATTENTION_COUNTS("new.id", "new.severity", "new.rule")
 	"   ON CONFLICT (list, patch) DO UPDATE SET errs = errs + excluded.errs,"
 	"   warns = warns + excluded.warns;"
 	" END;"
