@@ -317,8 +317,26 @@ static gpointer series_row(sqlite3_stmt *st)
 	" JOIN flood_member fm ON fm.message = p.message" \
 	" JOIN flood_group g ON g.id = fm.grp" \
 	" WHERE p.series = s.id AND g.detected_at IS NOT NULL)"
+/*
+ * A patch's findings, always through an index that starts with the
+ * patch: (patch, severity) to count those at a severity, (patch, rule)
+ * to look for one or for a rule. serve's readers keep the statistics
+ * of the store as it was when they opened it (SQLite reads sqlite_stat1
+ * with the schema, and a reader cannot renew them), and those of a
+ * small store (a few findings, all of one patch) make a scan of every
+ * finding look cheaper than the index, for each patch: the senders of
+ * 6,000 patches then took 9 s, not 0.15 s, until the server restarted.
+ */
+#define FI_SEVERITY "finding fi INDEXED BY finding_patch_severity"
+#define FI_RULE "finding fi INDEXED BY finding_patch_rule"
+#define OF_PATCH_AT "FROM " FI_SEVERITY \
+	" WHERE fi.patch = p.id AND fi.severity >= ?"
+#define OF_PATCH "FROM " FI_RULE " WHERE fi.patch = p.id"
+#define PATCH_FINDING "EXISTS (SELECT 1 " OF_PATCH
+#define OF_SERIES_AT "FROM patch p JOIN " FI_SEVERITY " ON fi.patch = p.id" \
+	" WHERE p.series = s.id AND fi.severity >= ?"
 #define SERIES_FINDING "EXISTS (SELECT 1 FROM patch p" \
-	" JOIN finding fi ON fi.patch = p.id WHERE p.series = s.id"
+	" JOIN " FI_RULE " ON fi.patch = p.id WHERE p.series = s.id"
 
 enum pw_status pw_db_query_series(struct pw_db *db,
 				  const struct pw_query_filter *f,
@@ -329,8 +347,7 @@ enum pw_status pw_db_query_series(struct pw_db *db,
 	qb_init(&q, "SELECT s.id, s.name, s.from_addr, s.version, s.total,"
 		" s.cover IS NOT NULL, s.first_date, s.last_date, "
 		SERIES_PATCHES ","
-		" (SELECT count(*) FROM patch p JOIN finding fi ON fi.patch = p.id"
-		"  WHERE p.series = s.id AND fi.severity >= ?),"
+		" (SELECT count(*) " OF_SERIES_AT "),"
 		" coalesce(" SERIES_FLOOD ", 0) FROM series s");
 	bind_num(&q, f->min_severity);
 	cond_num(&q, "s.id = ?", f->series_only, f->series_only != 0);
@@ -391,19 +408,6 @@ static gpointer patch_row(sqlite3_stmt *st)
 	return q;
 }
 
-/*
- * A patch's findings, always through their index on (patch, rule).
- * serve's readers keep the statistics of the store as it was when they
- * opened it (SQLite reads sqlite_stat1 with the schema, and a reader
- * cannot renew them), and those of a small store (a few findings, all
- * of one patch) make a scan of every finding look cheaper than the
- * index, for each patch: the senders of 6,000 patches then took 9 s,
- * not 0.15 s, until the server restarted.
- */
-#define OF_PATCH "FROM finding fi INDEXED BY finding_patch_rule" \
-	" WHERE fi.patch = p.id"
-#define PATCH_FINDING "EXISTS (SELECT 1 " OF_PATCH
-
 enum pw_status pw_db_query_patches(struct pw_db *db,
 				   const struct pw_query_filter *f,
 				   GPtrArray **out)
@@ -413,8 +417,7 @@ enum pw_status pw_db_query_patches(struct pw_db *db,
 	qb_init(&q, "SELECT p.id, m.id, m.msgid, m.from_name, m.from_addr,"
 		" m.subject, m.date, coalesce(p.series, 0), p.number, m.total,"
 		" m.version,"
-		" (SELECT count(*) " OF_PATCH
-		"  AND fi.severity >= ?),"
+		" (SELECT count(*) " OF_PATCH_AT "),"
 		" coalesce((SELECT g.id FROM flood_member fm"
 		"  JOIN flood_group g ON g.id = fm.grp"
 		"  WHERE fm.message = m.id AND g.detected_at IS NOT NULL), 0)"
@@ -598,14 +601,12 @@ enum pw_status pw_db_query_senders(struct pw_db *db,
 	 * From names another author), as floods are counted. */
 	qb_init(&q, "SELECT coalesce(ms.addr, m.from_addr) AS who,"
 		" max(coalesce(ms.name, m.from_name)), count(*),"
-		" sum((SELECT count(*) " OF_PATCH
-		"  AND fi.severity >= ?)),"
+		" sum((SELECT count(*) " OF_PATCH_AT ")),"
 		" (SELECT count(*) FROM flood_group g"
 		"  WHERE g.sender = coalesce(ms.addr, m.from_addr)"
 		"  AND g.detected_at IS NOT NULL),"
 		" coalesce(min(m.date), 0), coalesce(max(m.date), 0),"
-		" sum(EXISTS (SELECT 1 " OF_PATCH
-		"  AND fi.severity >= ?))"
+		" sum(EXISTS (SELECT 1 " OF_PATCH_AT "))"
 		" FROM patch p JOIN message m ON m.id = p.message"
 		" LEFT JOIN message_sender ms ON ms.message = m.id");
 	bind_num(&q, f->min_severity);
