@@ -148,6 +148,8 @@ static void print(const struct pw_config *c)
 	flag("detect", c->flood_detect);
 	num("count", c->flood_count);
 	num("window", c->flood_window);
+	num("burst", c->flood_burst);
+	num("lists", c->flood_lists);
 
 	for (i = 0; c->imap && i < c->imap->len; i++)
 		imap(c->imap->pdata[i]);

@@ -35,7 +35,8 @@ static const char *const reply_keys[] = {
 	"per_recipient_per_hour", "global_per_hour", "max_age",
 	"dashboard_url", "automated_senders", NULL,
 };
-static const char *const flood_keys[] = { "count", "window", "detect", NULL };
+static const char *const flood_keys[] = { "count", "window", "burst", "lists",
+					  "detect", NULL };
 static const char *const imap_keys[] = {
 	"user", "password", "starttls", "cainfo", "timeout", NULL,
 };
@@ -983,6 +984,8 @@ static void set_defaults(struct pw_config *c, const char *db)
 	c->reply_max_age = 7 * 86400;
 	c->flood_count = 20;
 	c->flood_window = 3 * 24 * 3600;
+	c->flood_burst = 6 * 3600;
+	c->flood_lists = 3;
 	c->flood_detect = true;
 	c->lists = g_ptr_array_new_with_free_func(list_free);
 	c->patchwork = g_ptr_array_new_with_free_func(patchwork_free);
@@ -1089,6 +1092,10 @@ static void read_main(struct loader *ld, struct pw_config *c, bool db_override)
 		&c->flood_count);
 	get_int(ld, "flood", "window", 3 * 24 * 3600, 0, INT_MAX, "seconds",
 		&c->flood_window);
+	get_int(ld, "flood", "burst", 6 * 3600, 0, INT_MAX, "seconds",
+		&c->flood_burst);
+	get_int(ld, "flood", "lists", 3, 0, INT_MAX, "a number of subsystems",
+		&c->flood_lists);
 	c->flood_detect = get_bool(ld, "flood", "detect", true);
 }
 

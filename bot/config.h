@@ -15,7 +15,8 @@
  *            dashboard_url (deprecated: the old name of [web] url),
  *            automated_senders (;-separated addresses or *-patterns,
  *            added to checks/message.c's pw_mail_automated_senders)
- *   [flood]  count, window (seconds), detect (bool, default true)
+ *   [flood]  count, window (seconds), burst (seconds), lists, detect
+ *            (bool, default true)
  *   [web]    listen (HOST:PORT), token (a secret), max_body (KiB),
  *            url (the dashboard's public address, which replies link to)
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
@@ -169,6 +170,9 @@ struct pw_config {
 
 	int flood_count;	/* patches that make a flood */
 	int flood_window;	/* seconds */
+	int flood_burst;	/* seconds: count within it floods, else a
+				 * campaign (0: every count in the window) */
+	int flood_lists;	/* subsystems that flood at any pace (0: off) */
 	bool flood_detect;	/* false: no flood is looked for */
 
 	/* [web]: the dashboard (bot/web.c). */

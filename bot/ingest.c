@@ -145,7 +145,8 @@ static enum pw_status observe(struct pw_db *db, const struct pw_config *cfg,
 			      int64_t patch_id, int64_t series_id,
 			      int64_t *flood_id)
 {
-	struct pw_flood_params fp = { cfg->flood_count, cfg->flood_window, co };
+	struct pw_flood_params fp = { cfg->flood_count, cfg->flood_window, co,
+				      cfg->flood_burst, cfg->flood_lists };
 	struct pw_flood_obs ob = { .mail = j->mail, .message_id = message_id,
 				   .patch_id = patch_id, .series_id = series_id,
 				   .fp = &j->fp };

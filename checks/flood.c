@@ -54,6 +54,10 @@ bool pw_flood_group_merge(struct pw_flood_group *a,
 	a->last = MAX(a->last, b->last);
 	if (b->reported_at && (!a->reported_at || b->reported_at < a->reported_at))
 		a->reported_at = b->reported_at;
+	if (b->campaign_at && (!a->campaign_at || b->campaign_at < a->campaign_at))
+		a->campaign_at = b->campaign_at;
+	if (a->detected)
+		a->campaign_at = 0;
 	if (!b->detected)
 		return false;
 	/* Both are floods (a group is chosen as target when it is one). */

@@ -45,6 +45,9 @@ struct pw_flood_group {
 	bool detected;
 	int rank;
 	int64_t reported_at;	/* 0: not reported */
+	/* Date of the patch that made it a campaign (enum pw_flood_pace):
+	 * 0 when it is none, or became a flood since. */
+	int64_t campaign_at;
 };
 
 /*

@@ -1,5 +1,5 @@
 /*
- * patchwarden: FLOOD, FLOOD_SERIES, RESEND_IDENTICAL and
+ * patchwarden: FLOOD, FLOOD_SERIES, FLOOD_CAMPAIGN, RESEND_IDENTICAL and
  * SERIES_OVERSIZED (see checks/floodrules.h).  The reference is the
  * 2016 "[PATCH NNNN/1285]" episode (DESIGN.md): a flood is told once,
  * to its sender, with what to do instead.  A series under one cover
@@ -7,6 +7,7 @@
  * postings, db/FLOODS.md); separate series of near-identical patches,
  * each under its cover letter, are noted, not blamed.
  */
+#include <string.h>
 #include <glib.h>
 
 #include "checks/floodrules.h"
@@ -65,6 +66,108 @@ char *pw_flood_message(enum pw_flood_rank rank, const char *sender,
 		" on its own without a cover letter or threading (flood %"
 		G_GINT64_FORMAT "): agree on the approach first, then send"
 		" one series per subsystem under a cover letter", sender, id);
+}
+
+/*
+ * The owner's calls on real archives (db/FLOODS.md): 21 separate
+ * "Use devm_clk_get_enabled() helper" patches to linux-watchdog over two
+ * days, reviewed and merged one by one, are no flood; 32 unthreaded
+ * "Make use of the helper function dev_err_probe()" patches in four
+ * minutes are one, and so are the 2016 patches sent to dozens of lists
+ * in days.  Rate and reach tell them apart, not the shape.
+ */
+enum pw_flood_pace pw_flood_pace(int in_window, int count, bool burst,
+				 int reach, int lists)
+{
+	if (in_window < count)
+		return PW_FLOOD_PACE_NONE;
+	if (burst || (lists > 0 && reach >= lists))
+		return PW_FLOOD_PACE_BURST;
+	return PW_FLOOD_PACE_CAMPAIGN;
+}
+
+bool pw_flood_burst(const int64_t *dates, size_t n, int64_t span, int count)
+{
+	size_t i, c = count > 1 ? (size_t)count : 1;
+
+	if (n < c)
+		return false;
+	if (span <= 0)
+		return true;
+	for (i = 0; i + c <= n; i++)
+		if (dates[i + c - 1] - dates[i] <= span)
+			return true;
+	return false;
+}
+
+/* The path a "diff --git a/X b/Y" or "+++ b/X" line names: a new string,
+ * NULL when it names none. */
+static char *path_of(const char *line, size_t len)
+{
+	const char *p, *e = line + len;
+
+	if (len > 13 && !strncmp(line, "diff --git a/", 13)) {
+		p = line + 13;
+		e = g_strstr_len(p, e - p, " b/");
+		return e && e > p ? g_strndup(p, (size_t)(e - p)) : NULL;
+	}
+	if (len > 4 && !strncmp(line, "+++ ", 4)) {
+		p = line + 4;
+		if (e - p >= 9 && !strncmp(p, "/dev/null", 9))
+			return NULL;
+		if (e - p > 2 && !strncmp(p, "b/", 2))
+			p += 2;
+		return p < e ? g_strndup(p, strcspn(p, "\t\r\n")) : NULL;
+	}
+	return NULL;
+}
+
+/* The subsystem of one path: its first two folders (see the header). */
+static char *area_of(const char *path)
+{
+	const char *a = strchr(path, '/'), *b = a ? strchr(a + 1, '/') : NULL;
+
+	if (b)
+		return g_strndup(path, (size_t)(b - path));
+	return a ? g_strndup(path, (size_t)(a - path)) : g_strdup(path);
+}
+
+char *pw_flood_area(const char *diff)
+{
+	char *first = NULL, *pick = NULL, *area;
+	const char *l = diff, *nl;
+	bool git = diff && strstr(diff, "diff --git a/");
+
+	while (l && *l && !pick) {
+		size_t len;
+		char *p;
+
+		nl = strchr(l, '\n');
+		len = nl ? (size_t)(nl - l) : strlen(l);
+		/* A git diff names its files on its "diff --git" lines; an
+		 * added line "++ x" must not pass for a header then. */
+		p = git && l[0] == '+' ? NULL : path_of(l, len);
+		if (p && !first)
+			first = g_strdup(p);
+		if (p && !g_str_has_prefix(p, "include/") &&
+		    !g_str_has_prefix(p, "Documentation/"))
+			pick = p;
+		else
+			g_free(p);
+		l = nl ? nl + 1 : NULL;
+	}
+	area = pick ? area_of(pick) : first ? area_of(first) : g_strdup("");
+	g_free(pick);
+	g_free(first);
+	return area;
+}
+
+char *pw_flood_campaign_message(const char *sender, int64_t id)
+{
+	return g_strdup_printf(
+		"one of near-identical patches from %s sent one by one to one"
+		" subsystem, slower than a flood (campaign %" G_GINT64_FORMAT
+		"): noted, no fault", sender, id);
 }
 
 enum pw_resend_kind pw_resend_kind(const struct pw_resend_facts *f)

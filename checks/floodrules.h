@@ -1,6 +1,6 @@
 /*
- * patchwarden: the flood rules FLOOD, FLOOD_SERIES, RESEND_IDENTICAL and
- * SERIES_OVERSIZED (checks/RULES.md): their thresholds, severities and
+ * patchwarden: the flood rules FLOOD, FLOOD_SERIES, FLOOD_CAMPAIGN,
+ * RESEND_IDENTICAL and SERIES_OVERSIZED (checks/RULES.md): their thresholds, severities and
  * wording.  db/flood.c finds floods, resends and oversized series in the
  * store (db/FLOODS.md) and passes the facts here; the decision of which
  * rule and severity those facts make, and the text of the finding, are
@@ -10,6 +10,7 @@
 #define PW_FLOODRULES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "checks/patch.h"
@@ -54,6 +55,48 @@ enum pw_severity pw_flood_severity(enum pw_flood_rank rank);
  */
 char *pw_flood_message(enum pw_flood_rank rank, const char *sender,
 		       int64_t flood_id);
+
+/*
+ * What a group of near-identical postings is by its pace and reach
+ * (db/FLOODS.md, "Burst or campaign"): fewer than count postings in the
+ * window is nothing; count or more is a flood (a burst) when count of
+ * them fall within burst seconds or they reach lists subsystems, and a
+ * campaign otherwise: the same change sent one by one at a pace a
+ * subsystem reviews, noted (FLOOD_CAMPAIGN), never blamed.
+ */
+enum pw_flood_pace {
+	PW_FLOOD_PACE_NONE,
+	PW_FLOOD_PACE_CAMPAIGN,
+	PW_FLOOD_PACE_BURST,
+};
+
+/*
+ * The pace of a group with in_window postings in the window, burst
+ * saying whether count of them fall within [flood] burst, reaching
+ * reach subsystems.  lists is [flood] lists: 0 counts no reach.
+ */
+enum pw_flood_pace pw_flood_pace(int in_window, int count, bool burst,
+				 int reach, int lists);
+
+/*
+ * Whether count of the n dates (sorted, ascending) fall within span
+ * seconds of one another.  span 0 or less: whether there are count.
+ */
+bool pw_flood_burst(const int64_t *dates, size_t n, int64_t span, int count);
+
+/*
+ * The subsystem a patch reaches, for [flood] lists: the first two
+ * folders of the first file its diff (the text) changes outside
+ * include/ and Documentation/, "drivers/watchdog", "sound/soc", "fs/ext4"
+ * (one folder, or the file, for a shallower path); the first file's
+ * when every file is under those two.  A new string (g_free), "" when
+ * the diff names no file.
+ */
+char *pw_flood_area(const char *diff);
+
+/* FLOOD_CAMPAIGN's message for the members of campaign (group) id of
+ * sender: a new string (g_free). */
+char *pw_flood_campaign_message(const char *sender, int64_t id);
 
 /* A lone patch posted again unchanged within this many seconds (without
  * RESEND) was sent twice; later, it was sent again without saying so. */

@@ -108,7 +108,7 @@ static enum pw_status grp_load(struct pw_db *db, int64_t id, struct pw_flood_gro
 		"SELECT founder, size, nthreaded, ncovered, claimed_total, shared,"
 		" first_seen, last_seen, detected_at, rank, reported_at,"
 		" (subject_fp IS NOT NULL) | (body_fp IS NOT NULL) << 1"
-		"  | (shape_fp IS NOT NULL) << 2"
+		"  | (shape_fp IS NOT NULL) << 2, coalesce(campaign_at, 0)"
 		" FROM flood_group WHERE id = ?1");
 	enum pw_status s;
 
@@ -130,6 +130,7 @@ static enum pw_status grp_load(struct pw_db *db, int64_t id, struct pw_flood_gro
 		g->rank = sqlite3_column_int(st, 9);
 		g->reported_at = sqlite3_column_int64(st, 10);
 		g->fps = (unsigned)sqlite3_column_int(st, 11);
+		g->campaign_at = sqlite3_column_int64(st, 12);
 	}
 	sqlite3_reset(st);
 	return s;
@@ -140,7 +141,8 @@ static enum pw_status grp_save(struct pw_db *db, const struct pw_flood_group *g)
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"UPDATE flood_group SET size = ?2, nthreaded = ?3, ncovered = ?4,"
 		" claimed_total = ?5, shared = ?6, first_seen = ?7, last_seen = ?8,"
-		" detected_at = ?9, rank = ?10, reported_at = ?11 WHERE id = ?1");
+		" detected_at = ?9, rank = ?10, reported_at = ?11, campaign_at = ?12"
+		" WHERE id = ?1");
 
 	sqlite3_bind_int64(st, 1, g->id);
 	sqlite3_bind_int(st, 2, g->size);
@@ -159,6 +161,10 @@ static enum pw_status grp_save(struct pw_db *db, const struct pw_flood_group *g)
 		sqlite3_bind_int64(st, 11, g->reported_at);
 	else
 		sqlite3_bind_null(st, 11);
+	if (g->campaign_at)
+		sqlite3_bind_int64(st, 12, g->campaign_at);
+	else
+		sqlite3_bind_null(st, 12);
 	return pw_db_done(db, st);
 }
 
@@ -257,7 +263,7 @@ static enum pw_status rewrite(struct pw_db *db, int64_t gid, int rank,
 	text = flood_text(rank, sender, gid);
 	st = pw_db_stmt(db,
 		"UPDATE finding SET rule = ?2, severity = ?3, message = ?4"
-		" WHERE rule IN ('FLOOD', 'FLOOD_SERIES') AND patch IN"
+		" WHERE rule IN ('FLOOD', 'FLOOD_SERIES', 'FLOOD_CAMPAIGN') AND patch IN"
 		" (SELECT patch FROM flood_member WHERE grp = ?1)");
 	sqlite3_bind_int64(st, 1, gid);
 	pw_db_bind_text(st, 2, rule_id(rank));
@@ -271,7 +277,7 @@ static enum pw_status rewrite(struct pw_db *db, int64_t gid, int rank,
 		" message, fix) SELECT fm.patch, ?2, ?3, NULL, 0, 0, ?4, NULL"
 		" FROM flood_member fm WHERE fm.grp = ?1 AND fm.covered IS NOT NULL"
 		" AND NOT EXISTS (SELECT 1 FROM finding f WHERE f.patch = fm.patch"
-		"  AND f.rule IN ('FLOOD', 'FLOOD_SERIES'))"
+		"  AND f.rule IN ('FLOOD', 'FLOOD_SERIES', 'FLOOD_CAMPAIGN'))"
 		" ORDER BY fm.date, fm.message");
 	sqlite3_bind_int64(st, 1, gid);
 	pw_db_bind_text(st, 2, rule_id(rank));
@@ -322,8 +328,59 @@ static enum pw_status attach(struct pw_db *db, struct pw_flood_group *g,
 	if (!rule_on(p, rule_of(r)))
 		return PW_OK;
 	text = flood_text(r, sender, g->id);
-	for (i = 0; !s && i < n; i++)
-		s = add_finding(db, m[i].patch, rule_id(r), severity_of(r), text);
+	for (i = 0; !s && i < n; i++) {
+		/* A campaign become a flood: its FLOOD_CAMPAIGN becomes the
+		 * flood's finding, so that a member carries one. */
+		st = pw_db_stmt(db, "UPDATE finding SET rule = ?2, severity = ?3,"
+				" message = ?4 WHERE patch = ?1 AND rule = ?5");
+		sqlite3_bind_int64(st, 1, m[i].patch);
+		pw_db_bind_text(st, 2, rule_id(r));
+		sqlite3_bind_int(st, 3, severity_of(r));
+		pw_db_bind_text(st, 4, text);
+		pw_db_bind_text(st, 5, pw_rule_at(PW_R_FLOOD_CAMPAIGN)->id);
+		s = pw_db_done(db, st);
+		if (!s && sqlite3_changes(db->h) == 0)
+			s = add_finding(db, m[i].patch, rule_id(r), severity_of(r),
+					text);
+	}
+	g_free(text);
+	return s;
+}
+
+/*
+ * Gives the members of campaign g FLOOD_CAMPAIGN: every member without
+ * one when all is set (it has just become one, or merged), else the
+ * patch o alone.  Unless the rule is switched off under p.
+ */
+static enum pw_status campaign(struct pw_db *db, const struct pw_flood_group *g,
+			       int64_t patch, bool all, const char *sender,
+			       const struct pw_flood_params *p)
+{
+	const char *rule = pw_rule_at(PW_R_FLOOD_CAMPAIGN)->id;
+	sqlite3_stmt *st;
+	enum pw_status s;
+	char *text;
+
+	if (!rule_on(p, PW_R_FLOOD_CAMPAIGN))
+		return PW_OK;
+	text = pw_flood_campaign_message(sender, g->id);
+	if (!all) {
+		s = add_finding(db, patch, rule, PW_SEV_INFO, text);
+		goto out;
+	}
+	st = pw_db_stmt(db,
+		"INSERT INTO finding(patch, rule, severity, file, line, col,"
+		" message, fix) SELECT fm.patch, ?2, ?3, NULL, 0, 0, ?4, NULL"
+		" FROM flood_member fm WHERE fm.grp = ?1"
+		" AND NOT EXISTS (SELECT 1 FROM finding f WHERE f.patch = fm.patch"
+		"  AND f.rule = ?2)"
+		" ORDER BY fm.date, fm.message");
+	sqlite3_bind_int64(st, 1, g->id);
+	pw_db_bind_text(st, 2, rule);
+	sqlite3_bind_int(st, 3, PW_SEV_INFO);
+	pw_db_bind_text(st, 4, text);
+	s = pw_db_done(db, st);
+out:
 	g_free(text);
 	return s;
 }
@@ -661,19 +718,21 @@ static enum pw_status find_key(struct pw_db *db, struct pw_flood_filter *f,
  * no flood.  Unthreaded patches that the store grouped as one series by
  * their counters ("[PATCH 14/1285]") count one by one.
  */
-static enum pw_status count_window(struct pw_db *db, int64_t gid, int64_t lo,
-				   int64_t hi, int cap, int *n)
+#define POSTING \
+	"CASE WHEN s.id IS NOT NULL AND (fm.threaded OR EXISTS (" \
+	"  SELECT 1 FROM patch p2 JOIN flood_member f2" \
+	"  ON f2.message = p2.message WHERE p2.series = s.id" \
+	"  AND f2.threaded)) THEN 's' || lower(s.name)" \
+	" ELSE 'm' || fm.message END" \
+	" FROM flood_member fm JOIN patch p ON p.id = fm.patch" \
+	" LEFT JOIN series s ON s.id = p.series" \
+	" WHERE fm.grp = ?1 AND fm.date BETWEEN ?2 AND ?3"
+
+/* The one count st (of group ?1 in [?2, ?3], its other parameters
+ * bound) reads, into *n. */
+static enum pw_status count_in(struct pw_db *db, sqlite3_stmt *st, int64_t gid,
+			       int64_t lo, int64_t hi, int *n)
 {
-	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT count(*) FROM (SELECT DISTINCT CASE"
-		"  WHEN s.id IS NOT NULL AND (fm.threaded OR EXISTS ("
-		"   SELECT 1 FROM patch p2 JOIN flood_member f2"
-		"   ON f2.message = p2.message WHERE p2.series = s.id"
-		"   AND f2.threaded)) THEN 's' || lower(s.name)"
-		"  ELSE 'm' || fm.message END"
-		" FROM flood_member fm JOIN patch p ON p.id = fm.patch"
-		" LEFT JOIN series s ON s.id = p.series"
-		" WHERE fm.grp = ?1 AND fm.date BETWEEN ?2 AND ?3 LIMIT ?4)");
 	enum pw_status s;
 	bool row;
 
@@ -681,11 +740,84 @@ static enum pw_status count_window(struct pw_db *db, int64_t gid, int64_t lo,
 	sqlite3_bind_int64(st, 1, gid);
 	sqlite3_bind_int64(st, 2, lo);
 	sqlite3_bind_int64(st, 3, hi);
-	sqlite3_bind_int(st, 4, cap);
 	s = pw_db_read(db, st, &row);
 	if (row)
 		*n = sqlite3_column_int(st, 0);
 	sqlite3_reset(st);
+	return s;
+}
+
+static enum pw_status count_window(struct pw_db *db, int64_t gid, int64_t lo,
+				   int64_t hi, int cap, int *n)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT count(*) FROM (SELECT DISTINCT " POSTING " LIMIT ?4)");
+
+	sqlite3_bind_int(st, 4, cap);
+	return count_in(db, st, gid, lo, hi, n);
+}
+
+/*
+ * Whether count postings of group gid (counted as count_window() counts
+ * them, each at its earliest Date) fall within span seconds of one
+ * another around date, into *burst: a flood, not a campaign.
+ */
+static enum pw_status in_burst(struct pw_db *db, int64_t gid, int64_t date,
+			       int64_t span, int count, bool *burst)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT min(fm.date), " POSTING " GROUP BY 2 ORDER BY 1");
+	GArray *dates = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	enum pw_status s;
+	bool row;
+
+	sqlite3_bind_int64(st, 1, gid);
+	sqlite3_bind_int64(st, 2, date - span);
+	sqlite3_bind_int64(st, 3, date + span);
+	while (!(s = pw_db_read(db, st, &row)) && row) {
+		int64_t d = sqlite3_column_int64(st, 0);
+
+		g_array_append_val(dates, d);
+	}
+	sqlite3_reset(st);
+	*burst = !s && pw_flood_burst((const int64_t *)(void *)dates->data,
+				      dates->len, span, count);
+	g_array_unref(dates);
+	return s;
+}
+
+/* The subsystems (flood_member.area) group gid reached in [lo, hi]. */
+static enum pw_status reach(struct pw_db *db, int64_t gid, int64_t lo,
+			    int64_t hi, int *n)
+{
+	return count_in(db, pw_db_stmt(db,
+		"SELECT count(DISTINCT area) FROM flood_member"
+		" WHERE grp = ?1 AND date BETWEEN ?2 AND ?3 AND area <> ''"),
+		gid, lo, hi, n);
+}
+
+/*
+ * The pace of group g, with n postings within [lo, hi] around the
+ * new patch's date (checks/floodrules.h): a burst floods, a campaign
+ * is noted.  Without [flood] burst every count in the window floods.
+ */
+static enum pw_status pace_of(struct pw_db *db, const struct pw_flood_group *g,
+			      int n, int64_t date, int64_t lo, int64_t hi,
+			      const struct pw_flood_params *p,
+			      enum pw_flood_pace *pace)
+{
+	enum pw_status s = PW_OK;
+	bool burst = p->burst <= 0;
+	int r = 0;
+
+	*pace = pw_flood_pace(n, p->count, true, 0, 0);
+	if (*pace == PW_FLOOD_PACE_NONE || burst)
+		return PW_OK;
+	s = in_burst(db, g->id, date, p->burst, p->count, &burst);
+	if (!s && !burst && p->lists > 0)
+		s = reach(db, g->id, lo, hi, &r);
+	if (!s)
+		*pace = pw_flood_pace(n, p->count, burst, r, p->lists);
 	return s;
 }
 
@@ -1088,6 +1220,9 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	enum pw_status s = PW_OK;
 	struct desc_keys dk;
 	struct pw_flood_group g;
+	enum pw_flood_pace pace = PW_FLOOD_PACE_NONE;
+	bool was_campaign;
+	char *area;
 	int k, i, b, nkeys = 0, n;
 
 	for (k = 0; k < PW_FLOOD_NKEYS; k++) {
@@ -1142,14 +1277,17 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	if (s)
 		return s;
 
+	area = pw_flood_area(o->mail->diff);
 	st = pw_db_stmt(db, "INSERT INTO flood_member(message, patch, grp, date,"
-			" threaded) VALUES (?1, ?2, ?3, ?4, ?5)");
+			" threaded, area) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
 	sqlite3_bind_int64(st, 1, o->message_id);
 	sqlite3_bind_int64(st, 2, o->patch_id);
 	sqlite3_bind_int64(st, 3, g.id);
 	sqlite3_bind_int64(st, 4, odate);
 	sqlite3_bind_int(st, 5, threaded);
+	pw_db_bind_text(st, 6, area);
 	s = pw_db_done(db, st);
+	g_free(area);
 	for (k = 0; k < PW_FLOOD_K_PATCH_ID; k++)
 		if (have[k])
 			filter_note(f, pw_flood_bucket(o->mail->date), keys[k]);
@@ -1199,13 +1337,26 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	n = 0;
 	if (!s && pw_flood_group_may_flood(&g, p->count))
 		s = count_window(db, g.id, lo, hi, p->count, &n);
+	if (!s && !g.detected)
+		s = pace_of(db, &g, n, odate, lo, hi, p, &pace);
+	was_campaign = g.campaign_at != 0;
 	if (!s && g.detected) {
 		struct mem m = { o->message_id, o->patch_id, threaded };
 
 		s = attach(db, &g, &m, 1, sender, p);
-	} else if (!s && pw_flood_group_promote(&g, n, p->count, odate)) {
+	} else if (!s && pace != PW_FLOOD_PACE_BURST &&
+		   (pace == PW_FLOOD_PACE_CAMPAIGN || was_campaign)) {
+		/* Slower than a burst: noted, no flood (checks/floodrules.h). */
+		if (!was_campaign)
+			g.campaign_at = odate;
+		s = campaign(db, &g, o->patch_id, !was_campaign || fd.n > 1,
+			     sender, p);
+	} else if (!s && pace == PW_FLOOD_PACE_BURST &&
+		   pw_flood_group_promote(&g, n, p->count, odate)) {
 		GArray *all = NULL;
 
+		/* A campaign that bursts is a flood from now on. */
+		g.campaign_at = 0;
 		s = set_subject(db, &g, o);
 		if (!s)
 			s = grp_members(db, g.id, &all);
@@ -1503,4 +1654,76 @@ enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
 
 	sqlite3_bind_int64(st, 1, flood_id);
 	return ids(db, st, out);
+}
+
+static void campaign_free(gpointer p)
+{
+	struct pw_flood_campaign *c = p;
+
+	g_free(c->sender);
+	g_free(c->subject);
+	g_strfreev(c->members);
+	g_free(c);
+}
+
+enum pw_status pw_db_flood_campaigns(struct pw_db *db, int64_t since,
+				     int limit, GPtrArray **out)
+{
+	GPtrArray *a = g_ptr_array_new_with_free_func(campaign_free);
+	sqlite3_stmt *st;
+	enum pw_status s;
+	bool row;
+	guint i;
+
+	*out = NULL;
+	s = pw_db_begin(db);
+	if (s)
+		goto out;
+	st = pw_db_stmt(db,
+		"SELECT g.id, g.sender, coalesce(m.subject_clean, ''), g.size,"
+		" g.first_seen, g.last_seen FROM flood_group g"
+		" LEFT JOIN message m ON m.id = g.founder"
+		" WHERE g.campaign_at IS NOT NULL AND g.detected_at IS NULL"
+		" AND g.last_seen >= ?1 ORDER BY g.last_seen DESC, g.id DESC"
+		" LIMIT ?2");
+	sqlite3_bind_int64(st, 1, since);
+	sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
+	while (!(s = pw_db_read(db, st, &row)) && row) {
+		struct pw_flood_campaign *c = g_new0(struct pw_flood_campaign, 1);
+
+		c->id = sqlite3_column_int64(st, 0);
+		c->sender = g_strdup(col_text(st, 1));
+		c->subject = g_strdup(col_text(st, 2));
+		c->size = sqlite3_column_int(st, 3);
+		c->first = sqlite3_column_int64(st, 4);
+		c->last = sqlite3_column_int64(st, 5);
+		g_ptr_array_add(a, c);
+	}
+	sqlite3_reset(st);
+	for (i = 0; !s && i < a->len; i++) {
+		struct pw_flood_campaign *c = a->pdata[i];
+		GPtrArray *ms = g_ptr_array_new();
+
+		st = pw_db_stmt(db,
+			"SELECT m.msgid FROM flood_member fm"
+			" JOIN message m ON m.id = fm.message WHERE fm.grp = ?1"
+			" ORDER BY fm.date, fm.message");
+		sqlite3_bind_int64(st, 1, c->id);
+		while (!(s = pw_db_read(db, st, &row)) && row)
+			g_ptr_array_add(ms, g_strdup(col_text(st, 0)));
+		sqlite3_reset(st);
+		g_ptr_array_add(ms, NULL);
+		c->members = (char **)g_ptr_array_free(ms, FALSE);
+	}
+	if (s)
+		/* A read: ending it must not fail a caller's writes. */
+		pw_db_commit(db);
+	else
+		s = pw_db_commit(db);
+out:
+	if (s)
+		g_ptr_array_unref(a);
+	else
+		*out = a;
+	return s;
 }

@@ -28,6 +28,13 @@ struct pw_flood_params {
 	 * NULL for the defaults: a flood rule switched off there stores
 	 * no finding (detection still files the patch). */
 	const struct pw_check_opts *rules;
+	/* Seconds within which count postings are a burst, a flood; a
+	 * group slower than that is a campaign (FLOOD_CAMPAIGN).  0: no
+	 * campaign, every group of count postings in the window floods. */
+	int burst;
+	/* Subsystems (pw_flood_area()) within the window that make a
+	 * flood at any pace; 0: reach is not counted. */
+	int lists;
 };
 
 /*
@@ -161,5 +168,29 @@ enum pw_status pw_db_flood_mark_reported(struct pw_db *db, int64_t flood_id,
  */
 enum pw_status pw_db_flood_members(struct pw_db *db, int64_t flood_id,
 				   GArray **out);
+
+/*
+ * One campaign: near-identical patches of one sender sent one by one,
+ * slower than a burst, to fewer than [flood] lists subsystems
+ * (FLOOD_CAMPAIGN, info).  Never mailed, no Patchwork check: listed on
+ * the dashboard and in the digest.  Strings are the array's.
+ */
+struct pw_flood_campaign {
+	int64_t id;		/* the group's id (campaign N in its findings) */
+	char *sender;		/* lower-cased address */
+	char *subject;		/* its earliest member's, without [PATCH] tags */
+	int size;		/* patches */
+	int64_t first, last;	/* Date of the earliest and latest */
+	char **members;		/* the members' Message-IDs, oldest first */
+};
+
+/*
+ * The campaigns whose latest patch is dated at or after since, newest
+ * first, at most limit (0: all), into *out: a new GPtrArray of struct
+ * pw_flood_campaign, freed with g_ptr_array_unref().  Their pace is
+ * size patches over last - first.  On a database error *out is NULL.
+ */
+enum pw_status pw_db_flood_campaigns(struct pw_db *db, int64_t since,
+				     int limit, GPtrArray **out);
 
 #endif

@@ -1096,6 +1096,25 @@ static const char *const migrations[] = {
 	" END;"
 	"DELETE FROM total_sender_date;"
 	"INSERT INTO total_sender_date " PW_TOTALS_RECOUNT_SENDER_DATES ";",
+	/*
+	 * Burst or campaign (db/FLOODS.md): a group of near-identical
+	 * patches sent one by one at a reviewable pace is a campaign
+	 * (flood_group.campaign_at, the Date of the patch that made it
+	 * one; its members carry FLOOD_CAMPAIGN), a flood only when it
+	 * comes in a burst or reaches [flood] lists subsystems, each
+	 * member's the first folders of its diff (flood_member.area).
+	 * FLOOD_CAMPAIGN survives a recheck as the other flood findings.
+	 */
+	"ALTER TABLE flood_group ADD COLUMN campaign_at INTEGER;"
+	"ALTER TABLE flood_member ADD COLUMN area TEXT;"
+	"CREATE INDEX IF NOT EXISTS flood_group_campaigns ON flood_group(last_seen)"
+	"  WHERE campaign_at IS NOT NULL;"
+	"DROP TRIGGER IF EXISTS flood_findings_keep;"
+	"CREATE TRIGGER flood_findings_keep BEFORE DELETE ON finding"
+	"  WHEN old.rule IN ('FLOOD', 'FLOOD_SERIES', 'FLOOD_CAMPAIGN',"
+	"   'RESEND_IDENTICAL', 'SERIES_OVERSIZED')"
+	"   AND EXISTS (SELECT 1 FROM patch WHERE id = old.patch)"
+	"  BEGIN SELECT RAISE(IGNORE); END;",
 };
 
 const char *const *pw_db_migrations(size_t *n)
