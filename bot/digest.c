@@ -8,6 +8,7 @@
 #include "bot/log.h"
 #include "bot/reply.h"
 #include "bot/reply_queue.h"
+#include "checks/floodrules.h"
 #include "db/decision.h"
 #include "db/outbox.h"
 
@@ -106,6 +107,44 @@ static char *period(int64_t since, int64_t until)
 	return g_strdup("the hour");
 }
 
+/*
+ * The floods or campaigns v (struct pw_digest_flood), MAX_FLOODS of
+ * them and a count of the rest: when, size or pace, sender, subject and
+ * a link to the first patch.
+ */
+static void groups(GString *b, const struct pw_digest_in *d, const GPtrArray *v,
+		   bool campaign)
+{
+	char *url;
+	guint i;
+
+	for (i = 0; i < v->len && i < MAX_FLOODS; i++) {
+		const struct pw_digest_flood *fl = v->pdata[i];
+		char *who = pw_reply_clean(fl->sender, 80);
+		char *subj = pw_reply_clean(fl->subject, 60);
+		char *when = pw_reply_time(fl->detected_at);
+		char *size = campaign ?
+			pw_flood_campaign_pace(fl->size, fl->first, fl->last) :
+			g_strdup_printf("%d patches", fl->size);
+
+		g_string_append_printf(b, "  %.10s: %s from %s\n"
+				       "    \"%s\"\n", when, size, who, subj);
+		url = fl->first_msgid && pw_reply_msgid_ok(fl->first_msgid) ?
+			dash_link(d->dashboard_url, "message", fl->first_msgid) :
+			NULL;
+		if (url)
+			g_string_append_printf(b, "    %s\n", url);
+		g_free(url);
+		g_free(size);
+		g_free(who);
+		g_free(subj);
+		g_free(when);
+	}
+	if (v->len > MAX_FLOODS)
+		g_string_append_printf(b, "  ... and %u more\n",
+				       v->len - MAX_FLOODS);
+}
+
 char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 {
 	const struct pw_digest_facts *f = d->facts;
@@ -151,32 +190,16 @@ char *pw_digest_text(const struct pw_digest_in *d, char **subject)
 		}
 	}
 
-	if (f->floods->len) {
+	if (f->floods->len)
 		g_string_append_printf(b, "\nFloods (many near-identical patches"
 				       " from one sender): %u\n", f->floods->len);
-		for (i = 0; i < f->floods->len && i < MAX_FLOODS; i++) {
-			const struct pw_digest_flood *fl = f->floods->pdata[i];
-			char *who = pw_reply_clean(fl->sender, 80);
-			char *subj = pw_reply_clean(fl->subject, 60);
-			char *when = pw_reply_time(fl->detected_at);
-
-			g_string_append_printf(b, "  %.10s: %d patches from %s\n"
-					       "    \"%s\"\n", when, fl->size, who,
-					       subj);
-			url = fl->first_msgid && pw_reply_msgid_ok(fl->first_msgid) ?
-				dash_link(d->dashboard_url, "message", fl->first_msgid) :
-				NULL;
-			if (url)
-				g_string_append_printf(b, "    %s\n", url);
-			g_free(url);
-			g_free(who);
-			g_free(subj);
-			g_free(when);
-		}
-		if (f->floods->len > MAX_FLOODS)
-			g_string_append_printf(b, "  ... and %u more\n",
-					       f->floods->len - MAX_FLOODS);
-	}
+	groups(b, d, f->floods, false);
+	if (f->campaigns && f->campaigns->len)
+		g_string_append_printf(b, "\nCampaigns (near-identical patches"
+				       " sent one by one, no flood): %u\n",
+				       f->campaigns->len);
+	if (f->campaigns)
+		groups(b, d, f->campaigns, true);
 
 	if (f->senders->len) {
 		g_string_append(b, "\nTop senders of patches");

@@ -21,6 +21,7 @@
 #include "checks/rules.h"
 #include "db/attention.h"
 #include "db/chart.h"
+#include "db/flood.h"
 #include "db/outbox.h"
 #include "db/query.h"
 
@@ -822,6 +823,62 @@ static void attention_patches(GString *o, GPtrArray *queue)
 		g_string_append(o, "</table>\n");
 }
 
+/* Campaigns shown on the overview, newest first. */
+#define CAMPAIGNS_SHOWN 20
+
+/*
+ * Campaigns (FLOOD_CAMPAIGN, db/FLOODS.md): near-identical patches sent
+ * one by one at a reviewable pace, no flood.  Nothing to do about them:
+ * a row each, after what needs attention, with its pace and members.
+ */
+static bool campaigns(struct pw_db *db, GString *o, struct pw_web_answer *a)
+{
+	GPtrArray *v = NULL;
+	enum pw_status st;
+	guint i;
+	int k;
+
+	if ((st = pw_db_flood_campaigns(db, 0, CAMPAIGNS_SHOWN, &v))) {
+		store_error(a, false, db, st);
+		return false;
+	}
+	if (v->len)
+		g_string_append(o, "<section class=\"campaigns\"><h2>Campaigns</h2>\n"
+				"<p class=\"hint\">Near-identical patches of one"
+				" sender sent one by one, slower than a flood, to"
+				" one subsystem (FLOOD_CAMPAIGN, info): noted, never"
+				" answered.</p>\n<table class=\"campaigns\"><tr>"
+				"<th>id</th><th>last</th><th>sender</th><th>subject</th>"
+				"<th>pace</th><th>members</th></tr>\n");
+	for (i = 0; i < v->len; i++) {
+		const struct pw_flood_campaign *c = v->pdata[i];
+		char *t = pw_iso_time(c->last);
+		char *pace = pw_flood_campaign_pace(c->size, c->first, c->last);
+
+		g_string_append_printf(o, "<tr id=\"c%" G_GINT64_FORMAT "\">"
+				       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
+				       "<td>%s</td><td>", (gint64)c->id,
+				       (gint64)c->id, t);
+		pw_web_esc(o, c->sender);
+		g_string_append(o, "</td><td>");
+		pw_web_esc(o, c->subject);
+		g_string_append_printf(o, "</td><td>%s</td><td>", pace);
+		for (k = 0; c->members[k]; k++) {
+			g_string_append_printf(o, "%s<a href=\"/message/",
+					       k ? " " : "");
+			pw_web_esc_url(o, c->members[k]);
+			g_string_append_printf(o, "\">%d</a>", k + 1);
+		}
+		g_string_append(o, "</td></tr>\n");
+		g_free(pace);
+		g_free(t);
+	}
+	if (v->len)
+		g_string_append(o, "</table></section>\n");
+	g_ptr_array_unref(v);
+	return true;
+}
+
 /*
  * What needs attention, at the top of the overview: untriaged patches
  * with warnings or errors, floods in progress, subscriptions failing.
@@ -990,7 +1047,7 @@ static void overview(struct pw_db *db, GHashTable *args,
 	for (sev = PW_REPORT_MIN_SEVERITY; sev <= PW_SEV_ERROR; sev++)
 		shown += fc.severity[sev];
 	page_begin(a, "Overview");
-	if (!attention(db, subs, a->body, a))
+	if (!attention(db, subs, a->body, a) || !campaigns(db, a->body, a))
 		goto out;
 	g_string_append_printf(a->body, "<h2>The store</h2><table class=\"counts\"><tr><th>messages</th>"
 			       "<th>patches</th><th>series</th>"

@@ -219,6 +219,16 @@ static char *after(int64_t secs)
 	return g_strdup_printf("%" G_GINT64_FORMAT " days", secs / 86400);
 }
 
+char *pw_flood_campaign_pace(int size, int64_t first, int64_t last)
+{
+	char *span = after(last - first);
+	char *text = g_strdup_printf("%d patch%s over %s", size,
+				     size == 1 ? "" : "es", span);
+
+	g_free(span);
+	return text;
+}
+
 char *pw_resend_message(enum pw_resend_kind k, const struct pw_resend_facts *f)
 {
 	char *when = day_of(f->orig_date), *gap = after(f->date - f->orig_date);

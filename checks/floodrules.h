@@ -98,6 +98,9 @@ char *pw_flood_area(const char *diff);
  * sender: a new string (g_free). */
 char *pw_flood_campaign_message(const char *sender, int64_t id);
 
+/* A campaign's pace in words, "21 patches over 31 hours": a new string. */
+char *pw_flood_campaign_pace(int size, int64_t first, int64_t last);
+
 /* A lone patch posted again unchanged within this many seconds (without
  * RESEND) was sent twice; later, it was sent again without saying so. */
 #define PW_FLOOD_TWICE PW_FLOOD_CROSSPOST

@@ -83,6 +83,8 @@ void pw_digest_facts_release(struct pw_digest_facts *f)
 		g_ptr_array_free(f->rules, TRUE);
 	if (f->floods)
 		g_ptr_array_free(f->floods, TRUE);
+	if (f->campaigns)
+		g_ptr_array_free(f->campaigns, TRUE);
 	if (f->senders)
 		g_ptr_array_free(f->senders, TRUE);
 	memset(f, 0, sizeof(*f));
@@ -178,17 +180,32 @@ static enum pw_status totals(struct pw_db *db, const char *list, int64_t since,
 	return s;
 }
 
+/* The group g has a member on list ?1. */
+#define IN_LIST \
+	" AND EXISTS (SELECT 1 FROM flood_member f" \
+	"  JOIN message_list ml ON ml.message = f.message" \
+	"  JOIN list l ON l.id = ml.list AND l.name = ?1" \
+	"  WHERE f.grp = g.id)"
+
+/*
+ * The floods detected in the period, or with campaign the campaigns
+ * going on in it (begun by its end, a patch after its start), that
+ * reached list, into v.
+ */
 static enum pw_status floods(struct pw_db *db, const char *list, int64_t since,
-			     int64_t until, GPtrArray *v)
+			     int64_t until, bool campaign, GPtrArray *v)
 {
-	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT g.id, g.sender, g.subject, fm.msgid, g.size, g.detected_at"
+	sqlite3_stmt *st = campaign ? pw_db_stmt(db,
+		"SELECT g.id, g.sender, fm.subject_clean, fm.msgid, g.size,"
+		" g.campaign_at, g.first_seen, g.last_seen"
 		" FROM flood_group g LEFT JOIN message fm ON fm.id = g.founder"
-		" WHERE g.detected_at > ?2 AND g.detected_at <= ?3"
-		" AND EXISTS (SELECT 1 FROM flood_member f"
-		"  JOIN message_list ml ON ml.message = f.message"
-		"  JOIN list l ON l.id = ml.list AND l.name = ?1"
-		"  WHERE f.grp = g.id)"
+		" WHERE g.campaign_at <= ?3 AND g.last_seen > ?2"
+		" AND g.detected_at IS NULL" IN_LIST
+		" ORDER BY g.campaign_at, g.id") : pw_db_stmt(db,
+		"SELECT g.id, g.sender, g.subject, fm.msgid, g.size, g.detected_at,"
+		" g.first_seen, g.last_seen"
+		" FROM flood_group g LEFT JOIN message fm ON fm.id = g.founder"
+		" WHERE g.detected_at > ?2 AND g.detected_at <= ?3" IN_LIST
 		" ORDER BY g.detected_at, g.id");
 	enum pw_status s;
 	bool row;
@@ -203,6 +220,8 @@ static enum pw_status floods(struct pw_db *db, const char *list, int64_t since,
 		f->first_msgid = pw_db_col_dup(st, 3);
 		f->size = sqlite3_column_int(st, 4);
 		f->detected_at = sqlite3_column_int64(st, 5);
+		f->first = sqlite3_column_int64(st, 6);
+		f->last = sqlite3_column_int64(st, 7);
 		g_ptr_array_add(v, f);
 	}
 	sqlite3_reset(st);
@@ -220,6 +239,7 @@ enum pw_status pw_db_digest_facts(struct pw_db *db, const char *list,
 	memset(f, 0, sizeof(*f));
 	f->rules = g_ptr_array_new_with_free_func(count_free);
 	f->floods = g_ptr_array_new_with_free_func(flood_free);
+	f->campaigns = g_ptr_array_new_with_free_func(flood_free);
 	f->senders = g_ptr_array_new_with_free_func(count_free);
 	s = totals(db, list, since, until, f);
 	if (s)
@@ -240,7 +260,9 @@ enum pw_status pw_db_digest_facts(struct pw_db *db, const char *list,
 	s = counts(db, st, f->rules);
 	if (s)
 		return s;
-	s = floods(db, list, since, until, f->floods);
+	s = floods(db, list, since, until, false, f->floods);
+	if (!s)
+		s = floods(db, list, since, until, true, f->campaigns);
 	if (s)
 		return s;
 	/* People, not machines: a bot's hundred notices is no top sender. */

@@ -49,7 +49,8 @@ struct pw_digest_flood {
 	char *subject;		/* owned, as stored (from mail: clean it) */
 	char *first_msgid;	/* owned: its first member's, or NULL */
 	int size;
-	int64_t detected_at;
+	int64_t detected_at;	/* a campaign: when it became one */
+	int64_t first, last;	/* Date of its earliest and latest patch */
 };
 
 /* What a digest of one list and period reports.  Owns everything. */
@@ -61,6 +62,9 @@ struct pw_digest_facts {
 					 * severity label, findings, patches;
 					 * most first */
 	GPtrArray *floods;		/* struct pw_digest_flood * */
+	GPtrArray *campaigns;		/* struct pw_digest_flood *: the
+					 * campaigns (FLOOD_CAMPAIGN) going on
+					 * in the period */
 	GPtrArray *senders;		/* struct pw_digest_count *: address,
 					 * name, patches, with findings; the
 					 * top ones, machines apart */

@@ -29,6 +29,7 @@ static void facts_init(struct pw_digest_facts *f)
 	memset(f, 0, sizeof(*f));
 	f->rules = g_ptr_array_new();
 	f->floods = g_ptr_array_new();
+	f->campaigns = g_ptr_array_new();
 	f->senders = g_ptr_array_new();
 }
 
@@ -50,8 +51,10 @@ static void facts_free(struct pw_digest_facts *f)
 		g_free(c->label);
 		g_free(c);
 	}
-	for (i = 0; i < f->floods->len; i++) {
-		struct pw_digest_flood *fl = f->floods->pdata[i];
+	for (i = 0; i < f->floods->len + f->campaigns->len; i++) {
+		struct pw_digest_flood *fl = i < f->floods->len ?
+			f->floods->pdata[i] :
+			f->campaigns->pdata[i - f->floods->len];
 
 		g_free(fl->sender);
 		g_free(fl->subject);
@@ -60,6 +63,7 @@ static void facts_free(struct pw_digest_facts *f)
 	}
 	g_ptr_array_free(f->rules, TRUE);
 	g_ptr_array_free(f->floods, TRUE);
+	g_ptr_array_free(f->campaigns, TRUE);
 	g_ptr_array_free(f->senders, TRUE);
 }
 
@@ -67,6 +71,7 @@ static void test_text(void **state)
 {
 	struct pw_digest_facts f;
 	struct pw_digest_flood *fl = g_new0(struct pw_digest_flood, 1);
+	struct pw_digest_flood *cp = g_new0(struct pw_digest_flood, 1);
 	const char *decisions[] = { "2026-12-01 boss@example.org: PERM_SYMBOLIC"
 				    " ignored for drivers/hwmon/", NULL };
 	struct pw_digest_in in = {
@@ -97,6 +102,15 @@ static void test_text(void **state)
 	fl->size = 120;
 	fl->detected_at = 1764547200;	/* 2025-12-01 */
 	g_ptr_array_add(f.floods, fl);
+	/* A campaign: listed with its pace, apart from the floods. */
+	cp->sender = g_strdup("christophe.jaillet@wanadoo.fr");
+	cp->subject = g_strdup("watchdog: apple: Use devm_clk_get_enabled() helper");
+	cp->first_msgid = g_strdup("c1@example.com");
+	cp->size = 21;
+	cp->detected_at = 1764547200;
+	cp->first = 1764460800;		/* 2025-11-30 00:00 */
+	cp->last = cp->first + 31 * 3600;
+	g_ptr_array_add(f.campaigns, cp);
 
 	text = pw_digest_text(&in, &subject);
 	assert_string_equal(subject, "[patchwarden] linux-hwmon.vger.kernel.org"
@@ -109,6 +123,11 @@ static void test_text(void **state)
 	assert_true(strstr(text, "PERM_WORLD_WRITABLE (error): 1 in 1 patch") <
 		    strstr(text, "PERM_SYMBOLIC (warning): 20 in 2 patches"));
 	assert_non_null(strstr(text, "120 patches from flood@example.com"));
+	assert_non_null(strstr(text, "Campaigns (near-identical patches sent one"));
+	assert_true(strstr(text, "Floods (") < strstr(text, "Campaigns ("));
+	assert_non_null(strstr(text, "21 patches over 31 hours from"
+			       " christophe.jaillet@wanadoo.fr"));
+	assert_non_null(strstr(text, "https://pw.example.org/message/c1@example.com"));
 	assert_non_null(strstr(text, "https://pw.example.org/message/f1@example.com"));
 	assert_non_null(strstr(text, "4 messages from machines left out"));
 	/* A name from mail is cleaned onto one line. */

@@ -24,7 +24,8 @@
 #define WEEK PW_FLOOD_BUCKET
 #define BASE ((int64_t)1700000000 / WEEK * WEEK)	/* the start of a week */
 
-static struct pw_flood_params params = { 2, 3 * 24 * 3600, NULL };
+/* burst 0: every count in the window floods, as before campaigns. */
+static struct pw_flood_params params = { 2, 3 * 24 * 3600, NULL, 0, 0 };
 static int serial;
 /* What the next patches filed carry: why a machine sent them (NULL: a
  * person did), and their patch-id (NULL: each its own). */
@@ -325,6 +326,54 @@ static void automated_mail(void **state)
 	assert_int_equal(findings(st->path, "FLOOD"), 2);
 }
 
+/*
+ * Three near-identical patches twelve hours apart, in no subsystem
+ * (no diff): a campaign, which the reply stage's lookups do not take
+ * for a flood; three more within minutes make it one, of six.
+ */
+static void campaign_then_burst(void **state)
+{
+	struct store *st = *state;
+	struct pw_db *db = st->a;
+	struct pw_flood_params slow = { 3, 3 * 24 * 3600, NULL, 6 * 3600, 3 };
+	struct pw_flood_params saved = params;
+	struct pw_flood_campaign *c;
+	GPtrArray *v;
+	int64_t flood = 0;
+	int i, rule;
+
+	params = slow;
+	for (i = 0; i < 3; i++)
+		assert_int_equal(file(db, BASE + i * 12 * 3600, "same", NULL, NULL,
+				      false), 0);
+	assert_int_equal(pw_db_flood_campaigns(db, 0, 0, &v), PW_OK);
+	assert_int_equal(v->len, 1);
+	c = v->pdata[0];
+	assert_int_equal(c->size, 3);
+	assert_int_equal(c->last - c->first, 24 * 3600);
+	assert_string_equal(c->sender, "a@example.org");
+	assert_int_equal(g_strv_length(c->members), 3);
+	/* Not a flood to the reply stage. */
+	assert_int_equal(pw_db_flood_kind(db, c->id, NULL, NULL, NULL),
+			 PW_ERR_INPUT);
+	g_ptr_array_unref(v);
+	assert_int_equal(findings(st->path, "FLOOD_CAMPAIGN"), 3);
+	assert_int_equal(findings(st->path, "FLOOD"), 0);
+	for (i = 0; i < 3; i++)
+		flood = file(db, BASE + 2 * 86400 + i * 60, "same", NULL, NULL,
+			     false);
+	assert_true(flood > 0);
+	assert_int_equal(pw_db_flood_kind(db, flood, &rule, NULL, NULL), PW_OK);
+	assert_int_equal(rule, PW_R_FLOOD);
+	assert_int_equal(pw_db_flood_campaigns(db, 0, 0, &v), PW_OK);
+	assert_int_equal(v->len, 0);
+	g_ptr_array_unref(v);
+	/* Every member carries the flood's finding, and only it. */
+	assert_int_equal(findings(st->path, "FLOOD_CAMPAIGN"), 0);
+	assert_int_equal(findings(st->path, "FLOOD"), 6);
+	params = saved;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(long_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(by_sender, setup, teardown),
 		cmocka_unit_test_setup_teardown(automated_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(campaign_then_burst, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <glib.h>
 
 #include "checks/flood.h"
 
@@ -151,6 +152,65 @@ static void promotion_and_rank(void **state)
 	assert_int_equal(pw_flood_rank_clamp(99), PW_FLOOD_RANK_SEPARATE);
 }
 
+static void area_is(const char *diff, const char *want)
+{
+	char *a = pw_flood_area(diff);
+
+	assert_string_equal(a, want);
+	g_free(a);
+}
+
+/*
+ * Burst or campaign (checks/floodrules.h): the owner's three real cases
+ * by their figures, and the subsystem a diff reaches.
+ */
+static void pace(void **state)
+{
+	/* linux-watchdog, 30-31 December 2022: 4 then 17 patches, at most
+	 * 13 within six hours (seconds after the first). */
+	static const int64_t jaillet[] = {
+		0, 218, 529, 1025, 55480, 55669, 56255, 56386, 65097, 66052,
+		66435, 66885, 67308, 71607, 72122, 73118, 73507, 78467, 78615,
+		78769, 80975,
+	};
+	int64_t minutes[32];
+	char *a;
+	int i;
+
+	assert_false(pw_flood_burst(jaillet, 21, 6 * 3600, 20));
+	assert_true(pw_flood_burst(jaillet, 21, 6 * 3600, 13));
+	assert_false(pw_flood_burst(jaillet, 21, 6 * 3600, 14));
+	assert_true(pw_flood_burst(jaillet, 21, 2 * 86400, 20));
+	assert_true(pw_flood_burst(jaillet, 21, 0, 21));
+	assert_false(pw_flood_burst(jaillet, 21, 0, 22));
+	/* 32 patches between 15:30 and 15:34. */
+	for (i = 0; i < 32; i++)
+		minutes[i] = i * 240 / 31;
+	assert_true(pw_flood_burst(minutes, 32, 6 * 3600, 20));
+
+	assert_int_equal(pw_flood_pace(19, 20, true, 9, 3), PW_FLOOD_PACE_NONE);
+	assert_int_equal(pw_flood_pace(21, 20, false, 1, 3), PW_FLOOD_PACE_CAMPAIGN);
+	assert_int_equal(pw_flood_pace(21, 20, true, 1, 3), PW_FLOOD_PACE_BURST);
+	/* The 2016 shape: dozens of lists in days, whatever its rate. */
+	assert_int_equal(pw_flood_pace(21, 20, false, 3, 3), PW_FLOOD_PACE_BURST);
+	assert_int_equal(pw_flood_pace(21, 20, false, 30, 0), PW_FLOOD_PACE_CAMPAIGN);
+
+	area_is("diff --git a/drivers/watchdog/lpc18xx_wdt.c"
+		" b/drivers/watchdog/lpc18xx_wdt.c\n+++ b/x\n", "drivers/watchdog");
+	/* Headers and documentation give way to the code they go with; an
+	 * added line "++ b/x" is no header in a git diff. */
+	area_is("diff --git a/include/linux/a.h b/include/linux/a.h\n"
+		"+++ b/fs/x.c\n"
+		"diff --git a/sound/soc/codecs/b.c b/sound/soc/codecs/b.c\n",
+		"sound/soc");
+	area_is("--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n", "Makefile");
+	area_is("--- a/fs/x.c\n+++ /dev/null\n", "");
+	area_is(NULL, "");
+	a = pw_flood_campaign_pace(21, 0, 80975);
+	assert_string_equal(a, "21 patches over 22 hours");
+	g_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +218,7 @@ int main(void)
 		cmocka_unit_test(grow_and_merge),
 		cmocka_unit_test(choice),
 		cmocka_unit_test(promotion_and_rank),
+		cmocka_unit_test(pace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
