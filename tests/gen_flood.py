@@ -366,7 +366,9 @@ class Gen:
         lists = set()
         people = set()
         for n in numbers:
-            when += timedelta(seconds=rng.randint(1, 4))
+            # 1 to 4 seconds apart, as in 2016; --flood-gap spreads
+            # the same patches slower (db/FLOODS.md, "Burst or campaign").
+            when += timedelta(seconds=a.flood_gap or rng.randint(1, 4))
             sub, driver, path = self.files.new()
             edits = [flood_edit(rng, driver)
                      for _ in range(rng.choice([1, 1, 1, 2, 3]))]
@@ -626,6 +628,9 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="output directory")
     ap.add_argument("--flood-size", type=int, default=300,
                     help="flood messages to write (default 300)")
+    ap.add_argument("--flood-gap", type=int, default=0,
+                    help="seconds between two flood messages (default: 1 to"
+                    " 4, random)")
     ap.add_argument("--total", type=int, default=1285,
                     help="total claimed by the counter (default 1285)")
     ap.add_argument("--noise", type=int, default=200,
@@ -635,7 +640,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tree", help="write the flood patches' pre-images here")
     a = ap.parse_args(argv)
-    if a.flood_size < 0 or a.noise < 0:
+    if a.flood_size < 0 or a.noise < 0 or a.flood_gap < 0:
         ap.error("sizes must not be negative")
     if a.total < a.flood_size:
         ap.error("--total must be at least --flood-size")
