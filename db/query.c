@@ -1245,8 +1245,8 @@ static enum pw_status finding_counts(struct pw_db *db, const char *from,
 				     struct pw_finding_counts *c)
 {
 	static const int flood_rules[] = {
-		PW_R_FLOOD, PW_R_FLOOD_SERIES, PW_R_RESEND_IDENTICAL,
-		PW_R_SERIES_OVERSIZED,
+		PW_R_FLOOD, PW_R_FLOOD_SERIES, PW_R_FLOOD_CAMPAIGN,
+		PW_R_RESEND_IDENTICAL, PW_R_SERIES_OVERSIZED,
 	};
 	GPtrArray *rows;
 	enum pw_status s;
@@ -1254,7 +1254,7 @@ static enum pw_status finding_counts(struct pw_db *db, const char *from,
 	size_t i;
 
 	memset(c, 0, sizeof(*c));
-	qb_init(&q, "SELECT f.severity, f.rule IN (?, ?, ?, ?), count(*) FROM ");
+	qb_init(&q, "SELECT f.severity, f.rule IN (?, ?, ?, ?, ?), count(*) FROM ");
 	for (i = 0; i < G_N_ELEMENTS(flood_rules); i++)
 		bind_text(&q, pw_rule_at(flood_rules[i])->id);
 	g_string_append(q.sql, from);
@@ -1282,6 +1282,7 @@ enum pw_status pw_db_finding_counts(struct pw_db *db,
 {
 	const char *flood[] = {
 		pw_rule_at(PW_R_FLOOD)->id, pw_rule_at(PW_R_FLOOD_SERIES)->id,
+		pw_rule_at(PW_R_FLOOD_CAMPAIGN)->id,
 		pw_rule_at(PW_R_RESEND_IDENTICAL)->id,
 		pw_rule_at(PW_R_SERIES_OVERSIZED)->id,
 	};

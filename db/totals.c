@@ -103,14 +103,14 @@ enum pw_status pw_db_totals_finding_counts(struct pw_db *db,
 					   int n, struct pw_finding_counts *c)
 {
 	sqlite3_stmt *st = pw_db_stmt(db, "SELECT severity, rule IN (?1, ?2, ?3,"
-				      " ?4), sum(n) FROM total_finding"
+				      " ?4, ?5), sum(n) FROM total_finding"
 				      " WHERE list = 0 GROUP BY 1, 2");
 	enum pw_status s;
 	bool row;
 	int i;
 
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < n && i < 4; i++)
+	for (i = 0; i < n && i < 5; i++)
 		sqlite3_bind_text(st, i + 1, flood_rules[i], -1, SQLITE_STATIC);
 	while (!(s = pw_db_read(db, st, &row)) && row) {
 		int sev = sqlite3_column_int(st, 0);

@@ -108,7 +108,7 @@ enum pw_status pw_db_totals_check(struct pw_db *db, bool repair,
 
 /*
  * The findings in the store by severity, and flood detection's (the
- * rule IDs of flood_rules, n of them), from the totals, into *c.
+ * rule IDs of flood_rules, n of them, five at most), from the totals, into *c.
  */
 enum pw_status pw_db_totals_finding_counts(struct pw_db *db,
 					   const char *const *flood_rules,
