@@ -197,11 +197,12 @@ static enum pw_status floods(struct pw_db *db, const char *list, int64_t since,
 {
 	sqlite3_stmt *st = campaign ? pw_db_stmt(db,
 		"SELECT g.id, g.sender, fm.subject_clean, fm.msgid, g.size,"
-		" g.campaign_at, g.first_seen, g.last_seen"
-		" FROM flood_group g LEFT JOIN message fm ON fm.id = g.founder"
-		" WHERE g.campaign_at <= ?3 AND g.last_seen > ?2"
+		" c.campaign_at, g.first_seen, g.last_seen"
+		" FROM flood_campaign c JOIN flood_group g ON g.id = c.grp"
+		" LEFT JOIN message fm ON fm.id = g.founder"
+		" WHERE c.campaign_at <= ?3 AND g.last_seen > ?2"
 		" AND g.detected_at IS NULL" IN_LIST
-		" ORDER BY g.campaign_at, g.id") : pw_db_stmt(db,
+		" ORDER BY c.campaign_at, g.id") : pw_db_stmt(db,
 		"SELECT g.id, g.sender, g.subject, fm.msgid, g.size, g.detected_at,"
 		" g.first_seen, g.last_seen"
 		" FROM flood_group g LEFT JOIN message fm ON fm.id = g.founder"

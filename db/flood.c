@@ -108,8 +108,9 @@ static enum pw_status grp_load(struct pw_db *db, int64_t id, struct pw_flood_gro
 		"SELECT founder, size, nthreaded, ncovered, claimed_total, shared,"
 		" first_seen, last_seen, detected_at, rank, reported_at,"
 		" (subject_fp IS NOT NULL) | (body_fp IS NOT NULL) << 1"
-		"  | (shape_fp IS NOT NULL) << 2, coalesce(campaign_at, 0)"
-		" FROM flood_group WHERE id = ?1");
+		"  | (shape_fp IS NOT NULL) << 2, coalesce(c.campaign_at, 0)"
+		" FROM flood_group g LEFT JOIN flood_campaign c ON c.grp = g.id"
+		" WHERE g.id = ?1");
 	enum pw_status s;
 
 	memset(g, 0, sizeof(*g));
@@ -141,8 +142,8 @@ static enum pw_status grp_save(struct pw_db *db, const struct pw_flood_group *g)
 	sqlite3_stmt *st = pw_db_stmt(db,
 		"UPDATE flood_group SET size = ?2, nthreaded = ?3, ncovered = ?4,"
 		" claimed_total = ?5, shared = ?6, first_seen = ?7, last_seen = ?8,"
-		" detected_at = ?9, rank = ?10, reported_at = ?11, campaign_at = ?12"
-		" WHERE id = ?1");
+		" detected_at = ?9, rank = ?10, reported_at = ?11 WHERE id = ?1");
+	enum pw_status s;
 
 	sqlite3_bind_int64(st, 1, g->id);
 	sqlite3_bind_int(st, 2, g->size);
@@ -161,10 +162,17 @@ static enum pw_status grp_save(struct pw_db *db, const struct pw_flood_group *g)
 		sqlite3_bind_int64(st, 11, g->reported_at);
 	else
 		sqlite3_bind_null(st, 11);
+	s = pw_db_done(db, st);
+	if (s || (!g->campaign_at && !g->detected))
+		return s;
+	/* A campaign, or a flood that may have been one. */
+	st = g->campaign_at ?
+		pw_db_stmt(db, "INSERT OR REPLACE INTO flood_campaign(grp,"
+			   " campaign_at) VALUES (?1, ?2)") :
+		pw_db_stmt(db, "DELETE FROM flood_campaign WHERE grp = ?1");
+	sqlite3_bind_int64(st, 1, g->id);
 	if (g->campaign_at)
-		sqlite3_bind_int64(st, 12, g->campaign_at);
-	else
-		sqlite3_bind_null(st, 12);
+		sqlite3_bind_int64(st, 2, g->campaign_at);
 	return pw_db_done(db, st);
 }
 
@@ -416,6 +424,11 @@ static enum pw_status merge(struct pw_db *db, struct pw_flood_group *a, int64_t 
 	st = pw_db_stmt(db, "DELETE FROM flood_group WHERE id = ?1");
 	sqlite3_bind_int64(st, 1, bid);
 	s = pw_db_done(db, st);
+	if (!s && b.campaign_at) {
+		st = pw_db_stmt(db, "DELETE FROM flood_campaign WHERE grp = ?1");
+		sqlite3_bind_int64(st, 1, bid);
+		s = pw_db_done(db, st);
+	}
 	if (!s && fresh)
 		s = attach(db, a, &g_array_index(fresh, struct mem, 0), fresh->len,
 			   sender, p);
@@ -791,8 +804,9 @@ static enum pw_status reach(struct pw_db *db, int64_t gid, int64_t lo,
 			    int64_t hi, int *n)
 {
 	return count_in(db, pw_db_stmt(db,
-		"SELECT count(DISTINCT area) FROM flood_member"
-		" WHERE grp = ?1 AND date BETWEEN ?2 AND ?3 AND area <> ''"),
+		"SELECT count(DISTINCT a.area) FROM flood_member fm"
+		" JOIN flood_area a ON a.message = fm.message"
+		" WHERE fm.grp = ?1 AND fm.date BETWEEN ?2 AND ?3"),
 		gid, lo, hi, n);
 }
 
@@ -1277,16 +1291,22 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	if (s)
 		return s;
 
-	area = pw_flood_area(o->mail->diff);
 	st = pw_db_stmt(db, "INSERT INTO flood_member(message, patch, grp, date,"
-			" threaded, area) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+			" threaded) VALUES (?1, ?2, ?3, ?4, ?5)");
 	sqlite3_bind_int64(st, 1, o->message_id);
 	sqlite3_bind_int64(st, 2, o->patch_id);
 	sqlite3_bind_int64(st, 3, g.id);
 	sqlite3_bind_int64(st, 4, odate);
 	sqlite3_bind_int(st, 5, threaded);
-	pw_db_bind_text(st, 6, area);
 	s = pw_db_done(db, st);
+	area = pw_flood_area(o->mail->diff);
+	if (!s && *area) {
+		st = pw_db_stmt(db, "INSERT OR REPLACE INTO flood_area(message, area)"
+				" VALUES (?1, ?2)");
+		sqlite3_bind_int64(st, 1, o->message_id);
+		pw_db_bind_text(st, 2, area);
+		s = pw_db_done(db, st);
+	}
 	g_free(area);
 	for (k = 0; k < PW_FLOOD_K_PATCH_ID; k++)
 		if (have[k])
@@ -1681,9 +1701,10 @@ enum pw_status pw_db_flood_campaigns(struct pw_db *db, int64_t since,
 		goto out;
 	st = pw_db_stmt(db,
 		"SELECT g.id, g.sender, coalesce(m.subject_clean, ''), g.size,"
-		" g.first_seen, g.last_seen FROM flood_group g"
+		" g.first_seen, g.last_seen FROM flood_campaign c"
+		" JOIN flood_group g ON g.id = c.grp"
 		" LEFT JOIN message m ON m.id = g.founder"
-		" WHERE g.campaign_at IS NOT NULL AND g.detected_at IS NULL"
+		" WHERE g.detected_at IS NULL"
 		" AND g.last_seen >= ?1 ORDER BY g.last_seen DESC, g.id DESC"
 		" LIMIT ?2");
 	sqlite3_bind_int64(st, 1, since);

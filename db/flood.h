@@ -32,7 +32,7 @@ struct pw_flood_params {
 	 * group slower than that is a campaign (FLOOD_CAMPAIGN).  0: no
 	 * campaign, every group of count postings in the window floods. */
 	int burst;
-	/* Subsystems (pw_flood_area()) within the window that make a
+	/* Subsystems (pw_flood_area(), flood_area) within the window that make a
 	 * flood at any pace; 0: reach is not counted. */
 	int lists;
 };

@@ -1099,16 +1099,22 @@ static const char *const migrations[] = {
 	/*
 	 * Burst or campaign (db/FLOODS.md): a group of near-identical
 	 * patches sent one by one at a reviewable pace is a campaign
-	 * (flood_group.campaign_at, the Date of the patch that made it
-	 * one; its members carry FLOOD_CAMPAIGN), a flood only when it
-	 * comes in a burst or reaches [flood] lists subsystems, each
-	 * member's the first folders of its diff (flood_member.area).
-	 * FLOOD_CAMPAIGN survives a recheck as the other flood findings.
+	 * (a flood_campaign row, the Date of the patch that made it one;
+	 * its members carry FLOOD_CAMPAIGN), a flood only when it comes
+	 * in a burst or reaches [flood] lists subsystems, a member's the
+	 * first folders of its diff (flood_area; none: no row).  Tables
+	 * beside flood_group and flood_member, not columns, so that the
+	 * migration can run again.  FLOOD_CAMPAIGN survives a recheck as
+	 * the other flood findings.
 	 */
-	"ALTER TABLE flood_group ADD COLUMN campaign_at INTEGER;"
-	"ALTER TABLE flood_member ADD COLUMN area TEXT;"
-	"CREATE INDEX IF NOT EXISTS flood_group_campaigns ON flood_group(last_seen)"
-	"  WHERE campaign_at IS NOT NULL;"
+	"CREATE TABLE IF NOT EXISTS flood_campaign ("
+	"  grp INTEGER PRIMARY KEY,"
+	"  campaign_at INTEGER NOT NULL"
+	");"
+	"CREATE TABLE IF NOT EXISTS flood_area ("
+	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
+	"  area TEXT NOT NULL"
+	");"
 	"DROP TRIGGER IF EXISTS flood_findings_keep;"
 	"CREATE TRIGGER flood_findings_keep BEFORE DELETE ON finding"
 	"  WHEN old.rule IN ('FLOOD', 'FLOOD_SERIES', 'FLOOD_CAMPAIGN',"

@@ -46,9 +46,9 @@ is "campaign: no flood" "$($PW query --db "$DB" floods --format json | tr -d ' \
 is "campaign: nothing queued, nothing held (no summary, no reply)" \
 	"$(q "$DB" "SELECT count(*) FROM outbox")" 0
 is "campaign: one group, 21 members, a campaign since the 20th" \
-	"$(q "$DB" "SELECT count(*) || ',' || max(size) || ',' || (max(campaign_at) = (SELECT date FROM flood_member ORDER BY date LIMIT 1 OFFSET 19)) FROM flood_group WHERE campaign_at IS NOT NULL")" 1,21,1
+	"$(q "$DB" "SELECT count(*) || ',' || max(g.size) || ',' || (max(c.campaign_at) = (SELECT date FROM flood_member ORDER BY date LIMIT 1 OFFSET 19)) FROM flood_campaign c JOIN flood_group g ON g.id = c.grp")" 1,21,1
 is "campaign: one subsystem reached" \
-	"$(q "$DB" "SELECT group_concat(DISTINCT area) FROM flood_member")" drivers/watchdog
+	"$(q "$DB" "SELECT count(*) || ',' || group_concat(DISTINCT area) FROM flood_area")" 21,drivers/watchdog
 
 # The dashboard: one row, its pace and its 21 members.
 serve "$DB" || exit 1
@@ -94,7 +94,7 @@ is "burst: one FLOOD of 21" \
 is "burst: one summary mail to the sender, queued" \
 	"$(q "$DB" "SELECT kind || ',' || state || ',' || rcpt_to FROM outbox WHERE state <> 'suppressed'")" \
 	"flood,pending,$JAILLET"
-is "burst: no campaign" "$(q "$DB" "SELECT count(*) FROM flood_group WHERE campaign_at IS NOT NULL")" 0
+is "burst: no campaign" "$(q "$DB" "SELECT count(*) FROM flood_campaign")" 0
 
 # ---- 3. the 2016 shape, two hours apart: reach makes it a flood ----
 $PY "$TOP/tests/gen_flood.py" --out "$T/g" --flood-size 60 --noise 50 --seed 5 \
@@ -106,7 +106,7 @@ is "2016 shape, 2 h apart: a FLOOD of 60, an error, by its reach" \
 	"$($PW query --db "$T/g1.db" floods --format json | $PY -c 'import json,sys; print(",".join("%s:%s:%d" % (f["rule"], f["severity"], f["size"]) for f in json.load(sys.stdin)))')" \
 	FLOOD:error:60
 check "2016 shape: more than three subsystems" test \
-	"$(q "$T/g1.db" "SELECT count(DISTINCT area) FROM flood_member WHERE grp = (SELECT id FROM flood)")" -ge 3
+	"$(q "$T/g1.db" "SELECT count(DISTINCT a.area) FROM flood_member fm JOIN flood_area a ON a.message = fm.message WHERE fm.grp = (SELECT id FROM flood)")" -ge 3
 $PW ingest -q --db "$T/g2.db" -c "$T/noreach.conf" "$T/g/arrival.mbox" >/dev/null 2>"$T/err"
 is "2016 shape, 2 h apart, lists = 0: no flood" \
 	"$($PW query --db "$T/g2.db" floods --format json | tr -d ' \n')" "[]"
