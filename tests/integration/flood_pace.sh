@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Burst or campaign (db/FLOODS.md): the owner's three real cases through
-# ingest --reply, the outbox, the dashboard and the digest.
+# ingest --reply, the outbox, Patchwork (a stand-in), the dashboard and
+# the digest.
 #  - Christophe JAILLET's 21 "Use devm_clk_get_enabled() helper" patches
 #    to linux-watchdog over two days (tests/cases/FLOOD_CAMPAIGN/
 #    watchdog-devm-clk.mbox, tests/corpus/README.md): a campaign, no
@@ -18,7 +19,33 @@ MBOX=$TOP/tests/cases/FLOOD_CAMPAIGN/watchdog-devm-clk.mbox
 WD=linux-watchdog.vger.kernel.org
 JAILLET=christophe.jaillet@wanadoo.fr
 
-# Replies on for the list, to the author; mail of 2022 is not too old.
+# A Patchwork stand-in (tests/patchwork_standin.py) holding the 21
+# patches, to which each store posts its checks.
+TOKEN=$(printf 'a%.0s' $(seq 40))
+port=$(free_port)
+$PY "$TOP/tests/patchwork_standin.py" serve --port "$port" --project wd \
+	--user "maint:$TOKEN:wd" >"$T/standin.out" 2>&1 &
+SPID=$!
+at_exit "kill $SPID 2>/dev/null"
+for i in $(seq 100); do grep -q ready "$T/standin.out" && break; sleep 0.1; done
+$PY - "$MBOX" "$T/one" <<'EOF'
+import os, sys
+src = open(sys.argv[1], "rb").read()
+os.makedirs(sys.argv[2])
+for i, m in enumerate(src.split(b"\nFrom patchwarden ")):
+    open(os.path.join(sys.argv[2], "%02d.eml" % i), "wb").write(
+        m.split(b"\n", 1)[1])
+EOF
+for f in "$T"/one/*.eml; do
+	curl -sf -o /dev/null --data-binary @"$f" "http://127.0.0.1:$port/_standin/mail?project=wd"
+done
+# checks STORE: the states of the checks posted for its patches.
+checks() {
+	q "$1" "SELECT state || ':' || check_state, count(*) FROM pwcheck GROUP BY 1 ORDER BY 1" | tr '\n' ' '
+}
+
+# Replies on for the list, to the author; mail of 2022 is not too old;
+# checks to the stand-in.
 C=$T/pw.conf
 cat >"$C" <<EOF
 [smtp]
@@ -31,6 +58,12 @@ address = linux-watchdog@vger.kernel.org
 mail = author
 maintainer = linux@roeck-us.net
 digest = true
+[patchwork wd]
+url = http://127.0.0.1:$port
+project = wd
+token = $TOKEN
+lists = $WD
+min_severity = info
 EOF
 chmod 600 "$C"
 
@@ -95,6 +128,14 @@ is "burst: one summary mail to the sender, queued" \
 	"$(q "$DB" "SELECT kind || ',' || state || ',' || rcpt_to FROM outbox WHERE state <> 'suppressed'")" \
 	"flood,pending,$JAILLET"
 is "burst: no campaign" "$(q "$DB" "SELECT count(*) FROM flood_campaign")" 0
+
+# ---- Patchwork: fail for a flood's members, a campaign's unchanged ----
+for s in campaign burst; do
+	$PW patchwork post --db "$T/$s.db" --config "$C" >/dev/null 2>"$T/err"
+done
+is "Patchwork: a campaign's 21 patches pass (FLOOD_CAMPAIGN changes no check)" \
+	"$(checks "$T/campaign.db")" "posted:success|21 "
+is "Patchwork: a burst's 21 patches fail" "$(checks "$T/burst.db")" "posted:fail|21 "
 
 # ---- 3. the 2016 shape, two hours apart: reach makes it a flood ----
 $PY "$TOP/tests/gen_flood.py" --out "$T/g" --flood-size 60 --noise 50 --seed 5 \
