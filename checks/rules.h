@@ -4,8 +4,8 @@
  *
  * Rules read a parsed patch (or a whole source file) and append
  * findings; a finding is not an error, so rules return void.  The
- * flood rules (FLOOD, FLOOD_SERIES, RESEND_IDENTICAL, SERIES_OVERSIZED)
- * are in the same table; db/flood.c finds them and checks/floodrules.h
+ * flood rules (FLOOD, FLOOD_SERIES, FLOOD_CAMPAIGN, RESEND_IDENTICAL,
+ * SERIES_OVERSIZED) are in the same table; db/flood.c finds them and checks/floodrules.h
  * words them.
  */
 #ifndef PW_RULES_H
