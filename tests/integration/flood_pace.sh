@@ -83,6 +83,11 @@ is "campaign: one group, 21 members, a campaign since the 20th" \
 is "campaign: one subsystem reached" \
 	"$(q "$DB" "SELECT count(*) || ',' || group_concat(DISTINCT area) FROM flood_area")" 21,drivers/watchdog
 
+# A recheck replaces a patch's findings, not those about its company.
+$PW db recheck --db "$DB" >/dev/null 2>"$T/err"
+is "campaign: db recheck keeps the 21 FLOOD_CAMPAIGN" \
+	"$(q "$DB" "SELECT count(*) FROM finding WHERE rule = 'FLOOD_CAMPAIGN'")" 21
+
 # The dashboard: one row, its pace and its 21 members.
 serve "$DB" || exit 1
 page=$(get "$URL/")
