@@ -357,8 +357,8 @@ static enum pw_status attach(struct pw_db *db, struct pw_flood_group *g,
 
 /*
  * Gives the members of campaign g FLOOD_CAMPAIGN: every member without
- * one when all is set (it has just become one, or merged), else the
- * patch o alone.  Unless the rule is switched off under p.
+ * one when all is set (it has just become one, or merged), else patch
+ * alone.  Unless the rule is switched off under p.
  */
 static enum pw_status campaign(struct pw_db *db, const struct pw_flood_group *g,
 			       int64_t patch, bool all, const char *sender,
@@ -799,7 +799,7 @@ static enum pw_status in_burst(struct pw_db *db, int64_t gid, int64_t date,
 	return s;
 }
 
-/* The subsystems (flood_member.area) group gid reached in [lo, hi]. */
+/* The subsystems (flood_area) the members of group gid in [lo, hi] reach. */
 static enum pw_status reach(struct pw_db *db, int64_t gid, int64_t lo,
 			    int64_t hi, int *n)
 {
