@@ -1096,6 +1096,13 @@ static const char *const migrations[] = {
 	" END;"
 	"DELETE FROM total_sender_date;"
 	"INSERT INTO total_sender_date " PW_TOTALS_RECOUNT_SENDER_DATES ";",
+	/* The Message-ID of every signed command mail that was judged,
+	 * obeyed or not: each is obeyed once, even after its decisions
+	 * are undone (bot/mailcmd.c). */
+	"CREATE TABLE IF NOT EXISTS mail_command ("
+	"  msgid TEXT PRIMARY KEY,"
+	"  at INTEGER NOT NULL"
+	") WITHOUT ROWID;",
 };
 
 const char *const *pw_db_migrations(size_t *n)
