@@ -48,7 +48,8 @@ static const char *const patchwork_keys[] = {
 };
 static const char *const list_keys[] = {
 	"style", "disable", "enable", "address", "mail", "maintainer",
-	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all", NULL,
+	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all",
+	"recipient", NULL,
 };
 
 static const struct section {
@@ -380,6 +381,7 @@ static void list_release(struct pw_list_conf *l)
 	g_strfreev(l->enabled);
 	g_free(l->address);
 	g_strfreev(l->maintainer_addrs);
+	g_strfreev(l->recipients);
 	g_free(l->maintainers_file);
 	pw_maintainers_free(l->maintainers);
 }
@@ -480,25 +482,32 @@ static char *get_path(struct loader *ld, const char *group, const char *key)
  * [list NAME] maintainer, maintainers, cc_maintainers and digest: who
  * maintains the list, and what they get.
  */
-static void read_maintainers(struct loader *ld, const char *group,
-			     struct pw_list_conf *l)
+/* Key of group: a ;-list of bare addresses, lower-cased (new vector). */
+static char **get_addrs(struct loader *ld, const char *group, const char *key)
 {
+	char **v = get_list(ld, group, key);
 	size_t i, k = 0;
 
-	l->maintainer_addrs = get_list(ld, group, "maintainer");
-	for (i = 0; l->maintainer_addrs[i]; i++) {
-		char *a = l->maintainer_addrs[i];
+	for (i = 0; v[i]; i++) {
+		char *a = v[i];
 
 		if (!pw_reply_addr_ok(a)) {
-			problem(ld, group, "maintainer", "[%s] maintainer: '%s' is"
-				" not a bare mail address (a@b.org)", group, a);
+			problem(ld, group, key, "[%s] %s: '%s' is not a bare"
+				" mail address (a@b.org)", group, key, a);
 			g_free(a);
 			continue;
 		}
-		l->maintainer_addrs[k++] = g_ascii_strdown(a, -1);
+		v[k++] = g_ascii_strdown(a, -1);
 		g_free(a);
 	}
-	l->maintainer_addrs[k] = NULL;
+	v[k] = NULL;
+	return v;
+}
+
+static void read_maintainers(struct loader *ld, const char *group,
+			     struct pw_list_conf *l)
+{
+	l->maintainer_addrs = get_addrs(ld, group, "maintainer");
 	l->maintainers_file = get_path(ld, group, "maintainers");
 	if (l->maintainers_file) {
 		/* Read once, here: every reply and digest asks it. */
@@ -578,6 +587,13 @@ static void read_list(struct loader *ld, struct pw_config *c,
 			problem(ld, group, "enable", "[%s] enable: no rule '%s'",
 				group, l->enabled[i]);
 	l->address = get_str(ld, group, "address", NULL);
+	/* The addresses the MTA delivers this list's mail to: mail piped
+	 * in for one of them is filed under this list (bot/cmd_run.c). */
+	l->recipients = get_addrs(ld, group, "recipient");
+	if (l->recipients[0] && !*l->name)
+		problem(ld, group, "recipient", "[%s] recipient: mail for"
+			" it would be filed under no list; name a list,"
+			" [list NAME] recipient", group);
 	read_mail(ld, c, group, l);
 	read_maintainers(ld, group, l);
 }
@@ -1356,6 +1372,22 @@ const struct pw_list_conf *pw_config_list(const struct pw_config *c,
 			return l;
 	}
 	return &c->defaults;
+}
+
+const char *pw_config_list_of_recipient(const struct pw_config *c,
+					const char *addr)
+{
+	guint i;
+	size_t j;
+
+	for (i = 0; addr && c->lists && i < c->lists->len; i++) {
+		const struct pw_list_conf *l = c->lists->pdata[i];
+
+		for (j = 0; l->recipients && l->recipients[j]; j++)
+			if (!g_ascii_strcasecmp(l->recipients[j], addr))
+				return l->name;
+	}
+	return NULL;
 }
 
 void pw_config_check_opts(const struct pw_config *c, const char *list,
