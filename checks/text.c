@@ -422,3 +422,36 @@ char *pw_utf8_fold(const char *s)
 	*w = '\0';
 	return r;
 }
+
+bool pw_utf8_bidi_control(gunichar c)
+{
+	return c == 0x061c || c == 0x200e || c == 0x200f ||
+	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+char *pw_utf8_xml_escape(const char *s, gssize len)
+{
+	char *u = pw_utf8_dup(s, len), *e;
+	GString *ok = NULL;
+	const char *p;
+
+	for (p = u; *p; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+		bool bad = (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+			   c == 0xfffe || c == 0xffff;
+
+		if (bad && !ok)
+			ok = g_string_new_len(u, p - u);
+		if (ok) {
+			if (bad)
+				g_string_append_unichar(ok, 0xfffd);
+			else
+				g_string_append_unichar(ok, c);
+		}
+	}
+	e = g_markup_escape_text(ok ? ok->str : u, -1);
+	if (ok)
+		g_string_free(ok, TRUE);
+	g_free(u);
+	return e;
+}
