@@ -315,6 +315,15 @@ out=$(get -H "Authorization: Bearer $tok" --data-binary @"$sub" "$URL/api/submit
 is "/api/submit with the token: 200" "$(code)" 200
 is "/api/submit: stored, with its findings" "$(echo "$out" | jq -r '"\(.messages) \(.stored_patches) \(.findings > 0)"')" "1 1 true"
 is "/api/submit: seen through the dashboard at once" "$(get "$URL/api/patches?list=linux-submitted" | jq length)" 1
+# What patchwarden.conf(5) and docs/operating.md say of a loopback
+# listen, as behind a reverse proxy: the reads need no token, /outbox
+# too (the proxy guards them), the writes do.
+get "$URL/outbox" >/dev/null
+is "on loopback with a token set: /outbox answers without it" "$(code)" 200
+get "$URL/api/outbox" >/dev/null
+is "on loopback: /api/outbox too" "$(code)" 200
+get -d "action=wrong&msgid=x@y&by=a@b.org" "$URL/api/triage" >/dev/null
+is "on loopback: POST /api/triage without it: 401" "$(code)" 401
 head -c 5000 /dev/zero | tr '\0' x >"$T/big"
 bad "oversized body" 413 "larger than 4 KiB" --data-binary @"$T/big" "$URL/api/check"
 # A body announced over the limit is refused before it is sent: the
