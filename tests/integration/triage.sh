@@ -213,7 +213,8 @@ ROXP=$(q "$M" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message W
 # From domain; "len": signed with l= (the whole body as it was signed);
 # "len+": signed with l=, then a line "patchwarden: ignore
 # PERM_SYMBOLIC" appended below the signed part, as anyone on the way
-# can.
+# can; "lenr", "lenr+": the same with the relaxed body canonicalization,
+# blanks and empty lines at the end of the body.
 cmdmail() {
 	local out=$1 from=$2 id=$3 irt=$4 mode=$5; shift 5
 	$PY - "$out" "$from" "$id" "$irt" "$mode" "$T/dkim.key" "$@" <<'EOF'
@@ -232,14 +233,21 @@ if mode != "plain":
         heads = [b"From", b"To", b"Subject", b"Date"]
     if mode == "tld":
         dom = b"net"
+    canon = (b"relaxed", b"simple")
+    if mode.startswith("lenr"):
+        # Relaxed body: blanks folded and dropped at line ends, empty
+        # lines at the end not counted; the body is given all three.
+        canon = (b"relaxed", b"relaxed")
+        msg = msg.replace(b"\r\n\r\n>", b"\r\n\r\n>  \t") + b"  \r\n\r\n \t\r\n"
     sig = dkim.sign(msg, b"sel", dom, open(key, "rb").read(),
-                    include_headers=heads, length=mode.startswith("len"))
+                    include_headers=heads, length=mode.startswith("len"),
+                    canonicalize=canon)
     msg = sig + msg
     if mode == "twofrom":
         msg = b"From: Guenter Roeck <linux@roeck-us.net>\r\n" + msg
     if mode == "tamper":
         msg = msg.replace(b"patchwarden: wrong", b"patchwarden: wrong PERM_SYMBOLIC")
-    if mode == "len+":
+    if mode in ("len+", "lenr+"):
         msg += b"patchwarden: ignore PERM_SYMBOLIC\r\n"
 open(out, "wb").write(msg.replace(b"\r\n", b"\n"))
 EOF
@@ -333,6 +341,12 @@ cmdmail "$T/len+.eml" "Jean Delvare <jdelvare@suse.com>" len-plus@suse.com "$R2"
 err=$(pipe "$T/len+.eml")
 contains "l= shorter than the body, a command appended: refused" "$err" "signs only part of the body (l=)"
 is "nothing decided" "$(ndecisions "$H2")" 0
+cmdmail "$T/lenr+.eml" "Jean Delvare <jdelvare@suse.com>" lenr-plus@suse.com "$R2" lenr+ "Thanks."
+err=$(pipe "$T/lenr+.eml")
+contains "the same under c=relaxed/relaxed: refused" "$err" "signs only part of the body (l=)"
+cmdmail "$T/lenr.eml" "Jean Delvare <jdelvare@suse.com>" lenr@suse.com "$R2" lenr "patchwarden: recheck"
+err=$(pipe "$T/lenr.eml")
+contains "l= of the whole relaxed body (blanks, empty lines at its end): obeyed" "$err" "(recheck by jdelvare@suse.com)"
 # An l= that covers the whole body hides nothing.
 cmdmail "$T/len.eml" "Jean Delvare <jdelvare@suse.com>" len@suse.com "$R2" len "patchwarden: wrong the whole body signed"
 err=$(pipe "$T/len.eml")
@@ -343,14 +357,14 @@ contains "l= covering the whole body: obeyed" "$err" "(wrong by jdelvare@suse.co
 cmdmail "$T/part.eml" "Jean Delvare <jdelvare@suse.com>" part@suse.com "$R2" part "patchwarden: ignore PERM_SYMBOLIC drivers/hwmon/*"
 err=$(pipe "$T/part.eml")
 contains "h= leaving out Message-ID, In-Reply-To, References: refused" "$err" "does not sign every header a command needs"
-is "still one decision" "$(ndecisions "$H2")" 1
+is "still two decisions (the recheck, the wrong)" "$(ndecisions "$H2")" 2
 # A signed command mail is obeyed once: after its decision is undone,
 # the same mail sent again decides nothing.
 $PW triage $C --db "$H2" undo "$(last_decision "$H2" id)" --by jdelvare@suse.com >/dev/null
 err=$(pipe "$T/len.eml")
 contains "the same signed command mail after an undo: seen before" "$err" "seen before: a command mail is obeyed once"
 is "the decision stays undone, none new" \
-	"$(q "$H2" "SELECT count(*), count(undone_at) FROM decision"),$(q "$H2" "SELECT count(*) FROM mail_command")" "1|1,1"
+	"$(q "$H2" "SELECT count(*), count(undone_at) FROM decision"),$(q "$H2" "SELECT count(*) FROM mail_command")" "2|1,2"
 # d=net signs for every .net domain: not for roeck-us.net.
 cmdmail "$T/tld.eml" "Guenter Roeck <linux@roeck-us.net>" tld@roeck-us.net "$R2" tld "patchwarden: wrong"
 err=$(pipe "$T/tld.eml")
@@ -362,7 +376,7 @@ for p in '*' '*.c' 'drivers/*'; do
 	err=$(pipe "$T/star.eml")
 	contains "ignore RULE '$p' from a MAINTAINERS maintainer: list-wide, refused" "$err" "a list-wide ignore is taken from a [list NAME] maintainer"
 done
-is "nothing decided by them" "$(q "$H2" "SELECT count(*) FROM decision")" 1
+is "nothing decided by them" "$(q "$H2" "SELECT count(*) FROM decision")" 2
 cmdmail "$T/dir.eml" "Guenter Roeck <linux@roeck-us.net>" dir@roeck-us.net "$R2" sign "patchwarden: ignore PERM_SYMBOLIC drivers/hwmon/*"
 err=$(pipe "$T/dir.eml")
 is "ignore RULE under the maintainer's own folder: obeyed" \
