@@ -22,6 +22,7 @@ static bool aligned(const psl_ctx_t *psl, const char *d, const char *from)
 {
 	size_t ld = strlen(d), lf = strlen(from), lo;
 	const char *org;
+	char *lower;
 
 	if (!psl || !ld || ld > lf)
 		return false;
@@ -30,10 +31,12 @@ static bool aligned(const psl_ctx_t *psl, const char *d, const char *from)
 		return false;
 	if (ld == lf && g_ascii_strcasecmp(from, d))
 		return false;
-	org = psl_registrable_domain(psl, from);
-	if (!org)		/* from is itself a public suffix */
-		return false;
-	lo = strlen(org);
+	/* libpsl reads lower case only. */
+	lower = g_ascii_strdown(from, -1);
+	org = psl_registrable_domain(psl, lower);
+	/* NULL: from is itself a public suffix. */
+	lo = org ? strlen(org) : lf + 1;
+	g_free(lower);
 	return ld >= lo;
 }
 
@@ -49,7 +52,8 @@ static size_t canon_body_len(const char *b, size_t n, dkim_canon_t c)
 						 * non-empty line */
 
 	while (i < n) {
-		const char *nl = g_strstr_len(b + i, (gssize)(n - i), "\r\n");
+		/* memmem, not a string search: a NUL byte is body too. */
+		const char *nl = memmem(b + i, n - i, "\r\n", 2);
 		size_t end = nl ? (size_t)(nl - b) : n, line = 0, k;
 		bool wsp = false;
 

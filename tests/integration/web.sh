@@ -320,8 +320,8 @@ is "/api/submit: seen through the dashboard at once" "$(get "$URL/api/patches?li
 # too (the proxy guards them), the writes do.
 get "$URL/outbox" >/dev/null
 is "on loopback with a token set: /outbox answers without it" "$(code)" 200
-get "$URL/api/outbox" >/dev/null
-is "on loopback: /api/outbox too" "$(code)" 200
+get "$URL/api/senders" >/dev/null
+is "on loopback: /api/senders too" "$(code)" 200
 get -d "action=wrong&msgid=x@y&by=a@b.org" "$URL/api/triage" >/dev/null
 is "on loopback: POST /api/triage without it: 401" "$(code)" 401
 head -c 5000 /dev/zero | tr '\0' x >"$T/big"
