@@ -214,7 +214,9 @@ ROXP=$(q "$M" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message W
 # "len+": signed with l=, then a line "patchwarden: ignore
 # PERM_SYMBOLIC" appended below the signed part, as anyone on the way
 # can; "lenr", "lenr+": the same with the relaxed body canonicalization,
-# blanks and empty lines at the end of the body.
+# blanks and empty lines at the end of the body; "retarget:MSGID":
+# signed, then In-Reply-To and References naming MSGID put above the
+# signed ones.
 cmdmail() {
 	local out=$1 from=$2 id=$3 irt=$4 mode=$5; shift 5
 	$PY - "$out" "$from" "$id" "$irt" "$mode" "$T/dkim.key" "$@" <<'EOF'
@@ -247,6 +249,10 @@ if mode != "plain":
         msg = b"From: Guenter Roeck <linux@roeck-us.net>\r\n" + msg
     if mode == "tamper":
         msg = msg.replace(b"patchwarden: wrong", b"patchwarden: wrong PERM_SYMBOLIC")
+    if mode.startswith("retarget:"):
+        # Another In-Reply-To and References put above the signed ones.
+        other = mode.split(":", 1)[1].encode()
+        msg = b"In-Reply-To: <" + other + b">\r\nReferences: <" + other + b">\r\n" + msg
     if mode in ("len+", "lenr+"):
         msg += b"patchwarden: ignore PERM_SYMBOLIC\r\n"
 open(out, "wb").write(msg.replace(b"\r\n", b"\n"))
@@ -365,6 +371,15 @@ err=$(pipe "$T/len.eml")
 contains "the same signed command mail after an undo: seen before" "$err" "seen before: a command mail is obeyed once"
 is "the decision stays undone, none new" \
 	"$(q "$H2" "SELECT count(*), count(undone_at) FROM decision"),$(q "$H2" "SELECT count(*) FROM mail_command")" "2|1,2"
+# The signed mail pointed at another patch's reply by headers put above
+# the signed ones.
+$PW ingest -q $C --db "$H2" --list hwmon --reply "$OXP" >/dev/null
+ROXP2=$(q "$H2" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message WHERE m.msgid = '$OXP_ID'")
+n=$(q "$H2" "SELECT count(*) FROM decision")
+cmdmail "$T/retarget.eml" "Jean Delvare <jdelvare@suse.com>" retarget@suse.com "$R2" "retarget:$ROXP2" "patchwarden: wrong"
+err=$(pipe "$T/retarget.eml")
+contains "In-Reply-To and References added above the signed ones: refused (one of each, strict header checks)" "$err" "its DKIM signature does not verify"
+is "nothing decided" "$(q "$H2" "SELECT count(*) FROM decision")" "$n"
 # d=net signs for every .net domain: not for roeck-us.net.
 cmdmail "$T/tld.eml" "Guenter Roeck <linux@roeck-us.net>" tld@roeck-us.net "$R2" tld "patchwarden: wrong"
 err=$(pipe "$T/tld.eml")
