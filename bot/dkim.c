@@ -9,6 +9,7 @@
 #include <libpsl.h>
 
 #include "bot/dkim.h"
+#include "checks/text.h"
 
 /*
  * Whether signing domain d is aligned with from (RFC 7489 3.1.1,
@@ -38,48 +39,6 @@ static bool aligned(const psl_ctx_t *psl, const char *d, const char *from)
 	lo = org ? strlen(org) : lf + 1;
 	g_free(lower);
 	return ld >= lo;
-}
-
-/*
- * The length of the body b (n bytes of the wire form: CRLF line ends)
- * under canonicalization c (RFC 6376 3.4.3, 3.4.4), counted here from
- * the bytes: libopendkim's own count stops at a signature's l=, so it
- * cannot say whether l= left text out.
- */
-static size_t canon_body_len(const char *b, size_t n, dkim_canon_t c)
-{
-	size_t i = 0, total = 0, kept = 0;	/* kept: up to the last
-						 * non-empty line */
-
-	while (i < n) {
-		/* memmem, not a string search: a NUL byte is body too. */
-		const char *nl = memmem(b + i, n - i, "\r\n", 2);
-		size_t end = nl ? (size_t)(nl - b) : n, line = 0, k;
-		bool wsp = false;
-
-		if (c == DKIM_CANON_RELAXED) {
-			/* Runs of blanks count as one space, none at the end. */
-			for (k = i; k < end; k++) {
-				if (b[k] == ' ' || b[k] == '\t') {
-					wsp = true;
-					continue;
-				}
-				line += (wsp ? 1 : 0) + 1;
-				wsp = false;
-			}
-		} else {
-			line = end - i;
-		}
-		total += line + 2;
-		if (line)
-			kept = total;
-		i = nl ? end + 2 : n;
-	}
-	/* Empty lines at the end do not count; an empty body is one CRLF
-	 * in simple, nothing in relaxed. */
-	if (!kept && c != DKIM_CANON_RELAXED)
-		return 2;
-	return kept;
 }
 
 /*
@@ -168,7 +127,8 @@ static const char *shortfall(DKIM *dk, DKIM_SIGINFO *sig, const psl_ctx_t *psl,
 	    dkim_sig_getcanons(sig, &hc, &bc) != DKIM_STAT_OK)
 		return "its body length cannot be read";
 	if (signlen >= 0 &&
-	    (size_t)signlen < canon_body_len(w->str + body, w->len - body, bc))
+	    (size_t)signlen < pw_text_dkim_body_len(w->str + body, w->len - body,
+						    bc == DKIM_CANON_RELAXED))
 		return "signs only part of the body (l=)";
 	return NULL;
 }

@@ -455,3 +455,39 @@ char *pw_utf8_xml_escape(const char *s, gssize len)
 	g_free(u);
 	return e;
 }
+
+size_t pw_text_dkim_body_len(const char *b, size_t n, bool relaxed)
+{
+	size_t i = 0, total = 0, kept = 0;	/* kept: up to the last
+						 * non-empty line */
+
+	while (i < n) {
+		/* memmem, not a string search: a NUL byte is body too. */
+		const char *nl = memmem(b + i, n - i, "\r\n", 2);
+		size_t end = nl ? (size_t)(nl - b) : n, line = 0, k;
+		bool wsp = false;
+
+		if (relaxed) {
+			/* Runs of blanks count as one space, none at the end. */
+			for (k = i; k < end; k++) {
+				if (b[k] == ' ' || b[k] == '\t') {
+					wsp = true;
+					continue;
+				}
+				line += (wsp ? 1 : 0) + 1;
+				wsp = false;
+			}
+		} else {
+			line = end - i;
+		}
+		total += line + 2;
+		if (line)
+			kept = total;
+		i = nl ? end + 2 : n;
+	}
+	/* Empty lines at the end do not count; an empty body is one CRLF
+	 * in simple, nothing in relaxed. */
+	if (!kept && !relaxed)
+		return 2;
+	return kept;
+}

@@ -121,4 +121,13 @@ bool pw_utf8_bidi_control(gunichar c);
  */
 char *pw_utf8_xml_escape(const char *s, gssize len);
 
+/*
+ * The length of a message body b (n bytes, CRLF line ends, as it went
+ * over SMTP) under DKIM's simple or relaxed body canonicalization (RFC
+ * 6376 3.4.3, 3.4.4): what a signature's l= must reach for it to sign
+ * the whole body.  libopendkim's own count stops at l=, so it cannot
+ * tell whether l= left text out (bot/dkim.c).
+ */
+size_t pw_text_dkim_body_len(const char *b, size_t n, bool relaxed);
+
 #endif

@@ -1,7 +1,8 @@
 /*
- * Unit tests for checks/text.c's text of senders made safe to show: the
+ * Unit tests for checks/text.c's text of senders made safe to show (the
  * XML escape that the dashboard's pages and Atom feeds print through,
- * and the bidirectional controls a subject line of ours drops.
+ * the bidirectional controls a subject line of ours drops) and the DKIM
+ * canonical body length that an l= is held to.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,11 +65,47 @@ static void bidi_controls(void **state)
 		assert_false(pw_utf8_bidi_control(no[i]));
 }
 
+#define LEN(s) s, sizeof(s) - 1
+
+static void dkim_body_len(void **state)
+{
+	static const struct {
+		const char *body;
+		size_t n;
+		size_t simple, relaxed;
+	} cases[] = {
+		/* RFC 6376 3.4.5: " C\r\nD E\r\n" relaxed, the body
+		 * without its two empty lines simple. */
+		{ LEN(" C \r\nD \t E\r\n\r\n\r\n"), 12, 9 },
+		/* An empty body: one CRLF simple, nothing relaxed. */
+		{ LEN(""), 2, 0 },
+		{ LEN("\r\n\r\n"), 2, 0 },
+		/* A last line without its CRLF gets one. */
+		{ LEN("abc"), 5, 5 },
+		/* Blanks alone: a line simple, empty relaxed. */
+		{ LEN("x\r\n \t \r\n"), 8, 3 },
+		/* A NUL byte and a bare CR are text of their line. */
+		{ LEN("a\0b\rc\r\n"), 7, 7 },
+		/* An appended command line counts, whatever l= says. */
+		{ LEN("Thanks.\r\npatchwarden: wrong\r\n"), 29, 29 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(pw_text_dkim_body_len(cases[i].body, cases[i].n,
+						       false), cases[i].simple);
+		assert_int_equal(pw_text_dkim_body_len(cases[i].body, cases[i].n,
+						       true), cases[i].relaxed);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(xml_escape),
 		cmocka_unit_test(bidi_controls),
+		cmocka_unit_test(dkim_body_len),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
