@@ -100,7 +100,7 @@ int pw_cmd_run(int argc, char **argv)
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file (default: [core] db, else patchwarden.db)", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
-		{ "list", 'l', 0, G_OPTION_ARG_STRING, &list, "file every message under this list (default: its List-Id)", "NAME" },
+		{ "list", 'l', 0, G_OPTION_ARG_STRING, &list, "file every message under this list (default: its List-Id; from -, see --recipient)", "NAME" },
 		{ "recipient", 'r', 0, G_OPTION_ARG_STRING, &recipient, "with -: the address the MTA delivered the mail to, filed under the list whose [list NAME] recipient it is (default: $ORIGINAL_RECIPIENT)", "ADDR" },
 		{ "threads", 0, 0, G_OPTION_ARG_STRING, &threads, "with SOURCEs: parser threads, 1 to 256 (default: one per core)", "N" },
 		{ "no-flood-detection", 0, 0, G_OPTION_ARG_NONE, &no_floods, "with SOURCEs: no fingerprints, no flood detection", NULL },

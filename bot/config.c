@@ -1208,7 +1208,7 @@ bool pw_config_patchwork_serves(const struct pw_patchwork_conf *p,
 static void read_lists(struct loader *ld, struct pw_config *c)
 {
 	char **groups = g_key_file_get_groups(ld->main.kf, NULL);
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; groups[i]; i++) {
 		struct pw_list_conf *l;
@@ -1225,6 +1225,18 @@ static void read_lists(struct loader *ld, struct pw_config *c)
 		l = g_new0(struct pw_list_conf, 1);
 		g_ptr_array_add(c->lists, l);
 		read_list(ld, c, groups[i], groups[i] + 5, l);
+		/* One address, one list: the mail the MTA delivers to it
+		 * is filed under the list, which must not be a guess. */
+		for (k = 0; l->recipients[k]; k++) {
+			const char *other = pw_config_list_of_recipient(c,
+							l->recipients[k]);
+
+			if (other && other != l->name)
+				problem(ld, groups[i], "recipient", "[%s]"
+					" recipient: %s is [list %s]'s"
+					" already", groups[i], l->recipients[k],
+					other);
+		}
 	}
 	g_strfreev(groups);
 }

@@ -153,6 +153,9 @@ contains "config check shows [list] recipient" "$out" "recipient = hwmon-bot@exa
 printf '[list *]\nrecipient = bot@example.org\n' >"$T/pipe/star.conf"
 out=$($PW config check --config "$T/pipe/star.conf" 2>&1)
 contains "[list *] recipient: refused, it names no list" "$out" "[list *] recipient: mail for it would be filed under no list"
+printf '[list a]\nrecipient = bot@example.org\n[list b]\nrecipient = x@example.org; BOT@example.org\n' >"$T/pipe/two.conf"
+out=$($PW config check --config "$T/pipe/two.conf" 2>&1)
+contains "one recipient named by two lists: refused" "$out" "[list b] recipient: bot@example.org is [list a]'s already"
 
 # ---- make run keeps its demo reply ----
 contains "make run uses tests/data/run.conf" "$(grep -A14 '^run:' "$TOP/Makefile")" \
