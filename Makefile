@@ -30,7 +30,7 @@ STD      = -std=c11 -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -Wall -Wextra -Wsh
 CHECKS_CFLAGS = $(shell $(PKG_CONFIG) --cflags glib-2.0 nettle 2>/dev/null)
 DB_CFLAGS     = $(shell $(PKG_CONFIG) --cflags glib-2.0 sqlite3 2>/dev/null)
 BOT_PKGS      = gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd \
-                libsystemd opendkim
+                libsystemd opendkim libpsl
 BOT_CFLAGS    = $(shell $(PKG_CONFIG) --cflags $(BOT_PKGS) 2>/dev/null)
 LIBS          = $(shell $(PKG_CONFIG) --libs $(BOT_PKGS) 2>/dev/null) -lpthread -lm
 TEST_LIBS     = $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -54,6 +54,7 @@ DEPS_PKGS = build-essential pkg-config libglib2.0-dev libgmime-3.0-dev \
             libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 \
             libjson-glib-dev libmicrohttpd-dev nettle-dev libsystemd-dev \
             libcmocka-dev git xz-utils libopendkim-dev python3-dkim \
+            libpsl-dev publicsuffix \
             ca-certificates python3 python3-aiosmtpd public-inbox \
             python3-prometheus-client \
             dovecot-imapd valgrind bc time openssl curl chromium \

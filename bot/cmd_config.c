@@ -84,6 +84,7 @@ static void list(const struct pw_list_conf *l)
 	strv("disable", l->disabled);
 	strv("enable", l->enabled);
 	str("address", l->address);
+	strv("recipient", l->recipients);
 	str("mail", pw_mail_mode_str(l->mail));
 	if (l->mail == PW_MAIL_AUTHOR_CC && !(l->cc_list && l->cc_all)) {
 		/* Only the deprecated keys say this. */

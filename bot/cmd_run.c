@@ -5,12 +5,15 @@
  * until SIGTERM or SIGINT.
  *
  * patchwarden run [--config FILE] [--db PATH] [--list NAME]
- *                 [--threads N] [--no-flood-detection] SOURCE...
+ *                 [--recipient ADDR] [--threads N]
+ *                 [--no-flood-detection] SOURCE...
  *
  * The bot's main job on what it is handed: every message of the sources
  * (mbox, Maildir, .eml, or "-", one message from an MTA pipe) is taken
  * as just arrived: stored, checked, filed into its series and flood, and
- * answered under the reply policy; then every reply that is due is sent
+ * answered under the reply policy (mail from "-" is filed under --list,
+ * else the list whose [list NAME] recipient is --recipient or
+ * $ORIGINAL_RECIPIENT, else none: never under its own List-Id); then every reply that is due is sent
  * (to the dry-run mbox while no SMTP server is configured).  --threads
  * sets the parser threads as for ingest: the messages are still stored,
  * filed and answered one by one in source order, so that the threads
@@ -49,7 +52,7 @@
  */
 static int ingest(struct pw_db *db, const struct pw_config *cfg,
 		  char **paths, int n, const struct pw_ingest_opts *o,
-		  struct pw_ingest_counts *c)
+		  const char *recipient, struct pw_ingest_counts *c)
 {
 	int i, rc = 0;
 
@@ -57,7 +60,18 @@ static int ingest(struct pw_db *db, const struct pw_config *cfg,
 		bool piped = !strcmp(paths[i], "-");
 		int64_t errors = c->errors;
 		char *err = NULL;
-		enum pw_status s = pw_ingest_path(db, cfg, paths[i], o, c, &err);
+		struct pw_ingest_opts po = *o;
+		enum pw_status s;
+
+		/* Anyone can mail the bot's address: the list of piped mail
+		 * is the operator's, by the address the MTA delivered it
+		 * to, never the List-Id its sender wrote. */
+		if (piped) {
+			po.no_list_id = true;
+			if (!po.list)
+				po.list = pw_config_list_of_recipient(cfg, recipient);
+		}
+		s = pw_ingest_path(db, cfg, paths[i], &po, c, &err);
 
 		if (!s) {
 			if (c->errors > errors && !piped && !rc)
@@ -80,12 +94,14 @@ static int ingest(struct pw_db *db, const struct pw_config *cfg,
 
 int pw_cmd_run(int argc, char **argv)
 {
-	char *db_path = NULL, *config = NULL, *list = NULL, *threads = NULL;
+	char *db_path = NULL, *config = NULL, *list = NULL, *threads = NULL,
+	     *recipient = NULL;
 	gboolean no_floods = FALSE;
 	GOptionEntry entries[] = {
 		{ "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "database file (default: [core] db, else patchwarden.db)", "PATH" },
 		{ "config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "configuration file", "FILE" },
-		{ "list", 'l', 0, G_OPTION_ARG_STRING, &list, "file every message under this list (default: its List-Id)", "NAME" },
+		{ "list", 'l', 0, G_OPTION_ARG_STRING, &list, "file every message under this list (default: its List-Id; from -, see --recipient)", "NAME" },
+		{ "recipient", 'r', 0, G_OPTION_ARG_STRING, &recipient, "with -: the address the MTA delivered the mail to, filed under the list whose [list NAME] recipient it is (default: $ORIGINAL_RECIPIENT)", "ADDR" },
 		{ "threads", 0, 0, G_OPTION_ARG_STRING, &threads, "with SOURCEs: parser threads, 1 to 256 (default: one per core)", "N" },
 		{ "no-flood-detection", 0, 0, G_OPTION_ARG_NONE, &no_floods, "with SOURCEs: no fingerprints, no flood detection", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -103,9 +119,10 @@ int pw_cmd_run(int argc, char **argv)
 	if (!pw_cli_parse("run", "[SOURCE...]", entries, &argc, &argv))
 		goto out;
 	if (argc < 2) {
-		if (list) {
-			fprintf(stderr, "patchwarden run: --list is for SOURCEs; a"
-				" subscription has its own (subscribe add --list)\n");
+		if (list || recipient) {
+			fprintf(stderr, "patchwarden run: --%s is for SOURCEs; a"
+				" subscription has its own list (subscribe add"
+				" --list)\n", list ? "list" : "recipient");
 			goto out;
 		}
 		if (no_floods || threads) {
@@ -142,7 +159,11 @@ int pw_cmd_run(int argc, char **argv)
 		rc = EX_TEMPFAIL;
 		goto out;
 	}
-	rc = ingest(db, cfg, argv + 1, argc - 1, &o, &counts);
+	/* Postfix's local(8) sets ORIGINAL_RECIPIENT for a command it
+	 * runs; its pipe(8) and Exim pass the address as an argument. */
+	rc = ingest(db, cfg, argv + 1, argc - 1, &o,
+		    recipient ? recipient : g_getenv("ORIGINAL_RECIPIENT"),
+		    &counts);
 	if (rc != EX_TEMPFAIL && pw_db_finding_tally(db, &fc)) {
 		pw_error("%s", pw_db_errmsg(db));
 		rc = EX_TEMPFAIL;
@@ -167,6 +188,7 @@ out:
 	g_free(db_path);
 	g_free(config);
 	g_free(list);
+	g_free(recipient);
 	g_free(threads);
 	return rc;
 }

@@ -49,7 +49,8 @@ static const char *const patchwork_keys[] = {
 };
 static const char *const list_keys[] = {
 	"style", "disable", "enable", "address", "mail", "maintainer",
-	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all", NULL,
+	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all",
+	"recipient", NULL,
 };
 
 static const struct section {
@@ -381,6 +382,7 @@ static void list_release(struct pw_list_conf *l)
 	g_strfreev(l->enabled);
 	g_free(l->address);
 	g_strfreev(l->maintainer_addrs);
+	g_strfreev(l->recipients);
 	g_free(l->maintainers_file);
 	pw_maintainers_free(l->maintainers);
 }
@@ -481,25 +483,32 @@ static char *get_path(struct loader *ld, const char *group, const char *key)
  * [list NAME] maintainer, maintainers, cc_maintainers and digest: who
  * maintains the list, and what they get.
  */
-static void read_maintainers(struct loader *ld, const char *group,
-			     struct pw_list_conf *l)
+/* Key of group: a ;-list of bare addresses, lower-cased (new vector). */
+static char **get_addrs(struct loader *ld, const char *group, const char *key)
 {
+	char **v = get_list(ld, group, key);
 	size_t i, k = 0;
 
-	l->maintainer_addrs = get_list(ld, group, "maintainer");
-	for (i = 0; l->maintainer_addrs[i]; i++) {
-		char *a = l->maintainer_addrs[i];
+	for (i = 0; v[i]; i++) {
+		char *a = v[i];
 
 		if (!pw_reply_addr_ok(a)) {
-			problem(ld, group, "maintainer", "[%s] maintainer: '%s' is"
-				" not a bare mail address (a@b.org)", group, a);
+			problem(ld, group, key, "[%s] %s: '%s' is not a bare"
+				" mail address (a@b.org)", group, key, a);
 			g_free(a);
 			continue;
 		}
-		l->maintainer_addrs[k++] = g_ascii_strdown(a, -1);
+		v[k++] = g_ascii_strdown(a, -1);
 		g_free(a);
 	}
-	l->maintainer_addrs[k] = NULL;
+	v[k] = NULL;
+	return v;
+}
+
+static void read_maintainers(struct loader *ld, const char *group,
+			     struct pw_list_conf *l)
+{
+	l->maintainer_addrs = get_addrs(ld, group, "maintainer");
 	l->maintainers_file = get_path(ld, group, "maintainers");
 	if (l->maintainers_file) {
 		/* Read once, here: every reply and digest asks it. */
@@ -579,6 +588,13 @@ static void read_list(struct loader *ld, struct pw_config *c,
 			problem(ld, group, "enable", "[%s] enable: no rule '%s'",
 				group, l->enabled[i]);
 	l->address = get_str(ld, group, "address", NULL);
+	/* The addresses the MTA delivers this list's mail to: mail piped
+	 * in for one of them is filed under this list (bot/cmd_run.c). */
+	l->recipients = get_addrs(ld, group, "recipient");
+	if (l->recipients[0] && !*l->name)
+		problem(ld, group, "recipient", "[%s] recipient: mail for"
+			" it would be filed under no list; name a list,"
+			" [list NAME] recipient", group);
 	read_mail(ld, c, group, l);
 	read_maintainers(ld, group, l);
 }
@@ -1199,7 +1215,7 @@ bool pw_config_patchwork_serves(const struct pw_patchwork_conf *p,
 static void read_lists(struct loader *ld, struct pw_config *c)
 {
 	char **groups = g_key_file_get_groups(ld->main.kf, NULL);
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; groups[i]; i++) {
 		struct pw_list_conf *l;
@@ -1216,6 +1232,18 @@ static void read_lists(struct loader *ld, struct pw_config *c)
 		l = g_new0(struct pw_list_conf, 1);
 		g_ptr_array_add(c->lists, l);
 		read_list(ld, c, groups[i], groups[i] + 5, l);
+		/* One address, one list: the mail the MTA delivers to it
+		 * is filed under the list, which must not be a guess. */
+		for (k = 0; l->recipients[k]; k++) {
+			const char *other = pw_config_list_of_recipient(c,
+							l->recipients[k]);
+
+			if (other && other != l->name)
+				problem(ld, groups[i], "recipient", "[%s]"
+					" recipient: %s is [list %s]'s"
+					" already", groups[i], l->recipients[k],
+					other);
+		}
 	}
 	g_strfreev(groups);
 }
@@ -1363,6 +1391,22 @@ const struct pw_list_conf *pw_config_list(const struct pw_config *c,
 			return l;
 	}
 	return &c->defaults;
+}
+
+const char *pw_config_list_of_recipient(const struct pw_config *c,
+					const char *addr)
+{
+	guint i;
+	size_t j;
+
+	for (i = 0; addr && c->lists && i < c->lists->len; i++) {
+		const struct pw_list_conf *l = c->lists->pdata[i];
+
+		for (j = 0; l->recipients && l->recipients[j]; j++)
+			if (!g_ascii_strcasecmp(l->recipients[j], addr))
+				return l->name;
+	}
+	return NULL;
 }
 
 void pw_config_check_opts(const struct pw_config *c, const char *list,

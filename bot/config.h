@@ -21,6 +21,8 @@
  *            url (the dashboard's public address, which replies link to)
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
+ *            recipient (;-list of the bot's addresses the MTA pipe
+ *            receives this list's mail at),
  *            mail (off|maintainers|author|author+cc: who gets a reply;
  *            off unless set), maintainer (;-list of the list's
  *            maintainers' addresses), maintainers (a kernel MAINTAINERS
@@ -91,6 +93,9 @@ struct pw_list_conf {
 	char **disabled;	/* NULL-terminated rule IDs */
 	char **enabled;
 	char *address;		/* posting address, or NULL */
+	char **recipients;	/* [list] recipient: the bot's addresses the
+				 * MTA delivers this list's mail to, lower
+				 * case, NULL-terminated */
 	enum pw_mail_mode mail;
 	/* What mail = author+cc copies: the list's address (cc_list) and
 	 * every recipient of the original (cc_all); both with author+cc,
@@ -225,6 +230,13 @@ void pw_config_free(struct pw_config *c);
 /* The settings for a list (name may be NULL): never NULL. */
 const struct pw_list_conf *pw_config_list(const struct pw_config *c,
 					  const char *name);
+
+/*
+ * The list whose [list NAME] recipient names addr (an envelope
+ * recipient, any case), or NULL (borrowed from c).
+ */
+const char *pw_config_list_of_recipient(const struct pw_config *c,
+					const char *addr);
 
 /*
  * The IMAP settings of the subscription called sub_name (may be NULL):

@@ -6,18 +6,39 @@
 #include <sys/types.h>
 #include <glib.h>
 #include <opendkim/dkim.h>
+#include <libpsl.h>
 
 #include "bot/dkim.h"
+#include "checks/text.h"
 
-/* Whether signing domain d covers from (the same domain, or a parent). */
-static bool aligned(const char *d, const char *from)
+/*
+ * Whether signing domain d is aligned with from (RFC 7489 3.1.1,
+ * relaxed): d is from or a parent of it, and no shorter than from's
+ * organisational domain, the label under its public suffix as the
+ * public-suffix list (libpsl) draws it.  "net" or "co.uk" sign for no
+ * one.  The list is the system's (Debian's publicsuffix), else the one
+ * libpsl was built with; without either nothing is aligned.
+ */
+static bool aligned(const psl_ctx_t *psl, const char *d, const char *from)
 {
-	size_t ld = strlen(d), lf = strlen(from);
+	size_t ld = strlen(d), lf = strlen(from), lo;
+	const char *org;
+	char *lower;
 
-	if (!g_ascii_strcasecmp(d, from))
-		return true;
-	return lf > ld + 1 && from[lf - ld - 1] == '.' &&
-	       !g_ascii_strcasecmp(from + lf - ld, d);
+	if (!psl || !ld || ld > lf)
+		return false;
+	if (ld < lf && (from[lf - ld - 1] != '.' ||
+			g_ascii_strcasecmp(from + lf - ld, d)))
+		return false;
+	if (ld == lf && g_ascii_strcasecmp(from, d))
+		return false;
+	/* libpsl reads lower case only. */
+	lower = g_ascii_strdown(from, -1);
+	org = psl_registrable_domain(psl, lower);
+	/* NULL: from is itself a public suffix. */
+	lo = org ? strlen(org) : lf + 1;
+	g_free(lower);
+	return ld >= lo;
 }
 
 /*
@@ -75,13 +96,52 @@ static size_t feed_headers(DKIM *dk, const GString *w, DKIM_STAT *st)
 	return len;
 }
 
+/*
+ * Why signature sig, which verifies, does not do for domain (a static
+ * string), or NULL when it does.
+ */
+static const char *shortfall(DKIM *dk, DKIM_SIGINFO *sig, const psl_ctx_t *psl,
+			     const char *domain, const char *const *must_sign,
+			     const GString *w, size_t body)
+{
+	const char *d = (const char *)dkim_sig_getdomain(sig);
+	ssize_t msglen = 0, canonlen = 0, signlen = -1;
+	dkim_canon_t hc = DKIM_CANON_SIMPLE, bc = DKIM_CANON_SIMPLE;
+	size_t i;
+
+	if (!d || !domain || !aligned(psl, d, domain))
+		return "verifies, but not for the From domain (d= is not it,"
+		       " nor its parent under its public suffix)";
+	if (!dkim_sig_hdrsigned(sig, (u_char *)"from"))
+		return "does not sign the From header";
+	for (i = 0; must_sign && must_sign[i]; i++)
+		if (!dkim_sig_hdrsigned(sig, (u_char *)must_sign[i]))
+			return "does not sign every header a command needs"
+			       " (h=: From, Subject, Date, Message-ID,"
+			       " In-Reply-To, References)";
+	/* A signature of part of the body (l=) lets anyone append text, a
+	 * command line among it, below the signed part: l= is compared
+	 * with the whole body's canonical length, counted here. */
+	if (dkim_sig_getcanonlen(dk, sig, &msglen, &canonlen, &signlen) !=
+	    DKIM_STAT_OK ||
+	    dkim_sig_getcanons(sig, &hc, &bc) != DKIM_STAT_OK)
+		return "its body length cannot be read";
+	if (signlen >= 0 &&
+	    (size_t)signlen < pw_text_dkim_body_len(w->str + body, w->len - body,
+						    bc == DKIM_CANON_RELAXED))
+		return "signs only part of the body (l=)";
+	return NULL;
+}
+
 enum pw_dkim_result pw_dkim_verify(const char *raw, size_t len,
-				   const char *domain, const char *keys_file,
-				   char **why)
+				   const char *domain,
+				   const char *const *must_sign,
+				   const char *keys_file, char **why)
 {
 	enum pw_dkim_result r = PW_DKIM_FAIL;
 	DKIM_LIB *lib = dkim_init(NULL, NULL);
 	DKIM_SIGINFO **sigs = NULL;
+	psl_ctx_t *psl = psl_latest(NULL);
 	DKIM *dk = NULL;
 	DKIM_STAT st;
 	GString *w = NULL, *seen = g_string_new(NULL);
@@ -144,29 +204,20 @@ enum pw_dkim_result pw_dkim_verify(const char *raw, size_t len,
 		nsigs = 0;
 	for (i = 0; i < nsigs; i++) {
 		const char *d = (const char *)dkim_sig_getdomain(sigs[i]);
+		const char *no = NULL;
 
-		ssize_t msglen = 0, canonlen = 0, signlen = -1;
-		bool whole;
-
-		/* A signature of part of the body (l=) lets anyone append
-		 * text, a command line among it, below the signed part. */
-		whole = dkim_sig_getcanonlen(dk, sigs[i], &msglen, &canonlen,
-					     &signlen) != DKIM_STAT_OK ||
-			signlen < 0 || signlen >= canonlen;
-		if (d && DKIM_SIG_CHECK(sigs[i]) && domain && aligned(d, domain) &&
-		    dkim_sig_hdrsigned(sigs[i], (u_char *)"from") && whole) {
-			r = PW_DKIM_PASS;
-			goto out;
+		if (DKIM_SIG_CHECK(sigs[i])) {
+			no = shortfall(dk, sigs[i], psl, domain, must_sign, w,
+				       body);
+			if (!no) {
+				r = PW_DKIM_PASS;
+				goto out;
+			}
+		} else {
+			no = dkim_sig_geterrorstr(dkim_sig_geterror(sigs[i]));
 		}
 		g_string_append_printf(seen, "%sd=%s: %s", seen->len ? "; " : "",
-			d ? d : "?", DKIM_SIG_CHECK(sigs[i]) ?
-			!whole ? "signs only part of the body (l=)" :
-			!dkim_sig_hdrsigned(sigs[i], (u_char *)"from") ?
-			"does not sign the From header" :
-			"verifies, but not for the From domain" :
-			dkim_sig_geterrorstr(dkim_sig_geterror(sigs[i])) ?
-			dkim_sig_geterrorstr(dkim_sig_geterror(sigs[i])) :
-			"does not verify");
+			d ? d : "?", no ? no : "does not verify");
 	}
 	if (!nsigs)
 		g_string_append_printf(seen, "%s", dkim_getresultstr(st));
@@ -180,5 +231,6 @@ out:
 		dkim_free(dk);
 	if (lib)
 		dkim_close(lib);
+	psl_free(psl);	/* also the built-in list psl_latest() may give */
 	return r;
 }

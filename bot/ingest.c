@@ -65,11 +65,17 @@ static void job_free(struct job *j)
 	g_free(j);
 }
 
-/* The list a message is filed under: the one given, else its List-Id. */
+/*
+ * The list a message is filed under: the one given, else its List-Id
+ * where the source is one the operator chose for a list (not a pipe
+ * anyone can mail).
+ */
 static const char *list_of(const struct pw_ingest_opts *o, const struct pw_mail *m)
 {
 	if (o->list && *o->list)
 		return o->list;
+	if (o->no_list_id)
+		return NULL;
 	return m && m->list_id && *m->list_id ? m->list_id : NULL;
 }
 

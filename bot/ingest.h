@@ -15,6 +15,9 @@
 
 struct pw_ingest_opts {
 	const char *list;	/* list name for every message, or NULL: List-Id */
+	/* The List-Id is the sender's word, not the operator's (mail an
+	 * MTA pipes in): without list, the message is on no list. */
+	bool no_list_id;
 	bool reply;		/* treat as just arrived: queue replies */
 	int threads;		/* parser threads, 0: one per core */
 	bool quiet;		/* no per-message error lines */

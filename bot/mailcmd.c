@@ -115,6 +115,29 @@ static bool maintains(const struct ctx *c, size_t li, const char *path)
 }
 
 /*
+ * Whether path (an ignore's glob, NULL: every file) stays under a
+ * folder c->poster maintains by list li's MAINTAINERS file: its part
+ * before the first wildcard, cut at the last '/', must be one.  A bare
+ * star, a star and ".c", or "drivers/" and a star reach files of other
+ * maintainers: list-wide.
+ */
+static bool maintained_dir(const struct ctx *c, size_t li, const char *path)
+{
+	size_t lit = path ? strcspn(path, "*?[") : 0;
+	char *dir;
+	bool yes;
+
+	while (lit > 0 && path[lit - 1] != '/' && path[lit] != '\0')
+		lit--;
+	if (!lit)
+		return false;
+	dir = g_strndup(path, lit);
+	yes = maintains(c, li, dir);
+	g_free(dir);
+	return yes;
+}
+
+/*
  * Why c->poster may not give cmd (not stop) for list li, or NULL when
  * it may (a static string).
  */
@@ -127,9 +150,10 @@ static const char *refusal_on(const struct ctx *c, size_t li,
 		return NULL;
 	if (!c->maint[li])
 		return "not a maintainer of the list ([list NAME] maintainer)";
-	if (cmd->verb == PW_TRIAGE_IGNORE && !cmd->path)
+	if (cmd->verb == PW_TRIAGE_IGNORE && !maintained_dir(c, li, cmd->path))
 		return "a list-wide ignore is taken from a [list NAME] maintainer"
-		       " address only";
+		       " address only (a MAINTAINERS maintainer names a path"
+		       " under a folder of theirs)";
 	for (i = 0; c->files && c->files[i]; i++) {
 		if (cmd->path && !g_pattern_match_simple(cmd->path, c->files[i]))
 			continue;
@@ -248,6 +272,18 @@ static enum pw_status obey(const struct ctx *c, const struct pw_triage_cmd *cmd)
 	return PW_OK;
 }
 
+/*
+ * The headers a command mail's signature must sign (h=): who sent it,
+ * what it says it is, and, so that it can neither be sent again under
+ * another Message-ID nor moved onto another patch, its own Message-ID
+ * and the reply it answers.  A header missing from the mail is signed
+ * missing when h= names it (RFC 6376 5.4).
+ */
+static const char *const must_sign[] = {
+	"from", "subject", "date", "message-id", "in-reply-to", "references",
+	NULL,
+};
+
 /* Judges and obeys the commands cmds of the command mail m. */
 static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
 			  const struct pw_mail *m, const char *raw, size_t len,
@@ -265,8 +301,15 @@ static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
 	/* A From header is a line anyone can write: a command is obeyed
 	 * only from mail its From domain signed, unless the operator says
 	 * the network is closed ([core] dkim = optional). */
-	switch (pw_dkim_verify(raw, len, at ? at + 1 : "", cfg->dkim_keys, &why)) {
+	switch (pw_dkim_verify(raw, len, at ? at + 1 : "", must_sign,
+			       cfg->dkim_keys, &why)) {
 	case PW_DKIM_PASS:
+		/* Its signature makes it replayable as it is: the signed
+		 * Message-ID is obeyed once, whatever it decided, and
+		 * whatever was undone since. */
+		s = pw_db_decision_command_seen(db, m->msgid);
+		if (s)
+			goto out;
 		break;
 	case PW_DKIM_NONE:
 		if (cfg->dkim_optional)
@@ -380,6 +423,15 @@ enum pw_status pw_mailcmd_handle(struct pw_db *db, const struct pw_config *cfg,
 		goto out;
 	*handled = true;
 	s = pw_db_decision_from_mail(db, m->msgid, &done);
+	if (!s && !done)
+		s = pw_db_decision_command_known(db, m->msgid, &done);
+	if (!s && done) {
+		char *shown = pw_reply_clean(m->msgid, 120);
+
+		pw_warn("mail command <%s> seen before: a command mail is"
+			" obeyed once", shown);
+		g_free(shown);
+	}
 	if (!s && !done)
 		s = run(db, cfg, full, raw, len, message, kind, cmds);
 out:

@@ -10,10 +10,13 @@
  * patch names in [list NAME] maintainer, or, with [list NAME]
  * maintainers = FILE, an M: maintainer of the MAINTAINERS entry
  * covering a patched file (of every patched file PATH matches, for
- * "ignore RULE PATH"; a list-wide ignore needs a maintainer address);
- * stop, the patch author's own address only.  A command mail that
- * carries a DKIM-Signature must carry one that verifies for its From
- * domain, else all its commands are refused.
+ * "ignore RULE PATH", and PATH must stay under a folder of theirs; a
+ * list-wide ignore needs a maintainer address); stop, the patch
+ * author's own address only.  Its commands are obeyed only when it
+ * carries a DKIM signature aligned with its From domain (bot/dkim.h)
+ * that signs From, Subject, Date, Message-ID, In-Reply-To, References
+ * and the whole body ([core] dkim = optional also takes unsigned mail).
+ * A signed command mail is judged once, by its Message-ID.
  */
 #ifndef PW_MAILCMD_H
 #define PW_MAILCMD_H

@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 
 #include "bot/printer.h"
+#include "checks/text.h"
 
 enum frame_kind { FR_MAP, FR_LIST, FR_RECORD };
 
@@ -515,17 +516,16 @@ static const char *render(struct pw_printer *p, const char *s, GString *out,
 				field_text(field_find(p, name));
 			if (p->format == PW_FORMAT_HTML) {
 				GString *raw = g_string_new(NULL);
-				char *u, *e;
+				char *e;
 
 				append_mod(raw, v, mod);
-				/* Valid UTF-8 first: the escaper steps by
+				/* Valid UTF-8 first (the escaper steps by
 				 * characters, and a bad lead byte would step
-				 * over a '<'. */
-				u = g_utf8_make_valid(raw->str, (gssize)raw->len);
-				e = g_markup_escape_text(u, -1);
+				 * over a '<'), and no character XML cannot
+				 * hold: the Atom feeds print through here. */
+				e = pw_utf8_xml_escape(raw->str, (gssize)raw->len);
 				g_string_append(out, e);
 				g_free(e);
-				g_free(u);
 				g_string_free(raw, TRUE);
 			} else {
 				append_mod(out, v, mod);

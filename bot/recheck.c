@@ -45,7 +45,9 @@ enum pw_status pw_recheck_patch(struct pw_db *db, const struct pw_config *cfg,
 			" its findings are kept", message_id);
 		goto out;
 	}
-	pw_config_check_opts(cfg, list ? list : m->list_id, &co);
+	/* The list it was filed under: its List-Id was trusted, or not,
+	 * when it came (bot/ingest.c). */
+	pw_config_check_opts(cfg, list, &co);
 	fs = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
 	p = pw_diff_parse(m->diff, strlen(m->diff));
 	pw_check_patch(p, &co, fs);

@@ -15,6 +15,7 @@
 #include "bot/mail.h"
 #include "bot/log.h"
 #include "checks/rules.h"
+#include "checks/text.h"
 
 #define MAX_SUBJECT 250		/* characters kept of a subject */
 #define MAX_NAME 64		/* characters kept of a display name */
@@ -105,6 +106,10 @@ char *pw_reply_clean(const char *s, size_t max)
 	for (p = valid; *p; p = g_utf8_next_char(p)) {
 		gunichar c = g_utf8_get_char(p);
 
+		/* A bidirectional control is dropped: it would reorder what
+		 * follows it (checks/text.h). */
+		if (pw_utf8_bidi_control(c))
+			continue;
 		/* Line and paragraph separators count as control here. */
 		if (g_unichar_iscntrl(c) || g_unichar_isspace(c) ||
 		    c == 0x2028 || c == 0x2029 || c == 0xfeff) {

@@ -123,7 +123,8 @@ char *pw_reply_time(int64_t t);
 
 /*
  * Returns s as valid UTF-8 on one line: control characters become
- * spaces, white space runs fold to one space, the ends are trimmed, and
+ * spaces, bidirectional controls (U+202E...) are dropped, white space
+ * runs fold to one space, the ends are trimmed, and
  * the text is cut to at most max characters (ending in "...").  s may be
  * NULL (gives "").  g_free.
  */

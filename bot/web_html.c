@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "bot/web_html.h"
+#include "checks/text.h"
 
 void pw_web_answer_error(struct pw_web_answer *a, bool api, unsigned status,
 			 const char *fmt, ...)
@@ -60,15 +61,13 @@ void pw_web_printer_done(struct pw_web_sink *s, struct pw_printer *p,
 
 void pw_web_esc(GString *o, const char *s)
 {
-	char *u, *e;
+	char *e;
 
 	if (!s)
 		return;
-	u = g_utf8_make_valid(s, -1);
-	e = g_markup_escape_text(u, -1);
+	e = pw_utf8_xml_escape(s, -1);
 	g_string_append(o, e);
 	g_free(e);
-	g_free(u);
 }
 
 void pw_web_esc_url(GString *o, const char *s)

@@ -422,3 +422,72 @@ char *pw_utf8_fold(const char *s)
 	*w = '\0';
 	return r;
 }
+
+bool pw_utf8_bidi_control(gunichar c)
+{
+	return c == 0x061c || c == 0x200e || c == 0x200f ||
+	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+char *pw_utf8_xml_escape(const char *s, gssize len)
+{
+	char *u = pw_utf8_dup(s, len), *e;
+	GString *ok = NULL;
+	const char *p;
+
+	for (p = u; *p; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+		bool bad = (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+			   c == 0xfffe || c == 0xffff;
+
+		if (bad && !ok)
+			ok = g_string_new_len(u, p - u);
+		if (ok) {
+			if (bad)
+				g_string_append_unichar(ok, 0xfffd);
+			else
+				g_string_append_unichar(ok, c);
+		}
+	}
+	e = g_markup_escape_text(ok ? ok->str : u, -1);
+	if (ok)
+		g_string_free(ok, TRUE);
+	g_free(u);
+	return e;
+}
+
+size_t pw_text_dkim_body_len(const char *b, size_t n, bool relaxed)
+{
+	size_t i = 0, total = 0, kept = 0;	/* kept: up to the last
+						 * non-empty line */
+
+	while (i < n) {
+		/* memmem, not a string search: a NUL byte is body too. */
+		const char *nl = memmem(b + i, n - i, "\r\n", 2);
+		size_t end = nl ? (size_t)(nl - b) : n, line = 0, k;
+		bool wsp = false;
+
+		if (relaxed) {
+			/* Runs of blanks count as one space, none at the end. */
+			for (k = i; k < end; k++) {
+				if (b[k] == ' ' || b[k] == '\t') {
+					wsp = true;
+					continue;
+				}
+				line += (wsp ? 1 : 0) + 1;
+				wsp = false;
+			}
+		} else {
+			line = end - i;
+		}
+		total += line + 2;
+		if (line)
+			kept = total;
+		i = nl ? end + 2 : n;
+	}
+	/* Empty lines at the end do not count; an empty body is one CRLF
+	 * in simple, nothing in relaxed. */
+	if (!kept && !relaxed)
+		return 2;
+	return kept;
+}

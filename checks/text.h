@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <glib.h>
 
 #include "checks/patch.h"
 
@@ -99,5 +100,34 @@ char *pw_utf8_dup(const char *s, gssize len);
 /* pw_utf8_dup(s, -1) with white space runs folded into one space and
  * the ends trimmed.  g_free. */
 char *pw_utf8_fold(const char *s);
+
+/*
+ * Whether c is a bidirectional formatting character (Unicode UAX #9:
+ * the marks LRM, RLM and ALM, the embeddings and overrides U+202A to
+ * U+202E, the isolates U+2066 to U+2069).  Text a sender wrote that
+ * holds one can show in another order than it reads (U+202E turns
+ * "[PATCH] gpj.exe" around): a header or a subject line of ours drops
+ * them.
+ */
+bool pw_utf8_bidi_control(gunichar c);
+
+/*
+ * s (len bytes, -1: up to its NUL) escaped for XML 1.0 and HTML text
+ * and attribute values: valid UTF-8 (as pw_utf8_dup()), each character
+ * XML 1.0 cannot hold, even as a reference (the C0 controls but tab,
+ * newline and carriage return; U+FFFE, U+FFFF), replaced by U+FFFD, and
+ * & < > ' " escaped.  A subject decoded from "=?utf-8?q?=01?=" would
+ * otherwise make a whole feed unreadable.  g_free.
+ */
+char *pw_utf8_xml_escape(const char *s, gssize len);
+
+/*
+ * The length of a message body b (n bytes, CRLF line ends, as it went
+ * over SMTP) under DKIM's simple or relaxed body canonicalization (RFC
+ * 6376 3.4.3, 3.4.4): what a signature's l= must reach for it to sign
+ * the whole body.  libopendkim's own count stops at l=, so it cannot
+ * tell whether l= left text out (bot/dkim.c).
+ */
+size_t pw_text_dkim_body_len(const char *b, size_t n, bool relaxed);
 
 #endif

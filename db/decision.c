@@ -420,3 +420,26 @@ enum pw_status pw_db_decision_moot_replies(struct pw_db *db, int min_severity,
 	sqlite3_reset(st);
 	return s;
 }
+
+enum pw_status pw_db_decision_command_seen(struct pw_db *db, const char *msgid)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"INSERT OR IGNORE INTO mail_command (msgid, at) VALUES (?1, ?2)");
+
+	pw_db_bind_text(st, 1, msgid ? msgid : "");
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	return pw_db_done(db, st);
+}
+
+enum pw_status pw_db_decision_command_known(struct pw_db *db,
+					    const char *msgid, bool *found)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT 1 FROM mail_command WHERE msgid = ?1");
+	enum pw_status s;
+
+	pw_db_bind_text(st, 1, msgid ? msgid : "");
+	s = pw_db_read(db, st, found);
+	sqlite3_reset(st);
+	return s;
+}

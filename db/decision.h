@@ -182,6 +182,15 @@ enum pw_status pw_db_decision_from_mail(struct pw_db *db, const char *msgid,
 					bool *found);
 
 /*
+ * Records msgid as the Message-ID of a signed command mail that was
+ * judged: it is not judged again (pw_db_decision_command_known()).
+ */
+enum pw_status pw_db_decision_command_seen(struct pw_db *db, const char *msgid);
+/* *found: whether pw_db_decision_command_seen() recorded msgid. */
+enum pw_status pw_db_decision_command_known(struct pw_db *db,
+					    const char *msgid, bool *found);
+
+/*
  * The patch (not pull request) carried by message message_id: *patch_id
  * receives its row, 0 when the message carries none.
  */

@@ -1121,6 +1121,13 @@ static const char *const migrations[] = {
 	"   'RESEND_IDENTICAL', 'SERIES_OVERSIZED')"
 	"   AND EXISTS (SELECT 1 FROM patch WHERE id = old.patch)"
 	"  BEGIN SELECT RAISE(IGNORE); END;",
+	/* The Message-ID of every signed command mail that was judged,
+	 * obeyed or not: each is obeyed once, even after its decisions
+	 * are undone (bot/mailcmd.c). */
+	"CREATE TABLE IF NOT EXISTS mail_command ("
+	"  msgid TEXT PRIMARY KEY,"
+	"  at INTEGER NOT NULL"
+	") WITHOUT ROWID;",
 };
 
 const char *const *pw_db_migrations(size_t *n)

@@ -20,7 +20,11 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 CC=${CC:-cc}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 out=$BUILD/fuzz
-STD="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-unused-parameter -Werror -I."
+# The version and the program's libraries as the Makefile says them, so
+# that a harness of the whole program builds as the program does.
+version=$(sed -n 's/^VERSION *= *//p' Makefile)
+bot_pkgs=$(sed -n '/^BOT_PKGS *=/,/[^\\]$/p' Makefile | sed 's/^BOT_PKGS *=//; s/\\$//' | tr -s ' \t\n' ' ')
+STD="-std=c11 -D_GNU_SOURCE -DPW_VERSION=\"$version\" -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-unused-parameter -Werror -I."
 
 if [ $# -gt 0 ]; then
 	harnesses=("$@")
@@ -44,7 +48,7 @@ sources() {
 pkgs() {
 	case $1 in
 	fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;;
-	fuzz_http) echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd libsystemd opendkim ;;
+	fuzz_http) echo $bot_pkgs ;;
 	*) echo glib-2.0 nettle ;;
 	esac
 }

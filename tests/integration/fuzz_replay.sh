@@ -15,11 +15,13 @@ check "the library the harnesses link with is built ($lib)" test -f "$lib"
 san=
 nm "$lib" 2>/dev/null | grep -q '__asan_' && san="-fsanitize=address,undefined"
 # The mail and configuration harnesses need GMime, the HTTP harness every
-# library of the program; the others link only checks/, GLib, Nettle.
+# library of the program (the Makefile's BOT_PKGS); the others link only
+# checks/, GLib, Nettle.
+bot_pkgs=$(sed -n '/^BOT_PKGS *=/,/[^\\]$/p' "$TOP/Makefile" | sed 's/^BOT_PKGS *=//; s/\\$//' | tr -s ' \t\n' ' ')
 pkgs() {
 	case $1 in
 	fuzz_mail|fuzz_config) echo gmime-3.0 nettle ;;
-	fuzz_http) echo gmime-3.0 libcurl libgit2 sqlite3 json-glib-1.0 nettle libmicrohttpd libsystemd opendkim ;;
+	fuzz_http) echo $bot_pkgs ;;
 	*) echo glib-2.0 nettle ;;
 	esac
 }
@@ -65,3 +67,14 @@ for src in "$TOP"/tests/fuzz/fuzz_*.c; do
 	fi
 done
 check "harnesses found in tests/fuzz ($n)" test "$n" -ge 5
+
+# "make fuzz" (tests/fuzz/run.sh) builds a harness from the sources, not
+# the library: the one of the whole program too, which needs what the
+# Makefile gives every file (PW_VERSION).  One second of it, in a
+# folder of its own; once per suite run (it builds the same sanitized
+# harness whichever library the suite tests, so not again under make
+# asan).
+if [ -z "$san" ]; then
+	out=$(cd "$TOP" && BUILD="$T/fuzzbuild" FUZZ_SECONDS=1 tests/fuzz/run.sh fuzz_http 2>&1)
+	contains "make fuzz builds the HTTP harness and runs it" "$out" "make fuzz: 1 harnesses, no crash"
+fi

@@ -87,3 +87,21 @@ for expect in "$dir"/*.expect; do
 	case $input in "$T"/*) rm -f "$input" ;; esac
 done
 check "tests/hostile/ holds at least ten cases ($ncases)" test "$ncases" -ge 10
+
+# ---- bidirectional controls never reach a reply's subject ----
+# U+202E (RIGHT-TO-LEFT OVERRIDE) in an encoded-word subject shows the
+# text after it backwards in the reply a mail client lists; U+2066 opens
+# an isolate that may never close.
+mkdir -p "$T/bidi"
+sed -e 's/^Subject: .*/Subject: =?utf-8?q?[PATCH]_fix_=E2=80=AEgpj.exe=E2=81=A6_x=E2=80=8Fy?=/' \
+	-e 's/^Message-Id: .*/Message-Id: <bidi@example.org>/' \
+	"$TOP/tests/data/hostile.eml" >"$T/bidi/in.eml"
+printf '[reply]\nmax_age = 0\n[list *]\nmail = author\n' >"$T/bidi/pw.conf"
+(cd "$T/bidi" && "$PW" run --config pw.conf --db pw.db - <in.eml >/dev/null 2>&1)
+check "a reply to the bidi subject was mailed" test -s "$T/bidi/outbox.mbox"
+subj=$(/usr/bin/python3 -c '
+import mailbox, sys, email.header
+m = next(iter(mailbox.mbox(sys.argv[1])))
+print(str(email.header.make_header(email.header.decode_header(m["Subject"]))).encode("unicode_escape").decode())' "$T/bidi/outbox.mbox")
+is "the reply's subject: the text kept, no bidi control (U+202E, U+2066, U+200F)" \
+	"$subj" "Re: [PATCH] fix gpj.exe xy"

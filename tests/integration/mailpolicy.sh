@@ -130,6 +130,33 @@ $PW run --list "$LIST" --config "$T/pipe/pw.conf" --db "$T/pipe/l.db" - <"$T/nol
 is "run --list NAME -: the list's mode" \
 	"$(q "$T/pipe/l.db" "SELECT state FROM outbox")" sent
 
+# ---- the list of piped mail is the operator's, not the sender's ----
+# Anyone can mail the bot's address: a List-Id naming a list whose mail
+# is on does not file the mail under it, nor give it its mode.
+filed() { q "$1" "SELECT coalesce((SELECT group_concat(l.name) FROM message_list ml JOIN list l ON l.id = ml.list), '') || '|' || (SELECT state FROM outbox)"; }
+$PW run --config "$T/pipe/pw.conf" --db "$T/pipe/lid.db" - <"$IT87" >/dev/null 2>&1
+is "piped, its List-Id a list whose mail is on: on no list, off" "$(filed "$T/pipe/lid.db")" "|suppressed"
+# The address the MTA delivered it to names the list: [list] recipient,
+# from ORIGINAL_RECIPIENT (Postfix's local(8)) or --recipient (pipe(8)'s
+# ${original_recipient}, Exim's $original_local_part@$original_domain).
+printf '[reply]\nmax_age = 0\n[list %s]\nmail = author\nrecipient = hwmon-bot@example.org\n' "$LIST" >"$T/pipe/rcpt.conf"
+ORIGINAL_RECIPIENT=hwmon-bot@example.org $PW run --config "$T/pipe/rcpt.conf" --db "$T/pipe/env.db" - <"$T/nolist.eml" >/dev/null 2>&1
+is "ORIGINAL_RECIPIENT a list's recipient: filed under it, its mode" "$(filed "$T/pipe/env.db")" "$LIST|sent"
+$PW run --recipient HWMON-Bot@Example.org --config "$T/pipe/rcpt.conf" --db "$T/pipe/opt.db" - <"$T/nolist.eml" >/dev/null 2>&1
+is "--recipient ADDR (any case): the same" "$(filed "$T/pipe/opt.db")" "$LIST|sent"
+ORIGINAL_RECIPIENT=patchwarden@example.org $PW run --config "$T/pipe/rcpt.conf" --db "$T/pipe/bot.db" - <"$IT87" >/dev/null 2>&1
+is "delivered to the bot's own address, a List-Id: on no list" "$(filed "$T/pipe/bot.db")" "|suppressed"
+$PW run --recipient hwmon-bot@example.org --config "$T/pipe/rcpt.conf" --db "$T/pipe/file.db" "$IT87" >/dev/null 2>&1
+is "a file the operator hands over: its List-Id still files it" "$(filed "$T/pipe/file.db")" "$LIST|sent"
+out=$($PW config check --config "$T/pipe/rcpt.conf" 2>&1)
+contains "config check shows [list] recipient" "$out" "recipient = hwmon-bot@example.org"
+printf '[list *]\nrecipient = bot@example.org\n' >"$T/pipe/star.conf"
+out=$($PW config check --config "$T/pipe/star.conf" 2>&1)
+contains "[list *] recipient: refused, it names no list" "$out" "[list *] recipient: mail for it would be filed under no list"
+printf '[list a]\nrecipient = bot@example.org\n[list b]\nrecipient = x@example.org; BOT@example.org\n' >"$T/pipe/two.conf"
+out=$($PW config check --config "$T/pipe/two.conf" 2>&1)
+contains "one recipient named by two lists: refused" "$out" "[list b] recipient: bot@example.org is [list a]'s already"
+
 # ---- make run keeps its demo reply ----
 contains "make run uses tests/data/run.conf" "$(grep -A14 '^run:' "$TOP/Makefile")" \
 	"--config tests/data/run.conf"

@@ -57,3 +57,17 @@ for k in $keys; do
 	check "patchwarden.conf.5 has [${k%%.*}] $key" grep -qE "(^\.(BI|BR) \"?|\\\\fP)$key\b" "$MAN5"
 	check "the example sets [${k%%.*}] $key" grep -qE "^#?$key = " "$EXAMPLE"
 done
+
+# [web] token on loopback (the dashboard behind a reverse proxy): the
+# man pages and the operator's guide say the same, which web.sh checks
+# against the server: the writes need it, the reads do not, and the
+# proxy guards the pages, /outbox among them.
+OPER=$TOP/docs/operating.md
+check "patchwarden.conf.5 no longer says every request carries the token" \
+	bash -c "! grep -q 'every request then carries' '$MAN5'"
+for f in "$MAN5" "$TOP/deploy/patchwarden.1" "$OPER"; do
+	t=$(tr '\n' ' ' <"$f" | sed 's/\\f[BIRP]//g; s/\\-/-/g; s/^\.[A-Z]* //')
+	contains "$(basename "$f"): off loopback every request needs the token" "$t" "ff loopback every request"
+	contains "$(basename "$f"): on loopback, as behind a reverse proxy" "$t" "behind a reverse proxy"
+	contains "$(basename "$f"): the proxy guards /outbox" "$t" "/outbox"
+done

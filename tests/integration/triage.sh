@@ -51,7 +51,7 @@ F:	*/
 EOF
 openssl genrsa -out "$T/dkim.key" 2048 2>/dev/null
 pub=$(openssl rsa -in "$T/dkim.key" -pubout -outform DER 2>/dev/null | base64 -w0)
-for d in roeck-us.net suse.com gmail.com example.org; do
+for d in roeck-us.net suse.com gmail.com example.org net; do
 	printf 'sel._domainkey.%s v=DKIM1; k=rsa; p=%s\n' "$d" "$pub"
 done >"$T/keys.txt"
 cat >"$T/pw.conf" <<EOF
@@ -203,10 +203,20 @@ M=$T/mail.db
 $PW ingest -q $C --db "$M" --list hwmon --reply "$A1" "$OXP" >/dev/null
 R1=$(q "$M" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message WHERE m.msgid = '$A1_ID'")
 ROXP=$(q "$M" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message WHERE m.msgid = '$OXP_ID'")
-# cmdmail OUT FROM MSGID IN_REPLY_TO [sign|tamper] LINES...: a reply to
-# the bot's reply, its text the quote and the lines; signed for its
-# From domain with the key made above, or signed and then altered, or
-# "twofrom": signed, with another From header put above the signed one.
+# cmdmail OUT FROM MSGID IN_REPLY_TO MODE LINES...: a reply to the
+# bot's reply, its text the quote and the lines.  MODE: "plain"
+# (unsigned); "sign": signed for its From domain with the key made
+# above, h= naming every header a command needs; "tamper": signed, then
+# altered; "twofrom": signed, with another From header put above the
+# signed one; "part": signed, h= leaving out Message-ID, In-Reply-To
+# and References; "tld": signed by d=net, the public suffix above the
+# From domain; "len": signed with l= (the whole body as it was signed);
+# "len+": signed with l=, then a line "patchwarden: ignore
+# PERM_SYMBOLIC" appended below the signed part, as anyone on the way
+# can; "lenr", "lenr+": the same with the relaxed body canonicalization,
+# blanks and empty lines at the end of the body; "retarget:MSGID":
+# signed, then In-Reply-To and References naming MSGID put above the
+# signed ones.
 cmdmail() {
 	local out=$1 from=$2 id=$3 irt=$4 mode=$5; shift 5
 	$PY - "$out" "$from" "$id" "$irt" "$mode" "$T/dkim.key" "$@" <<'EOF'
@@ -218,15 +228,33 @@ msg = (f"From: {frm}\nTo: patchwarden@localhost\nCc: linux-hwmon@vger.kernel.org
        f"Subject: Re: [PATCH 1/3] hwmon: (asus-ec-sensors) add driver for ASUS EC\n"
        f"Date: Thu, 17 Dec 2021 10:00:00 +0000\nMessage-ID: <{mid}>\n"
        f"In-Reply-To: <{irt}>\nReferences: <{irt}>\n\n{body}").replace("\n", "\r\n").encode()
-if mode in ("sign", "tamper", "twofrom"):
+if mode != "plain":
     dom = frm.rsplit("@", 1)[1].rstrip(">").encode()
+    heads = [b"From", b"To", b"Subject", b"Date", b"Message-ID", b"In-Reply-To", b"References"]
+    if mode == "part":
+        heads = [b"From", b"To", b"Subject", b"Date"]
+    if mode == "tld":
+        dom = b"net"
+    canon = (b"relaxed", b"simple")
+    if mode.startswith("lenr"):
+        # Relaxed body: blanks folded and dropped at line ends, empty
+        # lines at the end not counted; the body is given all three.
+        canon = (b"relaxed", b"relaxed")
+        msg = msg.replace(b"\r\n\r\n>", b"\r\n\r\n>  \t") + b"  \r\n\r\n \t\r\n"
     sig = dkim.sign(msg, b"sel", dom, open(key, "rb").read(),
-                    include_headers=[b"From", b"To", b"Subject", b"Date", b"Message-ID", b"In-Reply-To"])
+                    include_headers=heads, length=mode.startswith("len"),
+                    canonicalize=canon)
     msg = sig + msg
     if mode == "twofrom":
         msg = b"From: Guenter Roeck <linux@roeck-us.net>\r\n" + msg
     if mode == "tamper":
         msg = msg.replace(b"patchwarden: wrong", b"patchwarden: wrong PERM_SYMBOLIC")
+    if mode.startswith("retarget:"):
+        # Another In-Reply-To and References put above the signed ones.
+        other = mode.split(":", 1)[1].encode()
+        msg = b"In-Reply-To: <" + other + b">\r\nReferences: <" + other + b">\r\n" + msg
+    if mode in ("len+", "lenr+"):
+        msg += b"patchwarden: ignore PERM_SYMBOLIC\r\n"
 open(out, "wb").write(msg.replace(b"\r\n", b"\n"))
 EOF
 }
@@ -304,3 +332,67 @@ cmdmail "$T/olga.eml" "Olga <olga@example.org>" olga@example.org "$R1" sign "pat
 $PW ingest -q $C --db "$M" --list other --reply "$T/olga.eml" >/dev/null 2>&1
 is "the other list's maintainer: decided for that list only" \
 	"$(($(ndecisions "$M") - n)),$(q "$M" "SELECT group_concat(list) FROM decision WHERE by_addr = 'olga@example.org'")" "1,other"
+
+# ---- command mail from the attacker's side, through the MTA pipe ----
+# Each on a store of its own with the hwmon patch and its reply: what a
+# maintainer signed cannot be stretched, moved or replayed, and a
+# signature is no maintainer's unless its domain is the From domain's.
+H2=$T/hostile.db
+$PW ingest -q $C --db "$H2" --list hwmon --reply "$A1" >/dev/null
+R2=$(q "$H2" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message WHERE m.msgid = '$A1_ID'")
+pipe() { $PW run $C --db "$H2" - <"$1" 2>&1 >/dev/null; }
+# l=: the maintainer signed "Thanks" and the length of that body; the
+# list, or anyone on the way, appends a command below it.
+cmdmail "$T/len+.eml" "Jean Delvare <jdelvare@suse.com>" len-plus@suse.com "$R2" len+ "Thanks."
+err=$(pipe "$T/len+.eml")
+contains "l= shorter than the body, a command appended: refused" "$err" "signs only part of the body (l=)"
+is "nothing decided" "$(ndecisions "$H2")" 0
+cmdmail "$T/lenr+.eml" "Jean Delvare <jdelvare@suse.com>" lenr-plus@suse.com "$R2" lenr+ "Thanks."
+err=$(pipe "$T/lenr+.eml")
+contains "the same under c=relaxed/relaxed: refused" "$err" "signs only part of the body (l=)"
+cmdmail "$T/lenr.eml" "Jean Delvare <jdelvare@suse.com>" lenr@suse.com "$R2" lenr "patchwarden: recheck"
+err=$(pipe "$T/lenr.eml")
+contains "l= of the whole relaxed body (blanks, empty lines at its end): obeyed" "$err" "(recheck by jdelvare@suse.com)"
+# An l= that covers the whole body hides nothing.
+cmdmail "$T/len.eml" "Jean Delvare <jdelvare@suse.com>" len@suse.com "$R2" len "patchwarden: wrong the whole body signed"
+err=$(pipe "$T/len.eml")
+contains "l= covering the whole body: obeyed" "$err" "(wrong by jdelvare@suse.com)"
+# h= without Message-ID, In-Reply-To and References: the signature
+# would hold on a copy sent again under a new Message-ID, or answering
+# another patch's reply.
+cmdmail "$T/part.eml" "Jean Delvare <jdelvare@suse.com>" part@suse.com "$R2" part "patchwarden: ignore PERM_SYMBOLIC drivers/hwmon/*"
+err=$(pipe "$T/part.eml")
+contains "h= leaving out Message-ID, In-Reply-To, References: refused" "$err" "does not sign every header a command needs"
+is "still two decisions (the recheck, the wrong)" "$(ndecisions "$H2")" 2
+# A signed command mail is obeyed once: after its decision is undone,
+# the same mail sent again decides nothing.
+$PW triage $C --db "$H2" undo "$(last_decision "$H2" id)" --by jdelvare@suse.com >/dev/null
+err=$(pipe "$T/len.eml")
+contains "the same signed command mail after an undo: seen before" "$err" "seen before: a command mail is obeyed once"
+is "the decision stays undone, none new" \
+	"$(q "$H2" "SELECT count(*), count(undone_at) FROM decision"),$(q "$H2" "SELECT count(*) FROM mail_command")" "2|1,2"
+# The signed mail pointed at another patch's reply by headers put above
+# the signed ones.
+$PW ingest -q $C --db "$H2" --list hwmon --reply "$OXP" >/dev/null
+ROXP2=$(q "$H2" "SELECT o.msgid FROM outbox o JOIN message m ON m.id = o.message WHERE m.msgid = '$OXP_ID'")
+n=$(q "$H2" "SELECT count(*) FROM decision")
+cmdmail "$T/retarget.eml" "Jean Delvare <jdelvare@suse.com>" retarget@suse.com "$R2" "retarget:$ROXP2" "patchwarden: wrong"
+err=$(pipe "$T/retarget.eml")
+contains "In-Reply-To and References added above the signed ones: refused (one of each, strict header checks)" "$err" "its DKIM signature does not verify"
+is "nothing decided" "$(q "$H2" "SELECT count(*) FROM decision")" "$n"
+# d=net signs for every .net domain: not for roeck-us.net.
+cmdmail "$T/tld.eml" "Guenter Roeck <linux@roeck-us.net>" tld@roeck-us.net "$R2" tld "patchwarden: wrong"
+err=$(pipe "$T/tld.eml")
+contains "d=net, a public suffix, for linux@roeck-us.net: refused" "$err" "d=net: verifies, but not for the From domain"
+# A MAINTAINERS maintainer decides for the files of their folders: a
+# path of a bare star is list-wide, as no path is.
+for p in '*' '*.c' 'drivers/*'; do
+	cmdmail "$T/star.eml" "Guenter Roeck <linux@roeck-us.net>" "star$RANDOM@roeck-us.net" "$R2" sign "patchwarden: ignore PERM_SYMBOLIC $p"
+	err=$(pipe "$T/star.eml")
+	contains "ignore RULE '$p' from a MAINTAINERS maintainer: list-wide, refused" "$err" "a list-wide ignore is taken from a [list NAME] maintainer"
+done
+is "nothing decided by them" "$(q "$H2" "SELECT count(*) FROM decision")" 2
+cmdmail "$T/dir.eml" "Guenter Roeck <linux@roeck-us.net>" dir@roeck-us.net "$R2" sign "patchwarden: ignore PERM_SYMBOLIC drivers/hwmon/*"
+err=$(pipe "$T/dir.eml")
+is "ignore RULE under the maintainer's own folder: obeyed" \
+	"$(last_decision "$H2" by),$(last_decision "$H2" path),$(last_decision "$H2" list)" "linux@roeck-us.net,drivers/hwmon/*,hwmon"
