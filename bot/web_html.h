@@ -14,11 +14,16 @@
 
 #include "bot/printer.h"
 
-/* One answer: its HTTP status, content type (static) and body. */
+/*
+ * One answer: its HTTP status, content type (static) and body, and
+ * when it goes out of date though the store has not changed (Unix
+ * time; 0: only with the store), as a subscription's state does.
+ */
 struct pw_web_answer {
 	unsigned status;
 	const char *type;
 	GString *body;
+	int64_t expires;
 };
 
 /* A printer writing into memory, for an answer's body. */

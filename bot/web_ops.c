@@ -6,6 +6,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "bot/subscription.h"
 #include "bot/web_ops.h"
 #include "checks/patch.h"
 #include "db/ops.h"
@@ -107,15 +108,6 @@ void pw_web_ops_observe(struct pw_web_ops *o, const char *path, double seconds)
 
 /* ---- /healthz ---- */
 
-/* Seconds without a successful poll after which s is stale. */
-static int64_t stale_after(const struct pw_config *cfg,
-			   const struct pw_subscription *s)
-{
-	if (cfg->web_stale_after > 0)
-		return cfg->web_stale_after;
-	return MAX(3 * s->interval, 600);
-}
-
 /* A UTC date for people, new. */
 static char *date_of(int64_t t)
 {
@@ -129,16 +121,21 @@ static char *date_of(int64_t t)
 }
 
 static void health_json(JsonBuilder *b, const struct pw_config *cfg,
-			const struct pw_subscription *s, int64_t now, bool stale)
+			const struct pw_subscription *s, int64_t now)
 {
 	int64_t since = s->last_ok ? s->last_ok : s->created_at;
+	char *why;
+	const char *state = pw_subscription_state(s, cfg->web_stale_after, now,
+						  &why, NULL);
 
 	json_builder_begin_object(b);
 	json_builder_set_member_name(b, "name");
 	json_builder_add_string_value(b, s->name);
 	json_builder_set_member_name(b, "state");
-	json_builder_add_string_value(b, s->paused ? "paused" :
-				      stale ? "stale" : "ok");
+	json_builder_add_string_value(b, state);
+	json_builder_set_member_name(b, "reason");
+	json_builder_add_string_value(b, why);
+	g_free(why);
 	json_builder_set_member_name(b, "last_ok");
 	if (s->last_ok)
 		json_builder_add_int_value(b, s->last_ok);
@@ -147,7 +144,7 @@ static void health_json(JsonBuilder *b, const struct pw_config *cfg,
 	json_builder_set_member_name(b, "age");
 	json_builder_add_int_value(b, now - since);
 	json_builder_set_member_name(b, "stale_after");
-	json_builder_add_int_value(b, stale_after(cfg, s));
+	json_builder_add_int_value(b, pw_subscription_stale_after(s, cfg->web_stale_after));
 	json_builder_set_member_name(b, "failures");
 	json_builder_add_int_value(b, s->failures);
 	json_builder_set_member_name(b, "last_error");
@@ -163,13 +160,17 @@ static void health_json(JsonBuilder *b, const struct pw_config *cfg,
 }
 
 static void health_text(GString *o, const struct pw_config *cfg,
-			const struct pw_subscription *s, int64_t now, bool stale)
+			const struct pw_subscription *s, int64_t now)
 {
 	char *when = s->last_ok ? date_of(s->last_ok) : NULL;
 	char *name = g_utf8_make_valid(s->name, -1);
+	const char *state = pw_subscription_state(s, cfg->web_stale_after, now,
+						  NULL, NULL);
+	char *shown = !strcmp(state, "stale") || !strcmp(state, "failing") ?
+		      g_ascii_strup(state, -1) : g_strdup(state);
 
-	g_string_append_printf(o, "subscription %s: %s, ", name,
-			       s->paused ? "paused" : stale ? "STALE" : "ok");
+	g_string_append_printf(o, "subscription %s: %s, ", name, shown);
+	g_free(shown);
 	if (when)
 		g_string_append_printf(o, "last successful poll %s, %" G_GINT64_FORMAT
 				       " s ago", when, (gint64)(now - s->last_ok));
@@ -178,7 +179,7 @@ static void health_text(GString *o, const struct pw_config *cfg,
 				       G_GINT64_FORMAT " s ago",
 				       (gint64)(now - s->created_at));
 	g_string_append_printf(o, " (stale after %" G_GINT64_FORMAT " s)",
-			       (gint64)stale_after(cfg, s));
+			       (gint64)pw_subscription_stale_after(s, cfg->web_stale_after));
 	if (s->failures) {
 		char *e = g_utf8_make_valid(s->last_error ? s->last_error : "", -1);
 
@@ -209,19 +210,18 @@ static void healthz(struct pw_db *db, const struct pw_config *cfg,
 	int64_t now = (int64_t)time(NULL);
 	GPtrArray *subs = NULL;
 	const char *store_err = NULL;
-	guint i, nstale = 0;
-	bool *stale;
+	guint i, nstale = 0, nfailing = 0;
 
 	/* The read: a cheap one, and the one the rest needs. */
 	if (pw_db_subscription_list(db, &subs))
 		store_err = pw_db_errmsg(db);
-	stale = g_new0(bool, subs && !store_err ? subs->len : 1);
 	for (i = 0; !store_err && i < subs->len; i++) {
-		struct pw_subscription *s = subs->pdata[i];
-		int64_t since = s->last_ok ? s->last_ok : s->created_at;
+		const char *state = pw_subscription_state(subs->pdata[i],
+							  cfg->web_stale_after,
+							  now, NULL, NULL);
 
-		stale[i] = !s->paused && now - since > stale_after(cfg, s);
-		nstale += stale[i];
+		nstale += !strcmp(state, "stale");
+		nfailing += !strcmp(state, "failing");
 	}
 	healthy = !store_err && !nstale;
 	a->status = healthy ? 200 : 503;
@@ -248,7 +248,7 @@ static void healthz(struct pw_db *db, const struct pw_config *cfg,
 		json_builder_set_member_name(b, "subscriptions");
 		json_builder_begin_array(b);
 		for (i = 0; !store_err && i < subs->len; i++)
-			health_json(b, cfg, subs->pdata[i], now, stale[i]);
+			health_json(b, cfg, subs->pdata[i], now);
 		json_builder_end_array(b);
 		json_builder_end_object(b);
 		root = json_builder_get_root(b);
@@ -276,12 +276,17 @@ static void healthz(struct pw_db *db, const struct pw_config *cfg,
 		} else {
 			g_string_append_printf(a->body, "ok: the store is"
 					       " readable; subscriptions: %u, none"
-					       " stale\n", subs->len);
+					       " stale", subs->len);
+			if (nfailing)
+				g_string_append_printf(a->body, ", %u failing"
+						       " (retried; stale once"
+						       " they fail for long)",
+						       nfailing);
+			g_string_append_c(a->body, '\n');
 		}
 		for (i = 0; !store_err && i < subs->len; i++)
-			health_text(a->body, cfg, subs->pdata[i], now, stale[i]);
+			health_text(a->body, cfg, subs->pdata[i], now);
 	}
-	g_free(stale);
 	if (subs)
 		g_ptr_array_free(subs, TRUE);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bot/mail.h"
 #include "bot/pubinbox.h"
@@ -826,8 +827,8 @@ static void attention_patches(GString *o, GPtrArray *queue)
  * What needs attention, at the top of the overview: untriaged patches
  * with warnings or errors, floods in progress, subscriptions failing.
  */
-static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
-		      struct pw_web_answer *a)
+static bool attention(struct pw_db *db, const struct pw_config *cfg,
+		      GPtrArray *subs, GString *o, struct pw_web_answer *a)
 {
 	struct pw_report *floods = pw_report_new("floods", 20, 20, true, NULL);
 	GPtrArray *queue = NULL;
@@ -836,6 +837,7 @@ static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
 	char *err = NULL;
 	guint i, failing = 0;
 	bool more, ok = false;
+	int64_t now = (int64_t)time(NULL), until;
 
 	if (!pw_report_set(floods, db, "since", FLOOD_RECENT, &err)) {
 		pw_web_answer_error(a, false, 500, "%s", err);
@@ -850,23 +852,34 @@ static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
 	g_string_append(o, "<section class=\"attention\"><h2>Needs attention</h2>\n");
 	for (i = 0; i < subs->len; i++) {
 		const struct pw_subscription *u = subs->pdata[i];
+		char *why;
+		const char *state = pw_subscription_state(u, cfg->web_stale_after,
+							  now, &why, &until);
+		bool bad = !strcmp(state, "failing") || !strcmp(state, "stale");
 
-		if (!u->failures && !u->unreadable)
+		/* The page shows states: made again when one changes. */
+		if (!a->expires || a->expires > now + 60)
+			a->expires = now + 60;
+		if (until && until < a->expires)
+			a->expires = until;
+		if (!bad && !u->unreadable) {
+			g_free(why);
 			continue;
+		}
 		if (!failing++)
-			g_string_append(o, "<h3>Subscriptions failing or with unreadable"
-					" messages</h3><ul class=\"failing\">\n");
+			g_string_append(o, "<h3>Subscriptions stale, failing or with"
+					" unreadable messages</h3><ul class=\"failing\">\n");
 		g_string_append(o, "<li><a href=\"/subscriptions#sub-");
 		g_string_append_printf(o, "%" G_GINT64_FORMAT "\">", (gint64)u->id);
 		pw_web_esc(o, u->name);
 		g_string_append(o, "</a>: ");
-		if (u->failures) {
-			g_string_append_printf(o, "its last %d poll%s failed: ",
-					       u->failures, u->failures == 1 ? "" : "s");
-			pw_web_esc(o, u->last_error);
+		if (bad) {
+			g_string_append_printf(o, "<b class=\"bad\">%s</b>: ", state);
+			pw_web_esc(o, why);
 			if (u->unreadable)
 				g_string_append(o, "; ");
 		}
+		g_free(why);
 		if (u->unreadable)
 			g_string_append_printf(o, "<a href=\"/errors\">%" G_GINT64_FORMAT
 					       " unreadable message%s</a>",
@@ -888,7 +901,7 @@ static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
 	if (!failing && !recent->len && !queue->len)
 		g_string_append(o, "<p class=\"nothing\">Nothing needs attention:"
 				" no patch with warnings or errors, no flood in"
-				" progress, no subscription failing.</p>\n");
+				" progress, no subscription stale or failing.</p>\n");
 	g_string_append(o, "</section>\n");
 	ok = true;
 out:
@@ -963,8 +976,8 @@ static bool charts(struct pw_db *db, GString *o, struct pw_web_answer *a)
 	return true;
 }
 
-static void overview(struct pw_db *db, GHashTable *args,
-		     struct pw_web_answer *a)
+static void overview(struct pw_db *db, const struct pw_config *cfg,
+		     GHashTable *args, struct pw_web_answer *a)
 {
 	struct pw_finding_counts fc;
 	GPtrArray *subs = NULL;
@@ -990,7 +1003,7 @@ static void overview(struct pw_db *db, GHashTable *args,
 	for (sev = PW_REPORT_MIN_SEVERITY; sev <= PW_SEV_ERROR; sev++)
 		shown += fc.severity[sev];
 	page_begin(a, "Overview");
-	if (!attention(db, subs, a->body, a))
+	if (!attention(db, cfg, subs, a->body, a))
 		goto out;
 	g_string_append_printf(a->body, "<h2>The store</h2><table class=\"counts\"><tr><th>messages</th>"
 			       "<th>patches</th><th>series</th>"
@@ -1249,8 +1262,8 @@ out:
 }
 
 /* /subscriptions (HTML) and /api/subscriptions (JSON). */
-static void subscriptions(struct pw_db *db, GHashTable *args, bool api,
-			  struct pw_web_answer *a)
+static void subscriptions(struct pw_db *db, const struct pw_config *cfg,
+			  GHashTable *args, bool api, struct pw_web_answer *a)
 {
 	GPtrArray *subs = NULL;
 	enum pw_status st;
@@ -1265,12 +1278,14 @@ static void subscriptions(struct pw_db *db, GHashTable *args, bool api,
 		return;
 	}
 	if (api) {
-		pw_web_subscriptions_json(a->body, subs);
+		pw_web_subscriptions_json(a->body, subs, cfg->web_stale_after,
+					  (int64_t)time(NULL), &a->expires);
 		a->status = 200;
 		a->type = "application/json";
 	} else {
 		page_begin(a, "Subscriptions");
-		pw_web_subscriptions_html(a->body, subs);
+		pw_web_subscriptions_html(a->body, subs, cfg->web_stale_after,
+					  (int64_t)time(NULL), &a->expires);
 		page_end(a);
 	}
 	g_ptr_array_unref(subs);
@@ -1286,23 +1301,23 @@ static bool is_report(const char *name)
 	       !strcmp(name, "errors");
 }
 
-void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
-		struct pw_web_answer *a)
+void pw_web_get(struct pw_db *db, const struct pw_config *cfg,
+		const char *path, GHashTable *args, struct pw_web_answer *a)
 {
 	const char *rest;
 
 	if (!strcmp(path, "/")) {
-		overview(db, args, a);
+		overview(db, cfg, args, a);
 	} else if (pw_web_triage_get(db, path, args, a)) {
 		/* /decisions, /api/decisions: bot/web_triage.c */
 	} else if (!strcmp(path, "/subscriptions")) {
-		subscriptions(db, args, false, a);
+		subscriptions(db, cfg, args, false, a);
 	} else if (g_str_has_prefix(path, "/api/")) {
 		rest = path + 5;
 		if (is_report(rest))
 			api_report(db, rest, args, a);
 		else if (!strcmp(rest, "subscriptions"))
-			subscriptions(db, args, true, a);
+			subscriptions(db, cfg, args, true, a);
 		else if (g_str_has_prefix(rest, "message/") && rest[8])
 			message_page(db, rest + 8, args, a, true);
 		else

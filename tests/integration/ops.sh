@@ -46,6 +46,12 @@ rc=$?
 is "a second service on the store: refused, status 75" "$rc" 75
 contains "it names the first one's PID and since when" "$(cat "$T/svc2.log")" "process $first (since 20"
 check "it polled nothing" eval '! grep -q "poll failed\|progress" "$T/svc2.log"'
+# The same store through a symbolic link: the same store, refused too.
+ln -s "$D2" "$T/link.db"
+$PW run --db "$T/link.db" --config "$C" >"$T/svc2l.out" 2>"$T/svc2l.log"
+is "a second service through a symbolic link to the store: refused, status 75" "$?" 75
+contains "it names the first one" "$(cat "$T/svc2l.log")" "process $first (since 20"
+check "it polled nothing" eval '! grep -q "poll failed\|progress" "$T/svc2l.log"'
 kill -9 "$first"; wait "$first" 2>/dev/null
 wait_until 10 gone "$first"
 svc_start "$T/svc3.log" --db "$D2" --config "$C"
