@@ -424,11 +424,55 @@ static void note(GString *o, const struct pw_query_finding *f)
 	g_string_append(o, "</span>\n");
 }
 
+/* Appends the lines of text (escaped, marked by kind) from line *no
+ * on, with the findings by_line holds under theirs. */
+static void diff_lines(GString *o, const char *text, int *no,
+		       GHashTable *by_line, const char *kind)
+{
+	const char *s = text;
+	guint k;
+
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char *line = g_strndup(s, len);
+		GPtrArray *marks;
+		const char *cls = kind;
+
+		++*no;
+		marks = g_hash_table_lookup(by_line, GINT_TO_POINTER(*no));
+		if (kind)
+			;
+		else if (*line == '+' && strncmp(line, "+++ ", 4))
+			cls = "add";
+		else if (*line == '-' && strncmp(line, "--- ", 4))
+			cls = "del";
+		else if (!strncmp(line, "@@", 2))
+			cls = "hunk";
+		else
+			cls = "ctx";
+		g_string_append_printf(o, "<span class=\"%s%s\" id=\"L%d\">", cls,
+				       marks ? " mark" : "", *no);
+		pw_web_esc(o, line);
+		g_string_append(o, "</span>");
+		for (k = 0; marks && k < marks->len; k++)
+			note(o, marks->pdata[k]);
+		g_free(line);
+		s += len;
+		if (*s == '\n')
+			s++;
+	}
+}
+
 /*
  * The diff, each line escaped and marked by kind, each finding shown
- * under the added line it is about; findings about no line first.
+ * under the added line it is about, a damaged hunk's under its header;
+ * findings about no line first.  rest, when a hunk was cut, is what
+ * the mail has after where git stops: shown after it, its first line
+ * marked.
  */
-static void diff_html(GString *o, const char *diff, GPtrArray *findings)
+static void diff_html(GString *o, const char *diff, const char *rest,
+		      GPtrArray *findings)
 {
 	struct pw_patch *p = pw_diff_parse(diff, strlen(diff));
 	GHashTable *by_place = g_hash_table_new_full(g_str_hash, g_str_equal,
@@ -437,7 +481,6 @@ static void diff_html(GString *o, const char *diff, GPtrArray *findings)
 						    g_direct_equal, NULL,
 						    (GDestroyNotify)g_ptr_array_unref);
 	GPtrArray *unplaced = g_ptr_array_new();
-	const char *s = diff;
 	size_t i, j;
 	guint k;
 	int no = 0;
@@ -482,39 +525,39 @@ static void diff_html(GString *o, const char *diff, GPtrArray *findings)
 	for (k = 0; k < findings->len; k++) {
 		const struct pw_query_finding *f = findings->pdata[k];
 		char *key = place(f->file, f->line);
+		int at = 0;
 
-		if (!f->file || f->line <= 0 || g_hash_table_contains(by_place, key))
+		/* A damaged hunk: under the header git stopped at. */
+		for (j = 0; !f->line && j < p->nproblems; j++)
+			if (!strcmp(f->rule, "PATCH_MALFORMED") &&
+			    !g_strcmp0(f->message, p->problems[j].message))
+				at = p->problems[j].patch_no;
+		if (at > 0) {
+			GPtrArray *v = g_hash_table_lookup(by_line,
+							   GINT_TO_POINTER(at));
+
+			if (!v) {
+				v = g_ptr_array_new();
+				g_hash_table_insert(by_line, GINT_TO_POINTER(at), v);
+			}
+			g_ptr_array_add(v, (gpointer)f);
+		} else if (!f->file || f->line <= 0 ||
+			   g_hash_table_contains(by_place, key)) {
 			g_ptr_array_add(unplaced, (gpointer)f);
+		}
 		g_free(key);
 	}
 	for (k = 0; k < unplaced->len; k++)
 		note(o, unplaced->pdata[k]);
 	g_string_append(o, "<pre class=\"diff\">");
-	while (*s) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		char *line = g_strndup(s, len);
-		GPtrArray *marks;
-		const char *cls = "ctx";
-
-		no++;
-		marks = g_hash_table_lookup(by_line, GINT_TO_POINTER(no));
-		if (*line == '+' && strncmp(line, "+++ ", 4))
-			cls = "add";
-		else if (*line == '-' && strncmp(line, "--- ", 4))
-			cls = "del";
-		else if (!strncmp(line, "@@", 2))
-			cls = "hunk";
-		g_string_append_printf(o, "<span class=\"%s%s\" id=\"L%d\">", cls,
-				       marks ? " mark" : "", no);
-		pw_web_esc(o, line);
-		g_string_append(o, "</span>");
-		for (k = 0; marks && k < marks->len; k++)
-			note(o, marks->pdata[k]);
-		g_free(line);
-		s += len;
-		if (*s == '\n')
-			s++;
+	diff_lines(o, diff, &no, by_line, NULL);
+	if (rest && *rest) {
+		g_string_append_printf(o, "<span class=\"note sev-warning stop\""
+				       " id=\"stop\">git stops reading the patch"
+				       " here, at line %d: the lines below are in"
+				       " the mail but not in what it applies</span>",
+				       no + 1);
+		diff_lines(o, rest, &no, by_line, "rest");
 	}
 	g_string_append(o, "</pre>\n");
 	g_ptr_array_unref(unplaced);
@@ -546,7 +589,7 @@ static void message_body(struct pw_db *db, int64_t id, GPtrArray *findings,
 			g_string_append(o, "</pre>\n");
 		}
 		if (m->diff)
-			diff_html(o, m->diff, findings);
+			diff_html(o, m->diff, m->diff_rest, findings);
 	} else {
 		g_string_append(o, "<p>The raw message cannot be read.</p>\n");
 	}
@@ -596,8 +639,26 @@ static void message_page(struct pw_db *db, const char *msgid,
 		return;
 	}
 	if (api) {
+		GBytes *raw = NULL;
+		struct pw_mail *mail = NULL;
+		char *diff = NULL;
+
+		/* The commit message and the diff as sent (a damaged
+		 * one whole), read from its bytes as the page reads them. */
+		pw_pubinbox_message(db, m->id, &raw);
+		if (raw) {
+			gsize n;
+			const char *b = g_bytes_get_data(raw, &n);
+
+			if (pw_mail_parse(b, n, &mail, NULL) == PW_OK && mail->diff)
+				diff = g_strconcat(mail->diff, mail->diff_rest ?
+						   mail->diff_rest : "", NULL);
+			g_bytes_unref(raw);
+		}
 		p = pw_web_printer(&s, PW_FORMAT_JSON, NULL, 0);
-		pw_report_message(p, m, NULL, NULL);
+		pw_report_message(p, m, mail ? mail->commit_msg : NULL, diff);
+		g_free(diff);
+		pw_mail_free(mail);
 		pw_web_printer_done(&s, p, a->body);
 		a->status = 200;
 		a->type = "application/json";
@@ -1006,7 +1067,7 @@ static void overview(struct pw_db *db, const struct pw_config *cfg,
 	if (!attention(db, cfg, subs, a->body, a))
 		goto out;
 	g_string_append_printf(a->body, "<h2>The store</h2><table class=\"counts\"><tr><th>messages</th>"
-			       "<th>patches</th><th>series</th>"
+			       "<th>patches</th><th>pull requests</th><th>series</th>"
 			       "<th><a href=\"/findings\">findings</a></th>"
 			       "<th>lists</th><th>unreadable</th></tr><tr>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
@@ -1014,9 +1075,10 @@ static void overview(struct pw_db *db, const struct pw_config *cfg,
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
+			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n%s\">%s%" G_GINT64_FORMAT "%s</td></tr></table>\n",
 			       (gint64)c.messages, (gint64)c.patches,
-			       (gint64)c.series, (gint64)shown,
+			       (gint64)c.pulls, (gint64)c.series, (gint64)shown,
 			       (gint64)c.lists, c.errors ? " bad" : "",
 			       c.errors ? "<a href=\"/errors\">" : "",
 			       (gint64)c.errors, c.errors ? "</a>" : "");
@@ -1113,7 +1175,7 @@ static const char atom_entry[] =
 	"<title>%(rule): %(subject)</title><updated>%(date)</updated>"
 	"<link href=\"/message/%(msgid:url)\"/>"
 	"<author><name>%(from)</name></author>"
-	"<content type=\"text\">%(severity) %(if:file)%(file):%(line)%(else)(patch)%(end):"
+	"<content type=\"text\">%(severity) %(if:file)%(file)%(if:line):%(line)%(else) (whole file)%(end)%(else)(patch)%(end):"
 	" %(message)</content></entry>\n";
 
 /* /list/NAME/atom: the list's newest findings. */
@@ -1159,6 +1221,12 @@ static void list_feed(struct pw_db *db, const char *name,
 	if (st) {
 		store_error(a, false, db, st);
 	} else {
+		/* Atom wants a date: an entry whose mail had none takes
+		 * the feed's. */
+		char *known = g_strdup_printf("<updated>%s</updated>", updated);
+
+		g_string_replace(a->body, "<updated>unknown</updated>", known, 0);
+		g_free(known);
 		g_string_append(a->body, "</feed>\n");
 		a->status = 200;
 		a->type = "application/atom+xml";
