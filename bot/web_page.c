@@ -31,63 +31,18 @@
 /* Patches of a series whose diffs its page shows; the rest are listed. */
 #define SERIES_DIFFS 25
 
-static const char style[] =
-	"body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}"
-	"header{background:#243447;color:#fff;padding:.5em 1em}"
-	"header a{color:#fff;margin-right:1em;text-decoration:none}"
-	"header b{margin-right:2em}"
-	"main{padding:1em;max-width:1200px}"
-	"table{border-collapse:collapse;margin:.5em 0 1em}"
-	"td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}"
-	"th{background:#eee}td.n{text-align:right}td.bad{color:#a00;font-weight:bold}"
-	"tr.sev-error td:first-child{border-left:4px solid #c00}"
-	"tr.sev-warning td:first-child{border-left:4px solid #e90}"
-	"tr.sev-info td:first-child{border-left:4px solid #39c}"
-	"form{margin:.5em 0}form label{margin-right:.8em;white-space:nowrap}"
-	"input{width:9em}"
-	"pre{background:#fff;border:1px solid #ddd;padding:.5em;overflow-x:auto}"
-	"pre.diff span{display:block;white-space:pre}"
-	".add{background:#e6ffe6}.del{background:#ffe6e6}.hunk{color:#06c}"
-	".mark{outline:2px solid #c00}"
-	".note{display:block;font-family:system-ui,sans-serif;white-space:normal!important;"
-	"background:#fff3cd;border-left:4px solid #e90;padding:.2em .5em;margin:.1em 0 .4em}"
-	".note.sev-error{background:#fde2e2;border-color:#c00}"
-	".legend span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
-	".counts td{min-width:5em}"
-	".hint{color:#555;font-size:90%}"
-	".bad{color:#a00;font-weight:bold}"
-	"svg.chart{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}"
-	".attention h3{margin:.8em 0 .2em}";
-
 /* ---- escaping and the frame ---- */
 
 static void page_begin(struct pw_web_answer *a, const char *title)
 {
 	a->status = 200;
 	a->type = "text/html; charset=utf-8";
-	g_string_append(a->body, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-			"<meta charset=\"utf-8\"><meta name=\"viewport\""
-			" content=\"width=device-width\"><title>");
-	pw_web_esc(a->body, title);
-	g_string_append_printf(a->body, " - patchwarden</title><style>%s</style>"
-			       "</head><body><header><b>patchwarden</b>"
-			       "<a href=\"/\">overview</a><a href=\"/series\">series</a>"
-			       "<a href=\"/patches\">patches</a>"
-			       "<a href=\"/findings\">findings</a>"
-			       "<a href=\"/floods\">floods</a>"
-			       "<a href=\"/senders\">senders</a>"
-			       "<a href=\"/stats\">stats</a>"
-			       "<a href=\"/outbox\">outbox</a>"
-			       "<a href=\"/subscriptions\">subscriptions</a>"
-			       "<a href=\"/errors\">errors</a></header><main><h1>",
-			       style);
-	pw_web_esc(a->body, title);
-	g_string_append(a->body, "</h1>\n");
+	pw_web_page_begin(a->body, title);
 }
 
 static void page_end(struct pw_web_answer *a)
 {
-	g_string_append(a->body, "</main></body></html>\n");
+	pw_web_page_end(a->body);
 }
 
 

@@ -32,18 +32,7 @@ static char *day(int64_t t)
 
 static void page_begin(GString *o, const char *title)
 {
-	g_string_append(o, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-			"<meta charset=\"utf-8\"><meta name=\"viewport\""
-			" content=\"width=device-width\"><title>");
-	pw_web_esc(o, title);
-	g_string_append(o, " - patchwarden</title><style>body{font-family:"
-			"sans-serif;margin:1em}table{border-collapse:collapse}"
-			"td,th{border-bottom:1px solid #ddd;padding:.2em .5em;"
-			"text-align:left;vertical-align:top}</style></head><body>"
-			"<header><b>patchwarden</b> <a href=\"/\">overview</a>"
-			" <a href=\"/decisions\">decisions</a></header><main><h1>");
-	pw_web_esc(o, title);
-	g_string_append(o, "</h1>\n");
+	pw_web_page_begin(o, title);
 }
 
 /* The fields every triage form carries: who, why, the token. */
@@ -51,11 +40,11 @@ static void form_tail(GString *o, const char *back, const char *button)
 {
 	g_string_append(o, "<input type=\"hidden\" name=\"back\" value=\"");
 	pw_web_esc(o, back);
-	g_string_append_printf(o, "\"><input name=\"by\" type=\"email\" required"
-			       " placeholder=\"your address\" maxlength=\"%d\">"
-			       "<input name=\"reason\" placeholder=\"why\""
-			       " maxlength=\"%d\"><input name=\"token\""
-			       " type=\"password\" required placeholder=\"token\">"
+	g_string_append_printf(o, "\"><label>your address <input name=\"by\""
+			       " type=\"email\" required maxlength=\"%d\"></label>"
+			       "<label>why <input name=\"reason\" maxlength=\"%d\">"
+			       "</label><label>token <input name=\"token\""
+			       " type=\"password\" required></label>"
 			       "<button>", MAX_BY, MAX_REASON);
 	pw_web_esc(o, button);
 	g_string_append(o, "</button></form>");
@@ -79,8 +68,8 @@ static const char decision_row[] =
 	"<input type=\"hidden\" name=\"action\" value=\"undo\">"
 	"<input type=\"hidden\" name=\"decision\" value=\"%(id)\">"
 	"<input type=\"hidden\" name=\"back\" value=\"/decisions\">"
-	"<input name=\"by\" type=\"email\" required placeholder=\"your address\">"
-	"<input name=\"token\" type=\"password\" required placeholder=\"token\">"
+	"<label>your address <input name=\"by\" type=\"email\" required></label>"
+	"<label>token <input name=\"token\" type=\"password\" required></label>"
 	"<button>undo</button></form>%(end)</td></tr>\n";
 
 bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
@@ -120,7 +109,8 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 		if (!st)
 			st = pw_triage_print_list(db, list, p);
 		pw_web_printer_done(&s, p, a->body);
-		g_string_append(a->body, "</table></main></body></html>\n");
+		g_string_append(a->body, "</table>\n");
+		pw_web_page_end(a->body);
 	}
 	if (st) {
 		g_string_truncate(a->body, 0);
