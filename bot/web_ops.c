@@ -30,6 +30,11 @@ struct hist {
 struct pw_web_ops {
 	GMutex lock;
 	GHashTable *hists;	/* endpoint (static) -> struct hist * */
+	/* What the store last answered for /metrics, and when: given
+	 * again while it cannot be read, so that a series (a last
+	 * success's time) does not vanish from under an alert. */
+	GString *last_store;
+	int64_t last_store_at;
 };
 
 struct pw_web_ops *pw_web_ops_new(void)
@@ -38,6 +43,7 @@ struct pw_web_ops *pw_web_ops_new(void)
 
 	g_mutex_init(&o->lock);
 	o->hists = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	o->last_store = g_string_new(NULL);
 	return o;
 }
 
@@ -46,6 +52,7 @@ void pw_web_ops_free(struct pw_web_ops *o)
 	if (!o)
 		return;
 	g_hash_table_destroy(o->hists);
+	g_string_free(o->last_store, TRUE);
 	g_mutex_clear(&o->lock);
 	g_free(o);
 }
@@ -480,58 +487,137 @@ static void latencies(struct pw_web_ops *ops, GString *o)
 	g_list_free(keys);
 }
 
+/* One gauge family of one label from counts. */
+static void counts1(GString *o, const char *name, const char *help,
+		    const char *k, GPtrArray *rows)
+{
+	guint i;
+
+	family(o, name, "gauge", help);
+	for (i = 0; i < rows->len; i++) {
+		struct pw_db_ops_count *c = rows->pdata[i];
+
+		sample_int(o, name, k, c->a, NULL, NULL, c->n);
+	}
+}
+
+/*
+ * A queue's depth from counts by state (and instance, labels 2): the
+ * rows in states (NULL-terminated), by instance or in all.
+ */
+static void depth(GString *o, const char *name, const char *help,
+		  GPtrArray *rows, int labels, const char *const *states)
+{
+	GHashTable *by = g_hash_table_new(g_str_hash, g_str_equal);
+	GList *keys, *l;
+	int64_t all = 0;
+	guint i;
+
+	family(o, name, "gauge", help);
+	for (i = 0; i < rows->len; i++) {
+		struct pw_db_ops_count *c = rows->pdata[i];
+		const char *state = labels > 1 ? c->b : c->a;
+		const char *const *st;
+
+		for (st = states; *st && strcmp(*st, state); st++)
+			;
+		if (!*st)
+			continue;
+		all += c->n;
+		if (labels > 1)
+			g_hash_table_insert(by, c->a, GINT_TO_POINTER(
+				GPOINTER_TO_INT(g_hash_table_lookup(by, c->a)) +
+				(int)c->n));
+	}
+	if (labels > 1) {
+		keys = g_list_sort(g_hash_table_get_keys(by), (GCompareFunc)strcmp);
+		for (l = keys; l; l = l->next)
+			sample_int(o, name, "instance", l->data, NULL, NULL,
+				   GPOINTER_TO_INT(g_hash_table_lookup(by, l->data)));
+		g_list_free(keys);
+	} else {
+		sample_int(o, name, NULL, NULL, NULL, NULL, all);
+	}
+	g_hash_table_destroy(by);
+}
+
+/* The families read from the store, into o. */
+static void store_families(GString *o, const struct pw_db_ops_metrics *m)
+{
+	static const char *const outbox_queue[] = { "pending", "sending", NULL };
+	static const char *const pw_queue[] = { "pending", "posting", NULL };
+	guint i;
+
+	counts2(o, "patchwarden_messages", "Messages stored, by list"
+		" and kind; a message on several lists counts under"
+		" each.", "list", "kind", m->messages);
+	counts1(o, "patchwarden_messages_stored", "Messages stored, by kind,"
+		" each once whatever its lists.", "kind", m->stored);
+	family(o, "patchwarden_findings", "gauge",
+	       "Findings stored, by rule and severity.");
+	for (i = 0; i < m->findings->len; i++) {
+		struct pw_db_ops_count *c = m->findings->pdata[i];
+		gint64 sev = 0;
+
+		g_ascii_string_to_signed(c->b, 10, 0, 2, &sev, NULL);
+		sample_int(o, "patchwarden_findings", "rule", c->a,
+			   "severity", pw_severity_str((enum pw_severity)sev),
+			   c->n);
+	}
+	counts1(o, "patchwarden_outbox_replies", "Replies in the outbox, by"
+		" state.", "state", m->outbox);
+	depth(o, "patchwarden_outbox_queue", "Replies waiting to be sent"
+	      " (pending or sending).", m->outbox, 1, outbox_queue);
+	counts2(o, "patchwarden_patchwork_checks", "Patchwork checks"
+		" queued, by instance and state.", "instance", "state",
+		m->pwcheck);
+	depth(o, "patchwarden_patchwork_queue", "Patchwork checks waiting"
+	      " to be posted (pending or posting), by instance.", m->pwcheck,
+	      2, pw_queue);
+	counts1(o, "patchwarden_unreadable_messages", "Messages that could"
+		" not be read or stored, by subscription (\"\": mail read"
+		" otherwise).", "subscription", m->unreadable);
+	counts1(o, "patchwarden_attention_patches", "Patches in the"
+		" overview's queue (findings at warning and above, not"
+		" triaged), by list.", "list", m->attention);
+	polls(o, m->polls);
+}
+
 static void metrics(struct pw_web_ops *ops, struct pw_db *db,
 		    struct pw_web_answer *a)
 {
 	struct pw_db_ops_metrics m = { 0 };
 	GString *o = a->body;
 	bool readable = !pw_db_ops_metrics(db, &m);
-	guint i;
+	GString *fams = g_string_new(NULL);
+	int64_t at;
 
+	if (readable)
+		store_families(fams, &m);
+	pw_db_ops_metrics_release(&m);
+	g_mutex_lock(&ops->lock);
+	if (readable) {
+		g_string_assign(ops->last_store, fams->str);
+		ops->last_store_at = (int64_t)time(NULL);
+	} else {
+		g_string_assign(fams, ops->last_store->str);
+	}
+	at = ops->last_store_at;
+	g_mutex_unlock(&ops->lock);
 	a->status = 200;
 	/* The version of the format the text follows. */
 	a->type = "text/plain; version=0.0.4; charset=utf-8";
 	family(o, "patchwarden_store_readable", "gauge",
-	       "1 when the store answered the reads below, 0 when it did not.");
+	       "1 when the store answered the reads below, 0 when it did not"
+	       " (they are then its last answers).");
 	sample_int(o, "patchwarden_store_readable", NULL, NULL, NULL, NULL,
 		   readable);
-	if (readable) {
-		counts2(o, "patchwarden_messages", "Messages stored, by list"
-			" and kind; a message on several lists counts under"
-			" each.", "list", "kind", m.messages);
-		family(o, "patchwarden_messages_stored", "gauge",
-		       "Messages stored, by kind, each once whatever its lists.");
-		for (i = 0; i < m.stored->len; i++) {
-			struct pw_db_ops_count *c = m.stored->pdata[i];
-
-			sample_int(o, "patchwarden_messages_stored", "kind",
-				   c->a, NULL, NULL, c->n);
-		}
-		family(o, "patchwarden_findings", "gauge",
-		       "Findings stored, by rule and severity.");
-		for (i = 0; i < m.findings->len; i++) {
-			struct pw_db_ops_count *c = m.findings->pdata[i];
-			gint64 sev = 0;
-
-			g_ascii_string_to_signed(c->b, 10, 0, 2, &sev, NULL);
-			sample_int(o, "patchwarden_findings", "rule", c->a,
-				   "severity", pw_severity_str((enum pw_severity)sev),
-				   c->n);
-		}
-		family(o, "patchwarden_outbox_replies", "gauge",
-		       "Replies in the outbox, by state.");
-		for (i = 0; i < m.outbox->len; i++) {
-			struct pw_db_ops_count *c = m.outbox->pdata[i];
-
-			sample_int(o, "patchwarden_outbox_replies", "state",
-				   c->a, NULL, NULL, c->n);
-		}
-		counts2(o, "patchwarden_patchwork_checks", "Patchwork checks"
-			" queued, by instance and state.", "instance", "state",
-			m.pwcheck);
-		polls(o, m.polls);
-	}
-	pw_db_ops_metrics_release(&m);
+	family(o, "patchwarden_store_read_timestamp_seconds", "gauge",
+	       "When the store last answered /metrics (Unix time, 0: never).");
+	sample_int(o, "patchwarden_store_read_timestamp_seconds", NULL, NULL,
+		   NULL, NULL, at);
+	g_string_append(o, fams->str);
+	g_string_free(fams, TRUE);
 	latencies(ops, o);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/log.h"
 #include "bot/printer.h"
 #include "bot/triage.h"
 #include "bot/web_html.h"
@@ -48,6 +49,27 @@ static void form_tail(GString *o, const char *back, const char *button)
 			       "<button>", MAX_BY, MAX_REASON);
 	pw_web_esc(o, button);
 	g_string_append(o, "</button></form>");
+}
+
+/*
+ * The log's line for a decision taken (covered: the findings it
+ * covers) or undone (covered -1) on the dashboard, as mail commands
+ * have theirs (bot/mailcmd.c): what was decided, by whom.
+ */
+static void log_decision(int64_t id, const char *what, const char *by,
+			 int64_t covered)
+{
+	char *w = g_strescape(what, NULL), *b = g_strescape(by, NULL);
+
+	if (covered < 0)
+		pw_info("web: decision %" G_GINT64_FORMAT " %s by %s",
+			(gint64)id, w, b);
+	else
+		pw_info("web: decision %" G_GINT64_FORMAT " (%s by %s), covering %"
+			G_GINT64_FORMAT " findings", (gint64)id, w, b,
+			(gint64)covered);
+	g_free(w);
+	g_free(b);
 }
 
 /* A hidden field name = value. */
@@ -356,6 +378,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 		scope = pw_triage_scope(was);
 		err = g_strdup_printf("undone: %s %s",
 				      pw_decision_kind_name(was->kind), scope);
+		log_decision(id, err, by, -1);
 		done(a, back, err, id, 0);
 		goto out;
 	}
@@ -391,6 +414,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	scope = pw_triage_scope(&d);
 	g_free(err);
 	err = g_strdup_printf("%s %s", pw_decision_kind_name(d.kind), scope);
+	log_decision(id, err, by, covered);
 	done(a, back, err, id, covered);
 out:
 	if (named) {

@@ -61,6 +61,25 @@ svc_signal TERM
 is "it stops with status 0" "$SIG_RC" 0
 is "every message stored once" "$(stored "$D2")" "$N"
 
+# ---- the service's log ----
+# Outside the journal each line starts with its time; a subscription
+# that failed and polls again says so.
+D3=$T/rec.db
+mkdir -p "$T/box/cur" "$T/box/new" "$T/box/tmp"
+$PW subscribe add --db "$D3" --interval 1s box "$T/box" >/dev/null
+mv "$T/box" "$T/box.away"
+svc_start "$T/rec.log" --db "$D3" --config "$C"
+check "a folder gone: the poll fails" wait_until 20 grep -q 'box: poll failed (1 in a row' "$T/rec.log"
+mv "$T/box.away" "$T/box"
+q "$D3" "UPDATE subscription SET next_poll = 0"
+check "the folder back: one line says it recovered" \
+	wait_until 20 grep -qE 'patchwarden: box: recovered after 1 failed poll \([0-9]+ s without a successful poll\)' "$T/rec.log"
+svc_signal TERM
+is "it stops with status 0" "$SIG_RC" 0
+check "the log has lines" test "$(grep -c . "$T/rec.log")" -ge 4
+is "every line of the log starts with its time, ISO 8601 in UTC" \
+	"$(grep -cvE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z patchwarden: ' "$T/rec.log")" 0
+
 # ---- /healthz and /metrics ----
 port=$(free_port)
 serve() {
@@ -124,6 +143,15 @@ buckets True
 readable 1.0"
 check "metrics: a label value's quote and backslash escaped" \
 	grep -qF 'list="hw \"odd\" \\list"' "$T/metrics.txt"
+# metric NAME: the sum of the family's samples (0 when none).
+metric() { awk -v n="$1" '$1 == n || index($1, n "{") == 1 { s += $NF } END { print s + 0 }' "$T/metrics.txt"; }
+is "metrics: the overview's queue, by list" "$(metric patchwarden_attention_patches)" \
+	"$(q "$DB" "SELECT count(*) FROM attention WHERE errs > 0 OR warns > 0")"
+is "metrics: the outbox's queue" "$(metric patchwarden_outbox_queue)" \
+	"$(q "$DB" "SELECT count(*) FROM outbox WHERE state IN ('pending', 'sending')")"
+is "metrics: unreadable messages" "$(metric patchwarden_unreadable_messages)" "$(q "$DB" "SELECT count(*) FROM ingest_error")"
+check "metrics: the Patchwork queue's family" grep -q '^# TYPE patchwarden_patchwork_queue gauge$' "$T/metrics.txt"
+check "metrics: when the store last answered" grep -qE '^patchwarden_store_read_timestamp_seconds [1-9][0-9]+$' "$T/metrics.txt"
 check "metrics: HELP and TYPE for every family" \
 	test "$(grep -c '^# HELP ' "$T/metrics.txt")" = "$(grep -c '^# TYPE ' "$T/metrics.txt")"
 
@@ -154,4 +182,8 @@ is "healthz, the store unreadable: 503" "$(curl -s -o /dev/null -w '%{http_code}
 contains "healthz, the store unreadable: says so" "$(curl -s "$U/healthz")" "unhealthy: the store cannot be read"
 check "metrics, the store unreadable: patchwarden_store_readable 0" \
 	eval 'curl -s "$U/metrics" | grep -qx "patchwarden_store_readable 0"'
+curl -s "$U/metrics" >"$T/metrics.txt"
+check "metrics, the store unreadable: the last success of each subscription still served" \
+	grep -qE '^patchwarden_poll_last_success_timestamp_seconds\{subscription="big"\} [1-9]' "$T/metrics.txt"
+check "metrics, the store unreadable: and its other families" grep -q '^patchwarden_messages_stored{kind=' "$T/metrics.txt"
 unserve
