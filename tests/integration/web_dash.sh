@@ -205,7 +205,9 @@ is "/healthz: 503" "$(get "$URL/healthz" >/dev/null; code)" 503
 page=$(get "$URL/subscriptions")
 contains "/subscriptions: stale, and why" "$page" '<td class="state-stale bad"><b>stale</b>: <span class="why">no successful poll for 27 h (stale after 15 min); its next poll was due 27 h ago: is the service running?</span>'
 contains "/subscriptions: the next poll overdue, not a time in the past as if to come" "$page" '<span class="bad">overdue since '
-contains "/: the stale subscription in the queue" "$(get "$URL/")" '">good</a>: <b class="bad">stale</b>: no successful poll for 27 h'
+page=$(get "$URL/")
+contains "/: the stale subscription in the queue" "$page" '">good</a>: <b class="bad">stale</b>: no successful poll for 27 h'
+contains "/: the subscriptions counted by state" "$page" "2 subscriptions: 1 failing, 1 stale ("
 contains "subscribe list: stale, and why" "$($PW subscribe --db "$T/stale.db" list)" "  stale: no successful poll for 27 h"
 # A state changes with time alone: a page kept while the store is
 # unchanged is made again when a state it shows changes.
