@@ -16,12 +16,22 @@ static char *place(const char *file, int line)
 	return g_strdup_printf("%s\n%d", file ? file : "", line);
 }
 
-static void note(GString *o, const struct pw_query_finding *f)
+/*
+ * Finding f as a note; where, when not NULL, says where it is for a
+ * note that stands under no line of its own ("whole file").
+ */
+static void note(GString *o, const struct pw_query_finding *f,
+		 const char *where)
 {
 	g_string_append_printf(o, "<span class=\"note sev-%s\"><b>",
 			       pw_severity_str(f->severity));
 	pw_web_esc(o, f->rule);
 	g_string_append(o, "</b> ");
+	if (where) {
+		g_string_append(o, "<span class=\"where\">");
+		pw_web_esc(o, where);
+		g_string_append(o, ":</span> ");
+	}
 	pw_web_esc(o, f->message);
 	if (f->fix) {
 		g_string_append(o, " &mdash; fix: <code>");
@@ -62,8 +72,13 @@ static void diff_lines(GString *o, const char *text, int *no,
 				       marks ? " mark" : "", *no);
 		pw_web_esc(o, line);
 		g_string_append(o, "</span>");
-		for (k = 0; marks && k < marks->len; k++)
-			note(o, marks->pdata[k]);
+		for (k = 0; marks && k < marks->len; k++) {
+			char *at = strcmp(cls, "hunk") ? NULL :
+				   g_strdup_printf("hunk header at line %d", *no);
+
+			note(o, marks->pdata[k], at);
+			g_free(at);
+		}
 		g_free(line);
 		s += len;
 		if (*s == '\n')
@@ -154,8 +169,15 @@ static void diff_html(GString *o, const char *diff, const char *rest,
 		}
 		g_free(key);
 	}
-	for (k = 0; k < unplaced->len; k++)
-		note(o, unplaced->pdata[k]);
+	for (k = 0; k < unplaced->len; k++) {
+		const struct pw_query_finding *f = unplaced->pdata[k];
+		char *at = !f->file || !strcmp(f->file, "(diff)") ? NULL :
+			   f->line > 0 ? g_strdup_printf("%s:%d", f->file, f->line) :
+			   g_strdup_printf("%s, whole file", f->file);
+
+		note(o, f, at);
+		g_free(at);
+	}
 	g_string_append(o, "<pre class=\"diff\">");
 	diff_lines(o, diff, &no, by_line, NULL);
 	if (rest && *rest) {

@@ -57,7 +57,7 @@ contains "/message: an unknown date reads unknown" "$(get "$URL/message/$nodate"
 page=$(get "$URL/message/$broken")
 contains "/message: the diff past the damaged hunk is shown" "$page" "compensate and report the real temperature"
 check "/message: where git stops, marked, with its line" grep -qE '<span class="note sev-warning stop" id="stop">git stops reading the patch here, at line [0-9]+' <<<"$page"
-check "/message: the finding under the hunk header it is about" grep -q '<span class="hunk mark" id="L[0-9]*">@@ -21,10 +21,16 @@ Supported chips:</span><span class="note sev-warning"><b>PATCH_MALFORMED</b>' <<<"$page"
+check "/message: the finding under the hunk header it is about" grep -q '<span class="hunk mark" id="L[0-9]*">@@ -21,10 +21,16 @@ Supported chips:</span><span class="note sev-warning"><b>PATCH_MALFORMED</b> <span class="where">hunk header at line [0-9]*:</span> the hunk header &quot;@@ -21,10 +21,16 @@&quot; announces' <<<"$page"
 api=$(get "$URL/api/message/$broken")
 contains "/api/message: the diff, whole" "$(jq -r .diff <<<"$api")" "compensate and report the real temperature"
 contains "/api/message: the commit message" "$(jq -r .commit_message <<<"$api")" "k10temp documentation has been updated"
