@@ -40,7 +40,8 @@ struct pw_web {
 	struct sockaddr_storage addr;
 	/* GET answers by URL, each with the store's generation it was
 	 * computed at (pw_db_query_generation()): given again while the
-	 * store is unchanged.  Under cache_lock. */
+	 * store is unchanged and the answer has not expired (a page
+	 * showing a state that time alone changes).  Under cache_lock. */
 	GMutex cache_lock;
 	GHashTable *cache;		/* char * -> struct cached * */
 	size_t cache_bytes;
