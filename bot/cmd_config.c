@@ -3,8 +3,10 @@
  *
  * Prints the settings in effect, as key = value lines under their
  * sections (secrets shown as "(set)", never themselves), then every
- * note (a deprecated key, which still works) and every problem of the
- * file as "FILE:LINE: message".  Exit status: 0 no
+ * note (a deprecated key, which still works), a warning for a [web]
+ * stale_after that a subscription of the store outlasts between two
+ * polls, and every problem of the file as "FILE:LINE: message".  A
+ * note or a warning stops nothing.  Exit status: 0 no
  * problem, 1 problems, 2 a usage error or a FILE that cannot be read.
  */
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "bot/cli.h"
 #include "bot/cmd.h"
+#include "db/subscription.h"
 
 static void str(const char *key, const char *v)
 {
@@ -176,6 +179,42 @@ static void print(const struct pw_config *c)
 	list(&c->defaults);
 }
 
+/*
+ * Warnings (printed) for a [web] stale_after that a subscription of
+ * the store, if there is one yet, would outlast between two polls:
+ * /healthz and the dashboard would call it stale while it is well.
+ * A store that cannot be read is left alone: the check is of the file.
+ */
+static void stale_after_check(const struct pw_config *c)
+{
+	GPtrArray *subs = NULL;
+	struct pw_db *db = NULL;
+	char *err = NULL;
+	guint i;
+
+	if (c->web_stale_after <= 0 || !c->db_path ||
+	    !g_file_test(c->db_path, G_FILE_TEST_IS_REGULAR))
+		return;
+	if (pw_db_open(c->db_path, true, &db, &err) ||
+	    pw_db_subscription_list(db, &subs))
+		goto out;
+	for (i = 0; i < subs->len; i++) {
+		const struct pw_subscription *u = subs->pdata[i];
+
+		if (u->interval >= c->web_stale_after)
+			printf("warning: [web] stale_after = %d is not above the"
+			       " interval of subscription %s (%" G_GINT64_FORMAT
+			       " s): /healthz and the dashboard would call it"
+			       " stale between two polls\n", c->web_stale_after,
+			       u->name, (gint64)u->interval);
+	}
+out:
+	if (subs)
+		g_ptr_array_free(subs, TRUE);
+	g_free(err);
+	pw_db_close(db);
+}
+
 int pw_cmd_config(int argc, char **argv)
 {
 	char *config = NULL;
@@ -211,6 +250,7 @@ int pw_cmd_config(int argc, char **argv)
 		/* Notes (a deprecated key) stop nothing: exit status 0. */
 		for (l = cfg->notes; l; l = l->next)
 			printf("%s\n", (const char *)l->data);
+		stale_after_check(cfg);
 	}
 	for (i = 0; i < problems->len; i++)
 		printf("%s\n", (const char *)problems->pdata[i]);

@@ -50,6 +50,7 @@ static int message(struct pw_db *db, const char *msgid, enum pw_format fmt)
 	char *bare = len > 2 && *msgid == '<' && msgid[len - 1] == '>' ?
 		g_strndup(msgid + 1, len - 2) : g_strdup(msgid);
 	GBytes *raw = NULL;
+	char *diff = NULL;
 	bool found;
 	int rc = 2;
 
@@ -81,8 +82,11 @@ static int message(struct pw_db *db, const char *msgid, enum pw_format fmt)
 			   "%(if:flood)\nflood: %(flood)%(end)\n"
 			   "%(if:commit_message)\n%(commit_message:block)%(end)"
 			   "%(if:diff)\n%(diff:block)%(end)", 0);
-	pw_report_message(p, m, mail ? mail->commit_msg : NULL,
-			  mail ? mail->diff : NULL);
+	/* A damaged diff whole, as the mail has it. */
+	if (mail && mail->diff)
+		diff = g_strconcat(mail->diff, mail->diff_rest ?
+				   mail->diff_rest : "", NULL);
+	pw_report_message(p, m, mail ? mail->commit_msg : NULL, diff);
 	pw_printer_free(p);
 	if (fmt == PW_FORMAT_TEXT) {
 		/* Findings and replies, one line each, after the message. */
@@ -105,6 +109,7 @@ static int message(struct pw_db *db, const char *msgid, enum pw_format fmt)
 	}
 	rc = 0;
 out:
+	g_free(diff);
 	pw_mail_free(mail);
 	if (raw)
 		g_bytes_unref(raw);

@@ -42,6 +42,7 @@ int pw_cmd_serve(int argc, char **argv)
 			" [--listen HOST:PORT] [--threads 1..64]\n");
 		goto out;
 	}
+	pw_log_set_timestamps(true);
 	/* The store must be there and current: opened once to say so. */
 	if (!pw_cli_open(config, db_path, true, &cfg, &db)) {
 		rc = EX_TEMPFAIL;

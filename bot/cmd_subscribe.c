@@ -35,9 +35,11 @@ static void time_at(struct pw_printer *p, const char *key, int64_t t)
 		pw_print_str_at(p, key, NULL);
 }
 
-static void sub_print(struct pw_printer *p, const struct pw_subscription *s)
+static void sub_print(struct pw_printer *p, const struct pw_subscription *s,
+		      int stale_after, int64_t now)
 {
-	char iv[32];
+	char iv[32], *why;
+	const char *state = pw_subscription_state(s, stale_after, now, &why, NULL);
 
 	g_snprintf(iv, sizeof(iv), "%" G_GINT64_FORMAT "s", s->interval);
 	pw_print_begin_record(p);
@@ -45,7 +47,8 @@ static void sub_print(struct pw_printer *p, const struct pw_subscription *s)
 	pw_print_str_at(p, "kind", s->kind);
 	pw_print_str_at(p, "url", s->url);
 	pw_print_str_at(p, "list", s->list);
-	pw_print_str_at(p, "state", pw_subscription_state(s));
+	pw_print_str_at(p, "state", state);
+	pw_print_str_at(p, "reason", why);
 	pw_print_int_at(p, "interval", s->interval);
 	pw_print_str_at(p, "every", iv);
 	pw_print_bool_at(p, "paused", s->paused);
@@ -58,10 +61,12 @@ static void sub_print(struct pw_printer *p, const struct pw_subscription *s)
 	pw_print_int_at(p, "failures", s->failures);
 	pw_print_str_at(p, "last_error", s->last_error);
 	pw_print_end(p);
+	g_free(why);
 }
 
-static int list(struct pw_db *db, enum pw_format f)
+static int list(struct pw_db *db, const struct pw_config *cfg, enum pw_format f)
 {
+	int64_t now = (int64_t)time(NULL);
 	struct pw_printer *p;
 	GPtrArray *subs;
 	guint i;
@@ -77,11 +82,10 @@ static int list(struct pw_db *db, enum pw_format f)
 			   " unreadable ('query errors')%(end), last poll %(if:last_poll)"
 			   "%(last_poll)%(else)never%(end)\n"
 			   "  %(url)%(if:list) (list %(list))%(end)\n"
-			   "%(if:last_error)  last error (%(failures) in a row):"
-			   " %(last_error)\n%(end)", 0);
+			   "  %(state): %(reason)\n", 0);
 	pw_print_begin_list(p);
 	for (i = 0; i < subs->len; i++)
-		sub_print(p, subs->pdata[i]);
+		sub_print(p, subs->pdata[i], cfg->web_stale_after, now);
 	pw_print_end(p);
 	pw_printer_free(p);
 	if (!subs->len && f == PW_FORMAT_TEXT)
@@ -239,7 +243,7 @@ int pw_cmd_subscribe(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(verb, "list"))
-		rc = list(db, f);
+		rc = list(db, cfg, f);
 	else if (!strcmp(verb, "add"))
 		rc = add(db, cfg, argv + 2, argc - 2, list_id, interval);
 	else

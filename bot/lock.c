@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <time.h>
@@ -51,9 +52,39 @@ static char *holder(int fd)
 	return who;
 }
 
+/*
+ * The file beside the store that its lock of suffix is taken on, named
+ * from the store's real path: a store reached through a symbolic link,
+ * or by another spelling of its path, is locked in the one place.  A
+ * store not yet made is named from its folder's real path.  A new
+ * string.
+ */
+static char *lock_path(const char *db_path, const char *suffix)
+{
+	char *real = realpath(db_path, NULL), *path;
+
+	if (!real) {
+		char *dir = g_path_get_dirname(db_path);
+		char *base = g_path_get_basename(db_path);
+		char *rdir = realpath(dir, NULL);
+
+		real = rdir ? g_build_filename(rdir, base, NULL) :
+		       g_strdup(db_path);
+		free(rdir);
+		g_free(dir);
+		g_free(base);
+		path = g_strdup_printf("%s.%s", real, suffix);
+		g_free(real);
+		return path;
+	}
+	path = g_strdup_printf("%s.%s", real, suffix);
+	free(real);
+	return path;
+}
+
 enum pw_status pw_lock_take(const char *db_path, int *fd, char **err)
 {
-	char *path = g_strdup_printf("%s.lock", db_path), *text = NULL;
+	char *path = lock_path(db_path, "lock"), *text = NULL;
 	GDateTime *now = NULL;
 	char *date = NULL;
 	enum pw_status s = PW_OK;
@@ -118,7 +149,7 @@ enum pw_status pw_lock_beside(const char *db_path, const char *suffix,
 	*fd = -1;
 	if (!*db_path || !strcmp(db_path, ":memory:"))
 		return PW_OK;
-	path = g_strdup_printf("%s.%s", db_path, suffix);
+	path = lock_path(db_path, suffix);
 	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (*fd < 0) {
 		*err = g_strdup_printf("%s: %s", path, g_strerror(errno));

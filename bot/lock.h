@@ -4,7 +4,9 @@
  * polls; the second one is refused at start instead, told which
  * process holds the store and since when.
  *
- * The lock is the file "PATH.lock" beside the store PATH, held with
+ * The lock is the file "PATH.lock" beside the store PATH, PATH being
+ * the store's real path (realpath(3): a store reached through a
+ * symbolic link is locked where it is, once), held with
  * flock(2) for as long as the service runs, holding its PID and the
  * time it took the lock.  The kernel releases a flock when its holder
  * dies, however it dies (kill -9 too): a lock file left behind by a
@@ -27,7 +29,8 @@
 enum pw_status pw_lock_take(const char *db_path, int *fd, char **err);
 
 /*
- * A plain lock beside the store at db_path, "PATH.SUFFIX", for one
+ * A plain lock beside the store at db_path, "PATH.SUFFIX" (its real
+ * path, as above), for one
  * process at a time doing one job (sending the outbox, posting checks):
  * whoever holds it knows that rows another process left in flight are
  * orphans.  PW_OK and *fd (-1 for a store with no file: "" or

@@ -2,12 +2,14 @@
  * patchwarden: log lines on stderr, one per event.  Under systemd, whose
  * journal reads stderr (JOURNAL_STREAM names that stream), each line
  * carries its syslog priority as "<N>", which journald turns into the
- * entry's level.
+ * entry's level.  Elsewhere, a service's lines start with their time
+ * (pw_log_set_timestamps()).
  */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,10 +18,16 @@
 #include "bot/log.h"
 
 static enum pw_log_level min_level = PW_LOG_INFO;
+static bool stamped;
 
 void pw_log_set_level(enum pw_log_level l)
 {
 	min_level = l;
+}
+
+void pw_log_set_timestamps(bool on)
+{
+	stamped = on;
 }
 
 /* Whether stderr is the journal's stream ("DEVICE:INODE" matches);
@@ -48,10 +56,24 @@ void pw_log(enum pw_log_level l, const char *fmt, ...)
 	static const char *const names[] = { "debug: ", "", "warning: ", "error: " };
 	static const char *const prio[] = { "<7>", "<6>", "<4>", "<3>" };
 	va_list ap;
+	bool journal;
 
 	if (l < min_level)
 		return;
-	fprintf(stderr, "%spatchwarden: %s", to_journal() ? prio[l] : "", names[l]);
+	journal = to_journal();
+	/* The journal stamps its entries; a file or a terminal does not. */
+	if (stamped && !journal) {
+		GDateTime *now = g_date_time_new_now_utc();
+		char *t = g_date_time_format(now, "%Y-%m-%dT%H:%M:%S.%fZ");
+
+		/* Milliseconds: %f gives microseconds. */
+		if (t && strlen(t) == 27)
+			memmove(t + 23, t + 26, 2);
+		fprintf(stderr, "%s ", t ? t : "");
+		g_free(t);
+		g_date_time_unref(now);
+	}
+	fprintf(stderr, "%spatchwarden: %s", journal ? prio[l] : "", names[l]);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

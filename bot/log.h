@@ -11,10 +11,18 @@
 #define PW_VERSION "unknown"
 #endif
 
+#include <stdbool.h>
+
 enum pw_log_level { PW_LOG_DEBUG, PW_LOG_INFO, PW_LOG_WARN, PW_LOG_ERROR };
 
 /* Messages below this level are dropped (default PW_LOG_INFO). */
 void pw_log_set_level(enum pw_log_level l);
+/*
+ * With on, each line starts with its time, ISO 8601 in UTC with
+ * milliseconds ("2026-01-31T09:15:02.123Z "), unless stderr is the
+ * journal's, which stamps its entries: for a service's log.
+ */
+void pw_log_set_timestamps(bool on);
 void pw_log(enum pw_log_level l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -749,6 +749,19 @@ void pw_print_strv_at(struct pw_printer *p, const char *key,
 	pw_print_end(p);
 }
 
+void pw_print_date_at(struct pw_printer *p, const char *key, int64_t t)
+{
+	if (t) {
+		pw_print_time_at(p, key, t);
+		return;
+	}
+	pw_print_key(p, key);
+	if (p->format == PW_FORMAT_JSON)
+		pw_print_null(p);
+	else
+		pw_print_string(p, "unknown");
+}
+
 char *pw_iso_time(int64_t t)
 {
 	GDateTime *dt = g_date_time_new_from_unix_utc(t);

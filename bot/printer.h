@@ -110,6 +110,12 @@ void pw_print_int_at(struct pw_printer *p, const char *key, int64_t v);
 void pw_print_bool_at(struct pw_printer *p, const char *key, bool v);
 /* pw_iso_time() of t. */
 void pw_print_time_at(struct pw_printer *p, const char *key, int64_t t);
+/*
+ * A message's date, which may be unknown (0: its Date: was missing or
+ * unreadable): pw_print_time_at(), or for 0 null in JSON and
+ * "unknown" in text, CSV and HTML.
+ */
+void pw_print_date_at(struct pw_printer *p, const char *key, int64_t t);
 /* A NULL-terminated vector as a list of strings; NULL is the empty list. */
 void pw_print_strv_at(struct pw_printer *p, const char *key,
 		      char *const *v);

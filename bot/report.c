@@ -349,7 +349,7 @@ void pw_report_finding(struct pw_printer *p, const struct pw_query_finding *q)
 	pw_print_str_at(p, "msgid", q->msgid);
 	pw_print_str_at(p, "from", q->from_addr);
 	pw_print_str_at(p, "subject", q->subject);
-	pw_print_time_at(p, "date", q->date);
+	pw_print_date_at(p, "date", q->date);
 	pw_print_str_at(p, "file", q->file);
 	pw_print_int_at(p, "line", q->line);
 	pw_print_int_at(p, "column", q->column);
@@ -378,8 +378,8 @@ static void series_print(struct pw_printer *p, const struct pw_query_series *q)
 	pw_print_int_at(p, "total", q->total);
 	pw_print_int_at(p, "patches", q->patches);
 	pw_print_bool_at(p, "cover", q->has_cover);
-	pw_print_time_at(p, "first_seen", q->first_date);
-	pw_print_time_at(p, "last_seen", q->last_date);
+	pw_print_date_at(p, "first_seen", q->first_date);
+	pw_print_date_at(p, "last_seen", q->last_date);
 	pw_print_int_at(p, "findings", q->findings);
 	id_at(p, "flood", q->flood_id);
 	pw_print_end(p);
@@ -393,7 +393,7 @@ static void patch_print(struct pw_printer *p, const struct pw_query_patch *q)
 	pw_print_str_at(p, "from", q->from_addr);
 	pw_print_str_at(p, "from_name", q->from_name);
 	pw_print_str_at(p, "subject", q->subject);
-	pw_print_time_at(p, "date", q->date);
+	pw_print_date_at(p, "date", q->date);
 	id_at(p, "series", q->series_id);
 	pw_print_int_at(p, "number", q->number);
 	pw_print_int_at(p, "total", q->total);
@@ -412,8 +412,8 @@ static void sender_print(struct pw_printer *p, const struct pw_query_sender *q)
 	pw_print_int_at(p, "flagged_patches", q->flagged);
 	pw_print_int_at(p, "findings", q->findings);
 	pw_print_int_at(p, "floods", q->floods);
-	pw_print_time_at(p, "first_seen", q->first_date);
-	pw_print_time_at(p, "last_seen", q->last_date);
+	pw_print_date_at(p, "first_seen", q->first_date);
+	pw_print_date_at(p, "last_seen", q->last_date);
 	pw_print_end(p);
 }
 
@@ -424,6 +424,7 @@ static void stat_print(struct pw_printer *p, const struct pw_query_stat *q)
 	pw_print_str_at(p, "list", q->list);
 	pw_print_int_at(p, "messages", q->messages);
 	pw_print_int_at(p, "patches", q->patches);
+	pw_print_int_at(p, "pulls", q->pulls);
 	pw_print_int_at(p, "findings", q->findings);
 	pw_print_strv_at(p, "rules", q->rules);
 	pw_print_end(p);
@@ -691,7 +692,7 @@ void pw_report_message(struct pw_printer *p, const struct pw_query_message *m,
 	pw_print_str_at(p, "sender", m->sender_addr);
 	pw_print_str_at(p, "sender_name", m->sender_name);
 	pw_print_str_at(p, "subject", m->subject);
-	pw_print_time_at(p, "date", m->date);
+	pw_print_date_at(p, "date", m->date);
 	pw_print_str_at(p, "in_reply_to", m->in_reply_to);
 	pw_print_strv_at(p, "lists", m->lists);
 	pw_print_int_at(p, "version", m->version);
@@ -855,7 +856,8 @@ static const char *const text_layouts[] = {
 		" findings=%(findings) floods=%(floods) last=%(last_seen)\n",
 	[PW_REPORT_STATS] =
 		"%(period) %(if:list)%(list)%(else)-%(end) messages=%(messages)"
-		" patches=%(patches) findings=%(findings)%(if:rules) %(rules)%(end)\n",
+		" patches=%(patches)%(if:pulls) pulls=%(pulls)%(end)"
+		" findings=%(findings)%(if:rules) %(rules)%(end)\n",
 	[PW_REPORT_ERRORS] =
 		"%(at) %(location)%(if:msgid) <%(msgid)>%(end): %(error)\n"
 		"  from %(source)%(if:kept) (%(kept) bytes kept)%(end)\n",
@@ -883,7 +885,7 @@ static const char *const html_rows[] = {
 	[PW_REPORT_FINDINGS] =
 		"<tr class=\"sev-%(severity)\"><td>%(rule)</td><td>%(severity)</td>"
 		"<td><a href=\"/message/%(msgid:url)\">%(subject)</a></td>"
-		"<td><code>%(file)%(if:line):%(line)%(end)</code></td>"
+		"<td><code>%(file)%(if:line):%(line)%(end)</code>%(if:line)%(else) (whole file)%(end)</td>"
 		"<td>%(message)</td></tr>\n",
 	[PW_REPORT_FLOODS] =
 		"<tr id=\"f%(id)\"><td>%(id)</td><td>%(rule)</td>"
@@ -902,8 +904,8 @@ static const char *const html_rows[] = {
 		"<td>%(last_seen)</td></tr>\n",
 	[PW_REPORT_STATS] =
 		"<tr><td>%(period)</td><td>%(list)</td><td class=\"n\">%(messages)</td>"
-		"<td class=\"n\">%(patches)</td><td class=\"n\">%(findings)</td>"
-		"<td>%(rules)</td></tr>\n",
+		"<td class=\"n\">%(patches)</td><td class=\"n\">%(pulls)</td>"
+		"<td class=\"n\">%(findings)</td><td>%(rules)</td></tr>\n",
 	[PW_REPORT_ERRORS] =
 		"<tr><td>%(at)</td><td>%(subscription)</td><td><code>%(source)</code></td>"
 		"<td><code>%(location)</code></td><td>%(if:msgid)<code>%(msgid)</code>%(end)</td>"
@@ -924,7 +926,7 @@ static const char *const html_heads[] = {
 		"<th>patches sent</th><th>patches with findings</th>"
 		"<th>findings</th><th>floods</th><th>last seen</th></tr>\n",
 	[PW_REPORT_STATS] = "<tr><th>period</th><th>list</th><th>messages</th>"
-		"<th>patches</th><th>findings</th><th>by rule</th></tr>\n",
+		"<th>patches</th><th>pull requests</th><th>findings</th><th>by rule</th></tr>\n",
 	[PW_REPORT_ERRORS] = "<tr><th>when</th><th>subscription</th><th>source</th>"
 		"<th>where</th><th>Message-ID</th><th>why</th><th>bytes kept</th></tr>\n",
 };

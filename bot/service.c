@@ -195,6 +195,18 @@ static bool poll_due(struct service *sv, int64_t *next)
 			ok = false;
 			break;
 		}
+		if (!st && s->failures) {
+			/* One line when a failing subscription polls again,
+			 * to close what its failures opened. */
+			char *span = pw_subscription_span(now - (s->last_ok ?
+						s->last_ok : s->created_at));
+
+			pw_info("%s: recovered after %d failed poll%s (%s without"
+				" a successful poll); messages=%" G_GINT64_FORMAT,
+				s->name, s->failures, s->failures == 1 ? "" : "s",
+				span, c.messages);
+			g_free(span);
+		}
 		if (st) {
 			pw_warn("%s: poll failed (%d in a row; retried in %" G_GINT64_FORMAT
 				" s): %s", s->name, s->failures + 1,
@@ -287,6 +299,7 @@ int pw_service_run(const char *config, const char *db_path)
 	char *err = NULL;
 
 	pw_signals_install();
+	pw_log_set_timestamps(true);
 	if (!pw_cli_open(config, db_path, false, &sv.cfg, &sv.db)) {
 		rc = EX_TEMPFAIL;
 		goto out;

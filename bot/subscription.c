@@ -115,13 +115,103 @@ bool pw_duration_parse(const char *s, int64_t *seconds)
 	return true;
 }
 
-const char *pw_subscription_state(const struct pw_subscription *sub)
+int64_t pw_subscription_stale_after(const struct pw_subscription *sub,
+				    int stale_after)
 {
-	if (sub->paused)
-		return "paused";
-	if (sub->failures)
-		return "failing";
-	return sub->last_poll ? "ok" : "new";
+	if (stale_after > 0)
+		return stale_after;
+	return MAX(3 * sub->interval, 600);
+}
+
+char *pw_subscription_span(int64_t s)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		return g_strdup_printf("%" G_GINT64_FORMAT " s", (gint64)s);
+	if (s < 2 * 3600)
+		return g_strdup_printf("%" G_GINT64_FORMAT " min", (gint64)(s / 60));
+	if (s < 2 * 86400)
+		return g_strdup_printf("%" G_GINT64_FORMAT " h", (gint64)(s / 3600));
+	return g_strdup_printf("%" G_GINT64_FORMAT " days", (gint64)(s / 86400));
+}
+
+/* "its last N polls failed: ERROR" (an error on one line). */
+static void failed(GString *o, const struct pw_subscription *sub)
+{
+	char *e = g_strdup(sub->last_error ? sub->last_error : "");
+
+	g_strdelimit(e, "\r\n", ' ');
+	if (sub->failures == 1)
+		g_string_append(o, "its last poll failed");
+	else
+		g_string_append_printf(o, "its last %d polls failed", sub->failures);
+	if (*e)
+		g_string_append_printf(o, ": %s", e);
+	g_free(e);
+}
+
+const char *pw_subscription_state(const struct pw_subscription *sub,
+				  int stale_after, int64_t now, char **reason,
+				  int64_t *until)
+{
+	int64_t limit = pw_subscription_stale_after(sub, stale_after);
+	int64_t since = sub->last_ok ? sub->last_ok :
+			sub->created_at ? sub->created_at : now;
+	int64_t at = 0;
+	const char *state;
+	GString *o = reason ? g_string_new(NULL) : NULL;
+	char *age = pw_subscription_span(now - since), *lim = NULL;
+
+	if (sub->paused) {
+		state = "paused";
+		if (o)
+			g_string_append(o, "paused: not polled until resumed");
+	} else if (now - since > limit) {
+		state = "stale";
+		if (o) {
+			lim = pw_subscription_span(limit);
+			g_string_append_printf(o, sub->last_ok ? "no successful poll"
+					       " for %s (stale after %s)" :
+					       "no successful poll since it was"
+					       " subscribed %s ago (stale after %s)",
+					       age, lim);
+			if (sub->failures) {
+				g_string_append(o, "; ");
+				failed(o, sub);
+			} else if (sub->next_poll && sub->next_poll < now - 60) {
+				char *late = pw_subscription_span(now - sub->next_poll);
+
+				g_string_append_printf(o, "; its next poll was due"
+						       " %s ago: is the service"
+						       " running?", late);
+				g_free(late);
+			}
+		}
+	} else {
+		at = since + limit + 1;
+		if (sub->failures) {
+			state = "failing";
+			if (o)
+				failed(o, sub);
+		} else if (!sub->last_poll) {
+			state = "new";
+			if (o)
+				g_string_append(o, "not polled yet");
+		} else {
+			state = "ok";
+			if (o)
+				g_string_append_printf(o, "last successful poll"
+						       " %s ago", age);
+		}
+	}
+	if (reason)
+		*reason = g_string_free(o, FALSE);
+	if (until)
+		*until = at;
+	g_free(age);
+	g_free(lim);
+	return state;
 }
 
 int64_t pw_subscription_backoff(const struct pw_subscription *sub, int failures)

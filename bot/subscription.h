@@ -72,12 +72,31 @@ void pw_poll_print(const struct pw_subscription *s,
 		   bool json);
 
 /*
- * The state of sub as "subscribe list" and the dashboard show it:
- * "paused", "failing" (its last poll failed), "ok", or "new" before its
- * first poll.  An ok subscription may have met messages it could not
- * read (sub->unreadable): its polls went on past them.
+ * Seconds without a successful poll after which sub is stale:
+ * stale_after ([web] stale_after) when above 0, else three of its
+ * intervals and at least ten minutes.
  */
-const char *pw_subscription_state(const struct pw_subscription *sub);
+int64_t pw_subscription_stale_after(const struct pw_subscription *sub,
+				    int stale_after);
+
+/*
+ * The state of sub at now, the one every view shows ("subscribe list",
+ * the dashboard, /api/subscriptions, /healthz): "paused"; "stale", no
+ * successful poll (or, before one, no poll) for longer than
+ * pw_subscription_stale_after(), whether or not polls failed: nothing
+ * is reading the list; "failing", its last poll failed; "new", before
+ * its first poll; else "ok".  An ok subscription may have met messages
+ * it could not read (sub->unreadable): its polls went on past them.
+ * With reason, *reason is set to a sentence for people saying why (a
+ * new string).  With until, *until is set to when the state changes
+ * if no poll comes first (0: it does not).
+ */
+const char *pw_subscription_state(const struct pw_subscription *sub,
+				  int stale_after, int64_t now, char **reason,
+				  int64_t *until);
+
+/* A span of seconds for people: "45 s", "12 min", "3 h", "2 days". */
+char *pw_subscription_span(int64_t seconds);
 
 /* When a poll that failed failures times in a row is retried: seconds. */
 int64_t pw_subscription_backoff(const struct pw_subscription *sub, int failures);

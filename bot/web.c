@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 
@@ -39,7 +40,8 @@ struct pw_web {
 	struct sockaddr_storage addr;
 	/* GET answers by URL, each with the store's generation it was
 	 * computed at (pw_db_query_generation()): given again while the
-	 * store is unchanged.  Under cache_lock. */
+	 * store is unchanged and the answer has not expired (a page
+	 * showing a state that time alone changes).  Under cache_lock. */
 	GMutex cache_lock;
 	GHashTable *cache;		/* char * -> struct cached * */
 	size_t cache_bytes;
@@ -66,6 +68,7 @@ struct cached {
 	uint64_t serial;		/* tells this entry from a later one */
 	bool ready;			/* holds an answer */
 	bool refreshing;		/* a newer one is being made */
+	int64_t expires;		/* the answer's (struct pw_web_answer) */
 	unsigned status;
 	const char *type;
 	GString *body;
@@ -241,6 +244,7 @@ static void cache_keep(struct pw_web *w, struct cached *c,
 	memcpy(c->gen, gen, sizeof(c->gen));
 	c->status = a->status;
 	c->type = a->type;
+	c->expires = a->expires;
 	c->body = g_string_new_len(a->body->str, (gssize)a->body->len);
 	c->ready = true;
 	w->cache_bytes += c->body->len;
@@ -258,7 +262,7 @@ static void refresh(gpointer data, gpointer unused)
 
 	made = !pw_db_query_generation(w->refresh_db, gen);
 	if (made)
-		pw_web_get(w->refresh_db, r->url, r->args, &a);
+		pw_web_get(w->refresh_db, w->cfg, r->url, r->args, &a);
 	g_mutex_lock(&w->cache_lock);
 	c = g_hash_table_lookup(w->cache, r->key);
 	if (c && c->serial == r->serial) {
@@ -298,7 +302,7 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 	char *key;
 
 	if (pw_db_query_generation(db, gen)) {
-		pw_web_get(db, url, args, a);
+		pw_web_get(db, w->cfg, url, args, a);
 		return;
 	}
 	key = cache_key(url, args);
@@ -306,7 +310,9 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 	for (;;) {
 		c = g_hash_table_lookup(w->cache, key);
 		if (c && c->ready) {
-			if (memcmp(c->gen, gen, sizeof(gen)) && !c->refreshing) {
+			if ((memcmp(c->gen, gen, sizeof(gen)) ||
+			     (c->expires && time(NULL) >= c->expires)) &&
+			    !c->refreshing) {
 				struct refresh *r = g_new0(struct refresh, 1);
 
 				r->w = w;
@@ -335,7 +341,7 @@ static void get_cached(struct pw_web *w, struct pw_db *db, const char *url,
 	g_hash_table_replace(w->cache, g_strdup(key), c);
 	g_mutex_unlock(&w->cache_lock);
 
-	pw_web_get(db, url, args, a);
+	pw_web_get(db, w->cfg, url, args, a);
 
 	g_mutex_lock(&w->cache_lock);
 	c = g_hash_table_lookup(w->cache, key);

@@ -41,9 +41,14 @@ enum pw_chart_step pw_web_chart_step_for(int64_t first, int64_t last);
  * /subscriptions, appended to o: an HTML table of each one's state,
  * last poll (when, and how it ended), last success, next poll,
  * messages brought and unreadable messages (linked to /errors); or,
- * for /api/subscriptions, the same as a JSON array (json-glib).
+ * for /api/subscriptions, the same as a JSON array (json-glib).  The
+ * state and its reason are pw_subscription_state()'s at now under
+ * [web] stale_after; *until is lowered (from 0: set) to when what was
+ * written goes out of date.
  */
-void pw_web_subscriptions_html(GString *o, GPtrArray *subs);
-void pw_web_subscriptions_json(GString *o, GPtrArray *subs);
+void pw_web_subscriptions_html(GString *o, GPtrArray *subs, int stale_after,
+			       int64_t now, int64_t *until);
+void pw_web_subscriptions_json(GString *o, GPtrArray *subs, int stale_after,
+			       int64_t now, int64_t *until);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "bot/subscription.h"
 #include "bot/web_ops.h"
 #include "checks/patch.h"
 #include "db/ops.h"
@@ -29,6 +30,11 @@ struct hist {
 struct pw_web_ops {
 	GMutex lock;
 	GHashTable *hists;	/* endpoint (static) -> struct hist * */
+	/* What the store last answered for /metrics, and when: given
+	 * again while it cannot be read, so that a series (a last
+	 * success's time) does not vanish from under an alert. */
+	GString *last_store;
+	int64_t last_store_at;
 };
 
 struct pw_web_ops *pw_web_ops_new(void)
@@ -37,6 +43,7 @@ struct pw_web_ops *pw_web_ops_new(void)
 
 	g_mutex_init(&o->lock);
 	o->hists = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	o->last_store = g_string_new(NULL);
 	return o;
 }
 
@@ -45,6 +52,7 @@ void pw_web_ops_free(struct pw_web_ops *o)
 	if (!o)
 		return;
 	g_hash_table_destroy(o->hists);
+	g_string_free(o->last_store, TRUE);
 	g_mutex_clear(&o->lock);
 	g_free(o);
 }
@@ -107,15 +115,6 @@ void pw_web_ops_observe(struct pw_web_ops *o, const char *path, double seconds)
 
 /* ---- /healthz ---- */
 
-/* Seconds without a successful poll after which s is stale. */
-static int64_t stale_after(const struct pw_config *cfg,
-			   const struct pw_subscription *s)
-{
-	if (cfg->web_stale_after > 0)
-		return cfg->web_stale_after;
-	return MAX(3 * s->interval, 600);
-}
-
 /* A UTC date for people, new. */
 static char *date_of(int64_t t)
 {
@@ -129,16 +128,21 @@ static char *date_of(int64_t t)
 }
 
 static void health_json(JsonBuilder *b, const struct pw_config *cfg,
-			const struct pw_subscription *s, int64_t now, bool stale)
+			const struct pw_subscription *s, int64_t now)
 {
 	int64_t since = s->last_ok ? s->last_ok : s->created_at;
+	char *why;
+	const char *state = pw_subscription_state(s, cfg->web_stale_after, now,
+						  &why, NULL);
 
 	json_builder_begin_object(b);
 	json_builder_set_member_name(b, "name");
 	json_builder_add_string_value(b, s->name);
 	json_builder_set_member_name(b, "state");
-	json_builder_add_string_value(b, s->paused ? "paused" :
-				      stale ? "stale" : "ok");
+	json_builder_add_string_value(b, state);
+	json_builder_set_member_name(b, "reason");
+	json_builder_add_string_value(b, why);
+	g_free(why);
 	json_builder_set_member_name(b, "last_ok");
 	if (s->last_ok)
 		json_builder_add_int_value(b, s->last_ok);
@@ -147,7 +151,7 @@ static void health_json(JsonBuilder *b, const struct pw_config *cfg,
 	json_builder_set_member_name(b, "age");
 	json_builder_add_int_value(b, now - since);
 	json_builder_set_member_name(b, "stale_after");
-	json_builder_add_int_value(b, stale_after(cfg, s));
+	json_builder_add_int_value(b, pw_subscription_stale_after(s, cfg->web_stale_after));
 	json_builder_set_member_name(b, "failures");
 	json_builder_add_int_value(b, s->failures);
 	json_builder_set_member_name(b, "last_error");
@@ -163,13 +167,17 @@ static void health_json(JsonBuilder *b, const struct pw_config *cfg,
 }
 
 static void health_text(GString *o, const struct pw_config *cfg,
-			const struct pw_subscription *s, int64_t now, bool stale)
+			const struct pw_subscription *s, int64_t now)
 {
 	char *when = s->last_ok ? date_of(s->last_ok) : NULL;
 	char *name = g_utf8_make_valid(s->name, -1);
+	const char *state = pw_subscription_state(s, cfg->web_stale_after, now,
+						  NULL, NULL);
+	char *shown = !strcmp(state, "stale") || !strcmp(state, "failing") ?
+		      g_ascii_strup(state, -1) : g_strdup(state);
 
-	g_string_append_printf(o, "subscription %s: %s, ", name,
-			       s->paused ? "paused" : stale ? "STALE" : "ok");
+	g_string_append_printf(o, "subscription %s: %s, ", name, shown);
+	g_free(shown);
 	if (when)
 		g_string_append_printf(o, "last successful poll %s, %" G_GINT64_FORMAT
 				       " s ago", when, (gint64)(now - s->last_ok));
@@ -178,7 +186,7 @@ static void health_text(GString *o, const struct pw_config *cfg,
 				       G_GINT64_FORMAT " s ago",
 				       (gint64)(now - s->created_at));
 	g_string_append_printf(o, " (stale after %" G_GINT64_FORMAT " s)",
-			       (gint64)stale_after(cfg, s));
+			       (gint64)pw_subscription_stale_after(s, cfg->web_stale_after));
 	if (s->failures) {
 		char *e = g_utf8_make_valid(s->last_error ? s->last_error : "", -1);
 
@@ -209,19 +217,18 @@ static void healthz(struct pw_db *db, const struct pw_config *cfg,
 	int64_t now = (int64_t)time(NULL);
 	GPtrArray *subs = NULL;
 	const char *store_err = NULL;
-	guint i, nstale = 0;
-	bool *stale;
+	guint i, nstale = 0, nfailing = 0;
 
 	/* The read: a cheap one, and the one the rest needs. */
 	if (pw_db_subscription_list(db, &subs))
 		store_err = pw_db_errmsg(db);
-	stale = g_new0(bool, subs && !store_err ? subs->len : 1);
 	for (i = 0; !store_err && i < subs->len; i++) {
-		struct pw_subscription *s = subs->pdata[i];
-		int64_t since = s->last_ok ? s->last_ok : s->created_at;
+		const char *state = pw_subscription_state(subs->pdata[i],
+							  cfg->web_stale_after,
+							  now, NULL, NULL);
 
-		stale[i] = !s->paused && now - since > stale_after(cfg, s);
-		nstale += stale[i];
+		nstale += !strcmp(state, "stale");
+		nfailing += !strcmp(state, "failing");
 	}
 	healthy = !store_err && !nstale;
 	a->status = healthy ? 200 : 503;
@@ -248,7 +255,7 @@ static void healthz(struct pw_db *db, const struct pw_config *cfg,
 		json_builder_set_member_name(b, "subscriptions");
 		json_builder_begin_array(b);
 		for (i = 0; !store_err && i < subs->len; i++)
-			health_json(b, cfg, subs->pdata[i], now, stale[i]);
+			health_json(b, cfg, subs->pdata[i], now);
 		json_builder_end_array(b);
 		json_builder_end_object(b);
 		root = json_builder_get_root(b);
@@ -276,12 +283,17 @@ static void healthz(struct pw_db *db, const struct pw_config *cfg,
 		} else {
 			g_string_append_printf(a->body, "ok: the store is"
 					       " readable; subscriptions: %u, none"
-					       " stale\n", subs->len);
+					       " stale", subs->len);
+			if (nfailing)
+				g_string_append_printf(a->body, ", %u failing"
+						       " (retried; stale once"
+						       " they fail for long)",
+						       nfailing);
+			g_string_append_c(a->body, '\n');
 		}
 		for (i = 0; !store_err && i < subs->len; i++)
-			health_text(a->body, cfg, subs->pdata[i], now, stale[i]);
+			health_text(a->body, cfg, subs->pdata[i], now);
 	}
-	g_free(stale);
 	if (subs)
 		g_ptr_array_free(subs, TRUE);
 }
@@ -475,58 +487,137 @@ static void latencies(struct pw_web_ops *ops, GString *o)
 	g_list_free(keys);
 }
 
+/* One gauge family of one label from counts. */
+static void counts1(GString *o, const char *name, const char *help,
+		    const char *k, GPtrArray *rows)
+{
+	guint i;
+
+	family(o, name, "gauge", help);
+	for (i = 0; i < rows->len; i++) {
+		struct pw_db_ops_count *c = rows->pdata[i];
+
+		sample_int(o, name, k, c->a, NULL, NULL, c->n);
+	}
+}
+
+/*
+ * A queue's depth from counts by state (and instance, labels 2): the
+ * rows in states (NULL-terminated), by instance or in all.
+ */
+static void depth(GString *o, const char *name, const char *help,
+		  GPtrArray *rows, int labels, const char *const *states)
+{
+	GHashTable *by = g_hash_table_new(g_str_hash, g_str_equal);
+	GList *keys, *l;
+	int64_t all = 0;
+	guint i;
+
+	family(o, name, "gauge", help);
+	for (i = 0; i < rows->len; i++) {
+		struct pw_db_ops_count *c = rows->pdata[i];
+		const char *state = labels > 1 ? c->b : c->a;
+		const char *const *st;
+
+		for (st = states; *st && strcmp(*st, state); st++)
+			;
+		if (!*st)
+			continue;
+		all += c->n;
+		if (labels > 1)
+			g_hash_table_insert(by, c->a, GINT_TO_POINTER(
+				GPOINTER_TO_INT(g_hash_table_lookup(by, c->a)) +
+				(int)c->n));
+	}
+	if (labels > 1) {
+		keys = g_list_sort(g_hash_table_get_keys(by), (GCompareFunc)strcmp);
+		for (l = keys; l; l = l->next)
+			sample_int(o, name, "instance", l->data, NULL, NULL,
+				   GPOINTER_TO_INT(g_hash_table_lookup(by, l->data)));
+		g_list_free(keys);
+	} else {
+		sample_int(o, name, NULL, NULL, NULL, NULL, all);
+	}
+	g_hash_table_destroy(by);
+}
+
+/* The families read from the store, into o. */
+static void store_families(GString *o, const struct pw_db_ops_metrics *m)
+{
+	static const char *const outbox_queue[] = { "pending", "sending", NULL };
+	static const char *const pw_queue[] = { "pending", "posting", NULL };
+	guint i;
+
+	counts2(o, "patchwarden_messages", "Messages stored, by list"
+		" and kind; a message on several lists counts under"
+		" each.", "list", "kind", m->messages);
+	counts1(o, "patchwarden_messages_stored", "Messages stored, by kind,"
+		" each once whatever its lists.", "kind", m->stored);
+	family(o, "patchwarden_findings", "gauge",
+	       "Findings stored, by rule and severity.");
+	for (i = 0; i < m->findings->len; i++) {
+		struct pw_db_ops_count *c = m->findings->pdata[i];
+		gint64 sev = 0;
+
+		g_ascii_string_to_signed(c->b, 10, 0, 2, &sev, NULL);
+		sample_int(o, "patchwarden_findings", "rule", c->a,
+			   "severity", pw_severity_str((enum pw_severity)sev),
+			   c->n);
+	}
+	counts1(o, "patchwarden_outbox_replies", "Replies in the outbox, by"
+		" state.", "state", m->outbox);
+	depth(o, "patchwarden_outbox_queue", "Replies waiting to be sent"
+	      " (pending or sending).", m->outbox, 1, outbox_queue);
+	counts2(o, "patchwarden_patchwork_checks", "Patchwork checks"
+		" queued, by instance and state.", "instance", "state",
+		m->pwcheck);
+	depth(o, "patchwarden_patchwork_queue", "Patchwork checks waiting"
+	      " to be posted (pending or posting), by instance.", m->pwcheck,
+	      2, pw_queue);
+	counts1(o, "patchwarden_unreadable_messages", "Messages that could"
+		" not be read or stored, by subscription (\"\": mail read"
+		" otherwise).", "subscription", m->unreadable);
+	counts1(o, "patchwarden_attention_patches", "Patches in the"
+		" overview's queue (findings at warning and above, not"
+		" triaged), by list.", "list", m->attention);
+	polls(o, m->polls);
+}
+
 static void metrics(struct pw_web_ops *ops, struct pw_db *db,
 		    struct pw_web_answer *a)
 {
 	struct pw_db_ops_metrics m = { 0 };
 	GString *o = a->body;
 	bool readable = !pw_db_ops_metrics(db, &m);
-	guint i;
+	GString *fams = g_string_new(NULL);
+	int64_t at;
 
+	if (readable)
+		store_families(fams, &m);
+	pw_db_ops_metrics_release(&m);
+	g_mutex_lock(&ops->lock);
+	if (readable) {
+		g_string_assign(ops->last_store, fams->str);
+		ops->last_store_at = (int64_t)time(NULL);
+	} else {
+		g_string_assign(fams, ops->last_store->str);
+	}
+	at = ops->last_store_at;
+	g_mutex_unlock(&ops->lock);
 	a->status = 200;
 	/* The version of the format the text follows. */
 	a->type = "text/plain; version=0.0.4; charset=utf-8";
 	family(o, "patchwarden_store_readable", "gauge",
-	       "1 when the store answered the reads below, 0 when it did not.");
+	       "1 when the store answered the reads below, 0 when it did not"
+	       " (they are then its last answers).");
 	sample_int(o, "patchwarden_store_readable", NULL, NULL, NULL, NULL,
 		   readable);
-	if (readable) {
-		counts2(o, "patchwarden_messages", "Messages stored, by list"
-			" and kind; a message on several lists counts under"
-			" each.", "list", "kind", m.messages);
-		family(o, "patchwarden_messages_stored", "gauge",
-		       "Messages stored, by kind, each once whatever its lists.");
-		for (i = 0; i < m.stored->len; i++) {
-			struct pw_db_ops_count *c = m.stored->pdata[i];
-
-			sample_int(o, "patchwarden_messages_stored", "kind",
-				   c->a, NULL, NULL, c->n);
-		}
-		family(o, "patchwarden_findings", "gauge",
-		       "Findings stored, by rule and severity.");
-		for (i = 0; i < m.findings->len; i++) {
-			struct pw_db_ops_count *c = m.findings->pdata[i];
-			gint64 sev = 0;
-
-			g_ascii_string_to_signed(c->b, 10, 0, 2, &sev, NULL);
-			sample_int(o, "patchwarden_findings", "rule", c->a,
-				   "severity", pw_severity_str((enum pw_severity)sev),
-				   c->n);
-		}
-		family(o, "patchwarden_outbox_replies", "gauge",
-		       "Replies in the outbox, by state.");
-		for (i = 0; i < m.outbox->len; i++) {
-			struct pw_db_ops_count *c = m.outbox->pdata[i];
-
-			sample_int(o, "patchwarden_outbox_replies", "state",
-				   c->a, NULL, NULL, c->n);
-		}
-		counts2(o, "patchwarden_patchwork_checks", "Patchwork checks"
-			" queued, by instance and state.", "instance", "state",
-			m.pwcheck);
-		polls(o, m.polls);
-	}
-	pw_db_ops_metrics_release(&m);
+	family(o, "patchwarden_store_read_timestamp_seconds", "gauge",
+	       "When the store last answered /metrics (Unix time, 0: never).");
+	sample_int(o, "patchwarden_store_read_timestamp_seconds", NULL, NULL,
+		   NULL, NULL, at);
+	g_string_append(o, fams->str);
+	g_string_free(fams, TRUE);
 	latencies(ops, o);
 }
 

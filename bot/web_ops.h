@@ -2,19 +2,23 @@
  * patchwarden: the dashboard's answers for an operator's monitors.
  *
  * GET /healthz says whether the service is doing its job: the store
- * answers a read, and every subscription not paused has polled
- * successfully within [web] stale_after seconds (0: three of its
- * intervals, at least 600).  200 when both hold, 503 when either does
- * not, so that "curl -fsS URL/healthz" exits 0 or 22; the body says
- * why, as text or, with ?format=json or "Accept: application/json",
- * as JSON.
+ * answers a read, and no subscription is stale (pw_subscription_state(),
+ * the state every view shows: no successful poll within [web]
+ * stale_after seconds, 0: three of its intervals, at least 600).  200
+ * when both hold, 503 when either does not, so that "curl -fsS
+ * URL/healthz" exits 0 or 22; the body says why, each subscription's
+ * state (a failing one too) and its reason, as text or, with
+ * ?format=json or "Accept: application/json", as JSON.
  *
  * GET /metrics answers the Prometheus text exposition format, version
  * 0.0.4: the messages stored, the findings by rule and severity, each
- * subscription's polls (how many, failed, seconds), the outbox and the
- * Patchwork check queue by state, and the server's own request
- * latencies by endpoint, kept in memory (they start again with the
- * server).  Neither answer is cached: each reads the store as it is.
+ * subscription's polls (how many, failed, seconds) and unreadable
+ * messages, the outbox and the Patchwork check queue by state and
+ * their depths, the overview's queue by list, and the server's own
+ * request latencies by endpoint, kept in memory (they start again with
+ * the server).  Neither answer is cached: each reads the store as it
+ * is; when /metrics cannot, it says so (patchwarden_store_readable 0)
+ * and gives the store's last answers again.
  */
 #ifndef PW_WEB_OPS_H
 #define PW_WEB_OPS_H

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bot/mail.h"
 #include "bot/pubinbox.h"
@@ -16,6 +17,7 @@
 #include "bot/report.h"
 #include "bot/subscription.h"
 #include "bot/web_chart.h"
+#include "bot/web_diff.h"
 #include "bot/web_page.h"
 #include "bot/web_triage.h"
 #include "checks/rules.h"
@@ -31,63 +33,18 @@
 /* Patches of a series whose diffs its page shows; the rest are listed. */
 #define SERIES_DIFFS 25
 
-static const char style[] =
-	"body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}"
-	"header{background:#243447;color:#fff;padding:.5em 1em}"
-	"header a{color:#fff;margin-right:1em;text-decoration:none}"
-	"header b{margin-right:2em}"
-	"main{padding:1em;max-width:1200px}"
-	"table{border-collapse:collapse;margin:.5em 0 1em}"
-	"td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}"
-	"th{background:#eee}td.n{text-align:right}td.bad{color:#a00;font-weight:bold}"
-	"tr.sev-error td:first-child{border-left:4px solid #c00}"
-	"tr.sev-warning td:first-child{border-left:4px solid #e90}"
-	"tr.sev-info td:first-child{border-left:4px solid #39c}"
-	"form{margin:.5em 0}form label{margin-right:.8em;white-space:nowrap}"
-	"input{width:9em}"
-	"pre{background:#fff;border:1px solid #ddd;padding:.5em;overflow-x:auto}"
-	"pre.diff span{display:block;white-space:pre}"
-	".add{background:#e6ffe6}.del{background:#ffe6e6}.hunk{color:#06c}"
-	".mark{outline:2px solid #c00}"
-	".note{display:block;font-family:system-ui,sans-serif;white-space:normal!important;"
-	"background:#fff3cd;border-left:4px solid #e90;padding:.2em .5em;margin:.1em 0 .4em}"
-	".note.sev-error{background:#fde2e2;border-color:#c00}"
-	".legend span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
-	".counts td{min-width:5em}"
-	".hint{color:#555;font-size:90%}"
-	".bad{color:#a00;font-weight:bold}"
-	"svg.chart{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}"
-	".attention h3{margin:.8em 0 .2em}";
-
 /* ---- escaping and the frame ---- */
 
 static void page_begin(struct pw_web_answer *a, const char *title)
 {
 	a->status = 200;
 	a->type = "text/html; charset=utf-8";
-	g_string_append(a->body, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-			"<meta charset=\"utf-8\"><meta name=\"viewport\""
-			" content=\"width=device-width\"><title>");
-	pw_web_esc(a->body, title);
-	g_string_append_printf(a->body, " - patchwarden</title><style>%s</style>"
-			       "</head><body><header><b>patchwarden</b>"
-			       "<a href=\"/\">overview</a><a href=\"/series\">series</a>"
-			       "<a href=\"/patches\">patches</a>"
-			       "<a href=\"/findings\">findings</a>"
-			       "<a href=\"/floods\">floods</a>"
-			       "<a href=\"/senders\">senders</a>"
-			       "<a href=\"/stats\">stats</a>"
-			       "<a href=\"/outbox\">outbox</a>"
-			       "<a href=\"/subscriptions\">subscriptions</a>"
-			       "<a href=\"/errors\">errors</a></header><main><h1>",
-			       style);
-	pw_web_esc(a->body, title);
-	g_string_append(a->body, "</h1>\n");
+	pw_web_page_begin(a->body, title);
 }
 
 static void page_end(struct pw_web_answer *a)
 {
-	g_string_append(a->body, "</main></body></html>\n");
+	pw_web_page_end(a->body);
 }
 
 
@@ -401,159 +358,6 @@ static void hidden_note(GString *o, int64_t hidden, enum pw_severity min,
 	g_string_append(o, "?severity=info\">show every finding</a>.</p>\n");
 }
 
-/* ---- the diff with its findings ---- */
-
-/* "path\nline" of a finding or an added line. */
-static char *place(const char *file, int line)
-{
-	return g_strdup_printf("%s\n%d", file ? file : "", line);
-}
-
-static void note(GString *o, const struct pw_query_finding *f)
-{
-	g_string_append_printf(o, "<span class=\"note sev-%s\"><b>",
-			       pw_severity_str(f->severity));
-	pw_web_esc(o, f->rule);
-	g_string_append(o, "</b> ");
-	pw_web_esc(o, f->message);
-	if (f->fix) {
-		g_string_append(o, " &mdash; fix: <code>");
-		pw_web_esc(o, f->fix);
-		g_string_append(o, "</code>");
-	}
-	g_string_append(o, "</span>\n");
-}
-
-/*
- * The diff, each line escaped and marked by kind, each finding shown
- * under the added line it is about; findings about no line first.
- */
-static void diff_html(GString *o, const char *diff, GPtrArray *findings)
-{
-	struct pw_patch *p = pw_diff_parse(diff, strlen(diff));
-	GHashTable *by_place = g_hash_table_new_full(g_str_hash, g_str_equal,
-						     g_free, NULL);
-	GHashTable *by_line = g_hash_table_new_full(g_direct_hash,
-						    g_direct_equal, NULL,
-						    (GDestroyNotify)g_ptr_array_unref);
-	GPtrArray *unplaced = g_ptr_array_new();
-	const char *s = diff;
-	size_t i, j;
-	guint k;
-	int no = 0;
-
-	for (k = 0; k < findings->len; k++) {
-		const struct pw_query_finding *f = findings->pdata[k];
-
-		if (f->file && f->line > 0)
-			g_hash_table_insert(by_place, place(f->file, f->line),
-					    GUINT_TO_POINTER(1));
-	}
-	/* Each added line that a finding names, by its line in the diff. */
-	for (i = 0; i < p->nfiles; i++) {
-		const struct pw_file *fl = &p->files[i];
-		const char *path = pw_file_path(fl);
-
-		for (j = 0; j < fl->nlines; j++) {
-			const struct pw_dline *d = &fl->lines[j];
-			char *key;
-
-			if (d->kind != '+')
-				continue;
-			key = place(path, d->new_no);
-			if (g_hash_table_contains(by_place, key)) {
-				GPtrArray *v = g_ptr_array_new();
-
-				for (k = 0; k < findings->len; k++) {
-					const struct pw_query_finding *f =
-						findings->pdata[k];
-
-					if (f->file && !strcmp(f->file, path) &&
-					    f->line == d->new_no)
-						g_ptr_array_add(v, (gpointer)f);
-				}
-				g_hash_table_replace(by_line,
-						     GINT_TO_POINTER(d->patch_no), v);
-				g_hash_table_remove(by_place, key);
-			}
-			g_free(key);
-		}
-	}
-	for (k = 0; k < findings->len; k++) {
-		const struct pw_query_finding *f = findings->pdata[k];
-		char *key = place(f->file, f->line);
-
-		if (!f->file || f->line <= 0 || g_hash_table_contains(by_place, key))
-			g_ptr_array_add(unplaced, (gpointer)f);
-		g_free(key);
-	}
-	for (k = 0; k < unplaced->len; k++)
-		note(o, unplaced->pdata[k]);
-	g_string_append(o, "<pre class=\"diff\">");
-	while (*s) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		char *line = g_strndup(s, len);
-		GPtrArray *marks;
-		const char *cls = "ctx";
-
-		no++;
-		marks = g_hash_table_lookup(by_line, GINT_TO_POINTER(no));
-		if (*line == '+' && strncmp(line, "+++ ", 4))
-			cls = "add";
-		else if (*line == '-' && strncmp(line, "--- ", 4))
-			cls = "del";
-		else if (!strncmp(line, "@@", 2))
-			cls = "hunk";
-		g_string_append_printf(o, "<span class=\"%s%s\" id=\"L%d\">", cls,
-				       marks ? " mark" : "", no);
-		pw_web_esc(o, line);
-		g_string_append(o, "</span>");
-		for (k = 0; marks && k < marks->len; k++)
-			note(o, marks->pdata[k]);
-		g_free(line);
-		s += len;
-		if (*s == '\n')
-			s++;
-	}
-	g_string_append(o, "</pre>\n");
-	g_ptr_array_unref(unplaced);
-	g_hash_table_destroy(by_line);
-	g_hash_table_destroy(by_place);
-	pw_patch_free(p);
-}
-
-/* The commit message and the diff of message id, read from its bytes. */
-static void message_body(struct pw_db *db, int64_t id, GPtrArray *findings,
-			 GString *o)
-{
-	GBytes *raw = NULL;
-	struct pw_mail *m = NULL;
-	gsize n;
-	const char *b;
-
-	/* From the store, or from the archive that keeps the message. */
-	pw_pubinbox_message(db, id, &raw);
-	if (!raw) {
-		g_string_append(o, "<p>The raw message is not in this store.</p>\n");
-		return;
-	}
-	b = g_bytes_get_data(raw, &n);
-	if (pw_mail_parse(b, n, &m, NULL) == PW_OK) {
-		if (m->commit_msg && *m->commit_msg) {
-			g_string_append(o, "<pre class=\"msg\">");
-			pw_web_esc(o, m->commit_msg);
-			g_string_append(o, "</pre>\n");
-		}
-		if (m->diff)
-			diff_html(o, m->diff, findings);
-	} else {
-		g_string_append(o, "<p>The raw message cannot be read.</p>\n");
-	}
-	pw_mail_free(m);
-	g_bytes_unref(raw);
-}
-
 /* ---- one message, one series ---- */
 
 static const char message_head[] =
@@ -596,8 +400,26 @@ static void message_page(struct pw_db *db, const char *msgid,
 		return;
 	}
 	if (api) {
+		GBytes *raw = NULL;
+		struct pw_mail *mail = NULL;
+		char *diff = NULL;
+
+		/* The commit message and the diff as sent (a damaged
+		 * one whole), read from its bytes as the page reads them. */
+		pw_pubinbox_message(db, m->id, &raw);
+		if (raw) {
+			gsize n;
+			const char *b = g_bytes_get_data(raw, &n);
+
+			if (pw_mail_parse(b, n, &mail, NULL) == PW_OK && mail->diff)
+				diff = g_strconcat(mail->diff, mail->diff_rest ?
+						   mail->diff_rest : "", NULL);
+			g_bytes_unref(raw);
+		}
 		p = pw_web_printer(&s, PW_FORMAT_JSON, NULL, 0);
-		pw_report_message(p, m, NULL, NULL);
+		pw_report_message(p, m, mail ? mail->commit_msg : NULL, diff);
+		g_free(diff);
+		pw_mail_free(mail);
 		pw_web_printer_done(&s, p, a->body);
 		a->status = 200;
 		a->type = "application/json";
@@ -638,7 +460,7 @@ static void message_page(struct pw_db *db, const char *msgid,
 	path = g_strdup_printf("/message/%s", esc_msgid);
 	g_free(esc_msgid);
 	hidden_note(a->body, hidden, min, path);
-	message_body(db, m->id, shown, a->body);
+	pw_web_message_body(db, m->id, shown, a->body);
 	page_end(a);
 	g_free(path);
 	g_ptr_array_unref(shown);
@@ -751,7 +573,7 @@ static void series_page(struct pw_db *db, const char *id_text,
 			goto out;
 		}
 		shown = shown_findings(fs, min, &hidden);
-		message_body(db, q->message_id, shown, a->body);
+		pw_web_message_body(db, q->message_id, shown, a->body);
 		g_ptr_array_unref(shown);
 		g_ptr_array_unref(fs);
 	}
@@ -883,8 +705,8 @@ static bool campaigns(struct pw_db *db, GString *o, struct pw_web_answer *a)
  * What needs attention, at the top of the overview: untriaged patches
  * with warnings or errors, floods in progress, subscriptions failing.
  */
-static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
-		      struct pw_web_answer *a)
+static bool attention(struct pw_db *db, const struct pw_config *cfg,
+		      GPtrArray *subs, GString *o, struct pw_web_answer *a)
 {
 	struct pw_report *floods = pw_report_new("floods", 20, 20, true, NULL);
 	GPtrArray *queue = NULL;
@@ -893,6 +715,7 @@ static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
 	char *err = NULL;
 	guint i, failing = 0;
 	bool more, ok = false;
+	int64_t now = (int64_t)time(NULL), until;
 
 	if (!pw_report_set(floods, db, "since", FLOOD_RECENT, &err)) {
 		pw_web_answer_error(a, false, 500, "%s", err);
@@ -907,23 +730,34 @@ static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
 	g_string_append(o, "<section class=\"attention\"><h2>Needs attention</h2>\n");
 	for (i = 0; i < subs->len; i++) {
 		const struct pw_subscription *u = subs->pdata[i];
+		char *why;
+		const char *state = pw_subscription_state(u, cfg->web_stale_after,
+							  now, &why, &until);
+		bool bad = !strcmp(state, "failing") || !strcmp(state, "stale");
 
-		if (!u->failures && !u->unreadable)
+		/* The page shows states: made again when one changes. */
+		if (!a->expires || a->expires > now + 60)
+			a->expires = now + 60;
+		if (until && until < a->expires)
+			a->expires = until;
+		if (!bad && !u->unreadable) {
+			g_free(why);
 			continue;
+		}
 		if (!failing++)
-			g_string_append(o, "<h3>Subscriptions failing or with unreadable"
-					" messages</h3><ul class=\"failing\">\n");
+			g_string_append(o, "<h3>Subscriptions stale, failing or with"
+					" unreadable messages</h3><ul class=\"failing\">\n");
 		g_string_append(o, "<li><a href=\"/subscriptions#sub-");
 		g_string_append_printf(o, "%" G_GINT64_FORMAT "\">", (gint64)u->id);
 		pw_web_esc(o, u->name);
 		g_string_append(o, "</a>: ");
-		if (u->failures) {
-			g_string_append_printf(o, "its last %d poll%s failed: ",
-					       u->failures, u->failures == 1 ? "" : "s");
-			pw_web_esc(o, u->last_error);
+		if (bad) {
+			g_string_append_printf(o, "<b class=\"bad\">%s</b>: ", state);
+			pw_web_esc(o, why);
 			if (u->unreadable)
 				g_string_append(o, "; ");
 		}
+		g_free(why);
 		if (u->unreadable)
 			g_string_append_printf(o, "<a href=\"/errors\">%" G_GINT64_FORMAT
 					       " unreadable message%s</a>",
@@ -945,7 +779,7 @@ static bool attention(struct pw_db *db, GPtrArray *subs, GString *o,
 	if (!failing && !recent->len && !queue->len)
 		g_string_append(o, "<p class=\"nothing\">Nothing needs attention:"
 				" no patch with warnings or errors, no flood in"
-				" progress, no subscription failing.</p>\n");
+				" progress, no subscription stale or failing.</p>\n");
 	g_string_append(o, "</section>\n");
 	ok = true;
 out:
@@ -1020,8 +854,35 @@ static bool charts(struct pw_db *db, GString *o, struct pw_web_answer *a)
 	return true;
 }
 
-static void overview(struct pw_db *db, GHashTable *args,
-		     struct pw_web_answer *a)
+/* ": N ok, N stale, ..." of subs, the states in a fixed order. */
+static void states_count(GString *o, const struct pw_config *cfg,
+			 GPtrArray *subs)
+{
+	static const char *const order[] = {
+		"ok", "new", "failing", "stale", "paused",
+	};
+	int64_t now = (int64_t)time(NULL);
+	guint n[G_N_ELEMENTS(order)] = { 0 }, i, k;
+	const char *sep = ": ";
+
+	for (i = 0; i < subs->len; i++) {
+		const char *st = pw_subscription_state(subs->pdata[i],
+						       cfg->web_stale_after,
+						       now, NULL, NULL);
+
+		for (k = 0; k < G_N_ELEMENTS(order); k++)
+			n[k] += !strcmp(st, order[k]);
+	}
+	for (k = 0; k < G_N_ELEMENTS(order); k++) {
+		if (!n[k])
+			continue;
+		g_string_append_printf(o, "%s%u %s", sep, n[k], order[k]);
+		sep = ", ";
+	}
+}
+
+static void overview(struct pw_db *db, const struct pw_config *cfg,
+		     GHashTable *args, struct pw_web_answer *a)
 {
 	struct pw_finding_counts fc;
 	GPtrArray *subs = NULL;
@@ -1047,10 +908,10 @@ static void overview(struct pw_db *db, GHashTable *args,
 	for (sev = PW_REPORT_MIN_SEVERITY; sev <= PW_SEV_ERROR; sev++)
 		shown += fc.severity[sev];
 	page_begin(a, "Overview");
-	if (!attention(db, subs, a->body, a) || !campaigns(db, a->body, a))
+	if (!attention(db, cfg, subs, a->body, a) || !campaigns(db, a->body, a))
 		goto out;
 	g_string_append_printf(a->body, "<h2>The store</h2><table class=\"counts\"><tr><th>messages</th>"
-			       "<th>patches</th><th>series</th>"
+			       "<th>patches</th><th>pull requests</th><th>series</th>"
 			       "<th><a href=\"/findings\">findings</a></th>"
 			       "<th>lists</th><th>unreadable</th></tr><tr>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
@@ -1058,9 +919,10 @@ static void overview(struct pw_db *db, GHashTable *args,
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
+			       "<td class=\"n\">%" G_GINT64_FORMAT "</td>"
 			       "<td class=\"n%s\">%s%" G_GINT64_FORMAT "%s</td></tr></table>\n",
 			       (gint64)c.messages, (gint64)c.patches,
-			       (gint64)c.series, (gint64)shown,
+			       (gint64)c.pulls, (gint64)c.series, (gint64)shown,
 			       (gint64)c.lists, c.errors ? " bad" : "",
 			       c.errors ? "<a href=\"/errors\">" : "",
 			       (gint64)c.errors, c.errors ? "</a>" : "");
@@ -1071,13 +933,14 @@ static void overview(struct pw_db *db, GHashTable *args,
 			       " (<a href=\"/findings?severity=info\">every finding</a>)."
 			       " Unreadable: messages that could not be read or"
 			       " stored (<a href=\"/errors\">errors</a>)."
-			       " %u subscription%s (<a href=\"/subscriptions\">their"
-			       " state</a>).</p>\n",
-			       (gint64)shown, pw_severity_str(PW_REPORT_MIN_SEVERITY),
+			       " %u subscription%s", (gint64)shown,
+			       pw_severity_str(PW_REPORT_MIN_SEVERITY),
 			       (gint64)fc.severity[PW_SEV_ERROR],
 			       (gint64)fc.severity[PW_SEV_WARNING],
 			       (gint64)fc.severity[PW_SEV_INFO],
 			       subs->len, subs->len == 1 ? "" : "s");
+	states_count(a->body, cfg, subs);
+	g_string_append(a->body, " (<a href=\"/subscriptions\">their state</a>).</p>\n");
 	if (!charts(db, a->body, a))
 		goto out;
 	g_string_append(a->body, "<h2>Lists</h2><p>");
@@ -1157,7 +1020,7 @@ static const char atom_entry[] =
 	"<title>%(rule): %(subject)</title><updated>%(date)</updated>"
 	"<link href=\"/message/%(msgid:url)\"/>"
 	"<author><name>%(from)</name></author>"
-	"<content type=\"text\">%(severity) %(if:file)%(file):%(line)%(else)(patch)%(end):"
+	"<content type=\"text\">%(severity) %(if:file)%(file)%(if:line):%(line)%(else) (whole file)%(end)%(else)(patch)%(end):"
 	" %(message)</content></entry>\n";
 
 /* /list/NAME/atom: the list's newest findings. */
@@ -1203,6 +1066,12 @@ static void list_feed(struct pw_db *db, const char *name,
 	if (st) {
 		store_error(a, false, db, st);
 	} else {
+		/* Atom wants a date: an entry whose mail had none takes
+		 * the feed's. */
+		char *known = g_strdup_printf("<updated>%s</updated>", updated);
+
+		g_string_replace(a->body, "<updated>unknown</updated>", known, 0);
+		g_free(known);
 		g_string_append(a->body, "</feed>\n");
 		a->status = 200;
 		a->type = "application/atom+xml";
@@ -1306,8 +1175,8 @@ out:
 }
 
 /* /subscriptions (HTML) and /api/subscriptions (JSON). */
-static void subscriptions(struct pw_db *db, GHashTable *args, bool api,
-			  struct pw_web_answer *a)
+static void subscriptions(struct pw_db *db, const struct pw_config *cfg,
+			  GHashTable *args, bool api, struct pw_web_answer *a)
 {
 	GPtrArray *subs = NULL;
 	enum pw_status st;
@@ -1322,12 +1191,14 @@ static void subscriptions(struct pw_db *db, GHashTable *args, bool api,
 		return;
 	}
 	if (api) {
-		pw_web_subscriptions_json(a->body, subs);
+		pw_web_subscriptions_json(a->body, subs, cfg->web_stale_after,
+					  (int64_t)time(NULL), &a->expires);
 		a->status = 200;
 		a->type = "application/json";
 	} else {
 		page_begin(a, "Subscriptions");
-		pw_web_subscriptions_html(a->body, subs);
+		pw_web_subscriptions_html(a->body, subs, cfg->web_stale_after,
+					  (int64_t)time(NULL), &a->expires);
 		page_end(a);
 	}
 	g_ptr_array_unref(subs);
@@ -1343,23 +1214,23 @@ static bool is_report(const char *name)
 	       !strcmp(name, "errors");
 }
 
-void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
-		struct pw_web_answer *a)
+void pw_web_get(struct pw_db *db, const struct pw_config *cfg,
+		const char *path, GHashTable *args, struct pw_web_answer *a)
 {
 	const char *rest;
 
 	if (!strcmp(path, "/")) {
-		overview(db, args, a);
+		overview(db, cfg, args, a);
 	} else if (pw_web_triage_get(db, path, args, a)) {
 		/* /decisions, /api/decisions: bot/web_triage.c */
 	} else if (!strcmp(path, "/subscriptions")) {
-		subscriptions(db, args, false, a);
+		subscriptions(db, cfg, args, false, a);
 	} else if (g_str_has_prefix(path, "/api/")) {
 		rest = path + 5;
 		if (is_report(rest))
 			api_report(db, rest, args, a);
 		else if (!strcmp(rest, "subscriptions"))
-			subscriptions(db, args, true, a);
+			subscriptions(db, cfg, args, true, a);
 		else if (g_str_has_prefix(rest, "message/") && rest[8])
 			message_page(db, rest + 8, args, a, true);
 		else

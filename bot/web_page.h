@@ -18,11 +18,11 @@
 
 /*
  * Answers GET path (unescaped, without the query) with args (the query
- * parameters, name -> value, both borrowed) from db into a, whose body
- * is empty when called.
+ * parameters, name -> value, both borrowed) from db under cfg into a,
+ * whose body is empty when called.
  */
-void pw_web_get(struct pw_db *db, const char *path, GHashTable *args,
-		struct pw_web_answer *a);
+void pw_web_get(struct pw_db *db, const struct pw_config *cfg,
+		const char *path, GHashTable *args, struct pw_web_answer *a);
 
 /*
  * POST /api/check: reads body (len bytes: one mail, an mbox or a bare

@@ -48,7 +48,26 @@ static const char *last_result(const struct pw_subscription *u)
 	return u->failures ? "failed" : "ok";
 }
 
-void pw_web_subscriptions_json(GString *o, GPtrArray *subs)
+/*
+ * The state of u at now, its reason (a new string), and the earliest
+ * time a page showing it goes out of date in *until (a minute at most:
+ * the reasons count minutes).
+ */
+static const char *state_of(const struct pw_subscription *u, int stale_after,
+			    int64_t now, char **why, int64_t *until)
+{
+	int64_t at;
+	const char *state = pw_subscription_state(u, stale_after, now, why, &at);
+
+	if (!*until || *until > now + 60)
+		*until = now + 60;
+	if (at && at < *until)
+		*until = at;
+	return state;
+}
+
+void pw_web_subscriptions_json(GString *o, GPtrArray *subs, int stale_after,
+			       int64_t now, int64_t *until)
 {
 	JsonBuilder *b = json_builder_new();
 	JsonGenerator *g = json_generator_new();
@@ -59,13 +78,17 @@ void pw_web_subscriptions_json(GString *o, GPtrArray *subs)
 	json_builder_begin_array(b);
 	for (i = 0; i < subs->len; i++) {
 		const struct pw_subscription *u = subs->pdata[i];
+		char *why;
+		const char *state = state_of(u, stale_after, now, &why, until);
 
 		json_builder_begin_object(b);
 		json_str(b, "name", u->name);
 		json_str(b, "kind", u->kind);
 		json_str(b, "url", u->url);
 		json_str(b, "list", u->list);
-		json_str(b, "state", pw_subscription_state(u));
+		json_str(b, "state", state);
+		json_str(b, "reason", why);
+		json_int(b, "stale_after", pw_subscription_stale_after(u, stale_after));
 		json_int(b, "interval", u->interval);
 		json_time(b, "last_poll", u->last_poll);
 		json_str(b, "last_result", last_result(u));
@@ -78,6 +101,7 @@ void pw_web_subscriptions_json(GString *o, GPtrArray *subs)
 		json_int(b, "messages", u->messages);
 		json_int(b, "unreadable", u->unreadable);
 		json_builder_end_object(b);
+		g_free(why);
 	}
 	json_builder_end_array(b);
 	root = json_builder_get_root(b);
@@ -109,7 +133,8 @@ static void when(GString *o, int64_t t, const char *never)
 	g_free(s);
 }
 
-void pw_web_subscriptions_html(GString *o, GPtrArray *subs)
+void pw_web_subscriptions_html(GString *o, GPtrArray *subs, int stale_after,
+			       int64_t now, int64_t *until)
 {
 	guint i;
 
@@ -129,7 +154,9 @@ void pw_web_subscriptions_html(GString *o, GPtrArray *subs)
 			"<th>messages</th><th>unreadable</th></tr>\n");
 	for (i = 0; i < subs->len; i++) {
 		const struct pw_subscription *u = subs->pdata[i];
-		const char *state = pw_subscription_state(u);
+		char *why;
+		const char *state = state_of(u, stale_after, now, &why, until);
+		bool bad = !strcmp(state, "failing") || !strcmp(state, "stale");
 
 		g_string_append_printf(o, "<tr id=\"sub-%" G_GINT64_FORMAT "\"><td>",
 				       (gint64)u->id);
@@ -146,9 +173,12 @@ void pw_web_subscriptions_html(GString *o, GPtrArray *subs)
 			pw_web_esc(o, u->list);
 			g_string_append(o, "</a>");
 		}
-		g_string_append_printf(o, "</td><td class=\"state-%s%s\">%s</td><td>",
-				       state, strcmp(state, "failing") ? "" : " bad",
-				       state);
+		g_string_append_printf(o, "</td><td class=\"state-%s%s\"><b>%s</b>:"
+				       " <span class=\"why\">", state,
+				       bad ? " bad" : "", state);
+		pw_web_esc(o, why);
+		g_string_append(o, "</span></td><td>");
+		g_free(why);
 		when(o, u->last_poll, "never");
 		g_string_append(o, "</td><td>");
 		if (!u->last_poll)
@@ -165,7 +195,11 @@ void pw_web_subscriptions_html(GString *o, GPtrArray *subs)
 		g_string_append(o, "</td><td>");
 		if (u->paused)
 			g_string_append(o, "paused");
-		else
+		else if (u->next_poll && u->next_poll < now - 60) {
+			g_string_append(o, "<span class=\"bad\">overdue since ");
+			when(o, u->next_poll, "now");
+			g_string_append(o, "</span>");
+		} else
 			when(o, u->next_poll, "now");
 		g_string_append_printf(o, "</td><td class=\"n\">%" G_GINT64_FORMAT
 				       "</td><td class=\"n%s\">", (gint64)u->messages,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/log.h"
 #include "bot/printer.h"
 #include "bot/triage.h"
 #include "bot/web_html.h"
@@ -32,18 +33,7 @@ static char *day(int64_t t)
 
 static void page_begin(GString *o, const char *title)
 {
-	g_string_append(o, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-			"<meta charset=\"utf-8\"><meta name=\"viewport\""
-			" content=\"width=device-width\"><title>");
-	pw_web_esc(o, title);
-	g_string_append(o, " - patchwarden</title><style>body{font-family:"
-			"sans-serif;margin:1em}table{border-collapse:collapse}"
-			"td,th{border-bottom:1px solid #ddd;padding:.2em .5em;"
-			"text-align:left;vertical-align:top}</style></head><body>"
-			"<header><b>patchwarden</b> <a href=\"/\">overview</a>"
-			" <a href=\"/decisions\">decisions</a></header><main><h1>");
-	pw_web_esc(o, title);
-	g_string_append(o, "</h1>\n");
+	pw_web_page_begin(o, title);
 }
 
 /* The fields every triage form carries: who, why, the token. */
@@ -51,14 +41,35 @@ static void form_tail(GString *o, const char *back, const char *button)
 {
 	g_string_append(o, "<input type=\"hidden\" name=\"back\" value=\"");
 	pw_web_esc(o, back);
-	g_string_append_printf(o, "\"><input name=\"by\" type=\"email\" required"
-			       " placeholder=\"your address\" maxlength=\"%d\">"
-			       "<input name=\"reason\" placeholder=\"why\""
-			       " maxlength=\"%d\"><input name=\"token\""
-			       " type=\"password\" required placeholder=\"token\">"
+	g_string_append_printf(o, "\"><label>your address <input name=\"by\""
+			       " type=\"email\" required maxlength=\"%d\"></label>"
+			       "<label>why <input name=\"reason\" maxlength=\"%d\">"
+			       "</label><label>token <input name=\"token\""
+			       " type=\"password\" required></label>"
 			       "<button>", MAX_BY, MAX_REASON);
 	pw_web_esc(o, button);
 	g_string_append(o, "</button></form>");
+}
+
+/*
+ * The log's line for a decision taken (covered: the findings it
+ * covers) or undone (covered -1) on the dashboard, as mail commands
+ * have theirs (bot/mailcmd.c): what was decided, by whom.
+ */
+static void log_decision(int64_t id, const char *what, const char *by,
+			 int64_t covered)
+{
+	char *w = g_strescape(what, NULL), *b = g_strescape(by, NULL);
+
+	if (covered < 0)
+		pw_info("web: decision %" G_GINT64_FORMAT " %s by %s",
+			(gint64)id, w, b);
+	else
+		pw_info("web: decision %" G_GINT64_FORMAT " (%s by %s), covering %"
+			G_GINT64_FORMAT " findings", (gint64)id, w, b,
+			(gint64)covered);
+	g_free(w);
+	g_free(b);
 }
 
 /* A hidden field name = value. */
@@ -79,8 +90,8 @@ static const char decision_row[] =
 	"<input type=\"hidden\" name=\"action\" value=\"undo\">"
 	"<input type=\"hidden\" name=\"decision\" value=\"%(id)\">"
 	"<input type=\"hidden\" name=\"back\" value=\"/decisions\">"
-	"<input name=\"by\" type=\"email\" required placeholder=\"your address\">"
-	"<input name=\"token\" type=\"password\" required placeholder=\"token\">"
+	"<label>your address <input name=\"by\" type=\"email\" required></label>"
+	"<label>token <input name=\"token\" type=\"password\" required></label>"
 	"<button>undo</button></form>%(end)</td></tr>\n";
 
 bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
@@ -120,7 +131,8 @@ bool pw_web_triage_get(struct pw_db *db, const char *path, GHashTable *args,
 		if (!st)
 			st = pw_triage_print_list(db, list, p);
 		pw_web_printer_done(&s, p, a->body);
-		g_string_append(a->body, "</table></main></body></html>\n");
+		g_string_append(a->body, "</table>\n");
+		pw_web_page_end(a->body);
 	}
 	if (st) {
 		g_string_truncate(a->body, 0);
@@ -366,6 +378,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 		scope = pw_triage_scope(was);
 		err = g_strdup_printf("undone: %s %s",
 				      pw_decision_kind_name(was->kind), scope);
+		log_decision(id, err, by, -1);
 		done(a, back, err, id, 0);
 		goto out;
 	}
@@ -401,6 +414,7 @@ void pw_web_triage_post(struct pw_db *db, const struct pw_config *cfg,
 	scope = pw_triage_scope(&d);
 	g_free(err);
 	err = g_strdup_printf("%s %s", pw_decision_kind_name(d.kind), scope);
+	log_decision(id, err, by, covered);
 	done(a, back, err, id, covered);
 out:
 	if (named) {

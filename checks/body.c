@@ -415,16 +415,28 @@ void pw_body_release(struct pw_body *b)
 		g_string_free(b->msg, TRUE);
 	if (b->diff)
 		g_string_free(b->diff, TRUE);
+	if (b->rest)
+		g_string_free(b->rest, TRUE);
 	g_free(b->pull_url);
 	memset(b, 0, sizeof(*b));
 }
 
-static void append_diff(struct pw_body *b, const char *t, size_t start,
-			size_t end)
+/*
+ * Appends [start, end) of t (n bytes) to the diff; when a hunk of it
+ * was cut, what follows in t is kept too, the first such, to show the
+ * patch as sent.
+ */
+static void append_diff(struct pw_body *b, const char *t, size_t n,
+			size_t start, size_t end, bool cut)
 {
 	g_string_append_len(b->diff, t + start, (gssize)(end - start));
 	if (b->diff->len && b->diff->str[b->diff->len - 1] != '\n')
 		g_string_append_c(b->diff, '\n');
+	if (cut && !b->rest && end < n) {
+		b->rest = g_string_new_len(t + end, (gssize)(n - end));
+		if (b->rest->str[b->rest->len - 1] != '\n')
+			g_string_append_c(b->rest, '\n');
+	}
 }
 
 bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
@@ -468,7 +480,7 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 	if (found) {
 		b->separated = true;
 		b->cut = b->cut || cut;
-		append_diff(b, t, ds, de);
+		append_diff(b, t, n, ds, de, cut);
 	}
 	return cut;
 }
@@ -482,7 +494,7 @@ bool pw_body_add_patch(struct pw_body *b, const char *t, size_t n)
 		return false;
 	b->separated = true;
 	b->cut = b->cut || cut;
-	append_diff(b, t, ds, de);
+	append_diff(b, t, n, ds, de, cut);
 	return true;
 }
 
@@ -493,6 +505,10 @@ void pw_body_finish(struct pw_body *b, struct pw_mail *m)
 		m->diff = g_string_free(b->diff, FALSE);
 		b->diff = NULL;
 		m->diff_cut = b->cut;
+		if (b->rest) {
+			m->diff_rest = g_string_free(b->rest, FALSE);
+			b->rest = NULL;
+		}
 	}
 	m->pull_url = b->pull_url;
 	b->pull_url = NULL;

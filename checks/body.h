@@ -22,6 +22,7 @@ struct pw_body {
 	char *pull_url;		/* "URL branch" of the first pull request */
 	bool separated;		/* a patch separator was seen: msg is whole */
 	bool cut;		/* a hunk of the diff ends early */
+	GString *rest;		/* when cut: its part's text after it */
 };
 
 /* How an inline part's lines are wrapped (RFC 3676). */
@@ -57,7 +58,7 @@ bool pw_body_add_patch(struct pw_body *b, const char *t, size_t n);
 /*
  * Hands what b read over to m: m->commit_msg (leading blank lines and
  * trailing white space trimmed, "" or text ending in one newline),
- * m->diff (NULL when there is none), m->diff_cut and m->pull_url; m must not hold
+ * m->diff (NULL when there is none), m->diff_cut, m->diff_rest and m->pull_url; m must not hold
  * them yet.  b is released.
  */
 void pw_body_finish(struct pw_body *b, struct pw_mail *m);

@@ -277,6 +277,7 @@ void pw_mail_free(struct pw_mail *m)
 	pw_subject_tags_release(&m->tags);
 	g_free(m->commit_msg);
 	g_free(m->diff);
+	g_free(m->diff_rest);
 	g_free(m->pull_url);
 	g_strfreev(m->warnings);
 	g_free(m);

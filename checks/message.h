@@ -70,6 +70,10 @@ struct pw_mail {
 	char *diff;		/* the diff text, NULL when none */
 	bool diff_cut;		/* a hunk of it ends before its header's
 				 * line counts say: not a whole patch */
+	char *diff_rest;	/* when diff_cut: the text of the diff's
+				 * part after where git stops reading it,
+				 * as sent (the rest of the patch, to show
+				 * it whole), else NULL */
 	char *pull_url;		/* "URL branch" of a pull request, NULL when none */
 	char **warnings;	/* NULL-terminated notes on tolerated damage */
 };

@@ -103,6 +103,8 @@ enum pw_status pw_db_ops_metrics(struct pw_db *db, struct pw_db_ops_metrics *m)
 	m->outbox = g_ptr_array_new_with_free_func(count_free);
 	m->pwcheck = g_ptr_array_new_with_free_func(count_free);
 	m->polls = g_ptr_array_new_with_free_func(polls_free);
+	m->unreadable = g_ptr_array_new_with_free_func(count_free);
+	m->attention = g_ptr_array_new_with_free_func(count_free);
 	s = pw_db_begin(db);
 	if (s)
 		return s;
@@ -123,7 +125,16 @@ enum pw_status pw_db_ops_metrics(struct pw_db *db, struct pw_db_ops_metrics *m)
 		"SELECT state, count(*) FROM outbox GROUP BY 1 ORDER BY 1"),
 		1, m->outbox) &&
 	     pwcheck_states(db, m->pwcheck) &&
-	     polls(db, m->polls);
+	     polls(db, m->polls) &&
+	     counts(db, pw_db_stmt(db,
+		"SELECT coalesce((SELECT name FROM subscription s"
+		"  WHERE s.url = e.source), ''), count(*) FROM ingest_error e"
+		" GROUP BY 1 ORDER BY 1"), 1, m->unreadable) &&
+	     counts(db, pw_db_stmt(db,
+		"SELECT coalesce(l.name, ''), count(*) FROM attention a"
+		" LEFT JOIN list l ON l.id = a.list"
+		" WHERE a.errs > 0 OR a.warns > 0 GROUP BY 1 ORDER BY 1"),
+		1, m->attention);
 	if (!ok) {
 		pw_db_rollback(db);
 		return PW_ERR_DB;
@@ -145,6 +156,10 @@ void pw_db_ops_metrics_release(struct pw_db_ops_metrics *m)
 		g_ptr_array_unref(m->pwcheck);
 	if (m->polls)
 		g_ptr_array_unref(m->polls);
+	if (m->unreadable)
+		g_ptr_array_unref(m->unreadable);
+	if (m->attention)
+		g_ptr_array_unref(m->attention);
 	memset(m, 0, sizeof(*m));
 }
 

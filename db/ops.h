@@ -38,6 +38,11 @@ struct pw_db_ops_metrics {
 	GPtrArray *outbox;	/* pw_db_ops_count: state */
 	GPtrArray *pwcheck;	/* pw_db_ops_count: instance, state */
 	GPtrArray *polls;	/* pw_db_ops_polls, by name */
+	GPtrArray *unreadable;	/* pw_db_ops_count: subscription ("" for
+				 * mail read otherwise), its ingest errors */
+	GPtrArray *attention;	/* pw_db_ops_count: list ("" for none), its
+				 * patches in the attention queue (warning
+				 * and above, db/attention.h) */
 };
 
 /*

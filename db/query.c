@@ -423,6 +423,8 @@ enum pw_status pw_db_query_patches(struct pw_db *db,
 		"  WHERE fm.message = m.id AND g.detected_at IS NOT NULL), 0)"
 		" FROM patch p JOIN message m ON m.id = p.message");
 	bind_num(&q, f->min_severity);
+	/* A pull request is not a patch: stats count it as a pull. */
+	cond(&q, "m.kind = 'patch'");
 	cond_num(&q, "p.series = ?", f->series_id, f->series_id != 0);
 	cond_dates(&q, f, "m.date >= ?", "m.date < ?");
 	cond_from(&q, FROM_PATCH, f->from);
@@ -700,6 +702,7 @@ static gpointer stat_row(sqlite3_stmt *st)
 	q->messages = sqlite3_column_int64(st, 2);
 	q->patches = sqlite3_column_int64(st, 3);
 	q->findings = sqlite3_column_int64(st, 4);
+	q->pulls = sqlite3_column_int64(st, 5);
 	return q;
 }
 
@@ -730,28 +733,43 @@ static gpointer rule_count_row(sqlite3_stmt *st)
 	return r;
 }
 
-/* The filters of stats, the same for both of its reads. */
-static void stat_conds(struct qb *q, const struct pw_query_filter *f)
+/*
+ * Whether the stats of f have a row for the messages of unknown date
+ * (period "unknown", last): when no date limits them.
+ */
+static bool stats_unknown(const struct pw_query_filter *f)
 {
-	cond(q, "m.date IS NOT NULL");
+	return !f->since && !f->until;
+}
+
+/* The filters of stats, the same for both of its reads; unknown: the
+ * messages of unknown date too. */
+static void stat_conds(struct qb *q, const struct pw_query_filter *f,
+		       bool unknown)
+{
+	if (!unknown)
+		cond(q, "m.date IS NOT NULL");
 	cond_dates(q, f, "m.date >= ?", "m.date < ?");
 	if (!f->all_lists)
 		cond_text(q, "l.name = ?", f->list);
 	cond_from(q, FROM_MESSAGE, f->from);
 }
 
-#define STAT_PERIOD "strftime(?, m.date, 'unixepoch') AS period,"
+#define STAT_PERIOD "CASE WHEN m.date IS NULL THEN 'unknown'" \
+	" ELSE strftime(?, m.date, 'unixepoch') END AS period,"
 #define STAT_BY_LIST " coalesce(l.name, '') AS lname"
 #define STAT_ALL " '' AS lname"
 #define STAT_LISTS " LEFT JOIN message_list ml ON ml.message = m.id" \
 	" LEFT JOIN list l ON l.id = ml.list"
 /* The findings column is the sum of the rules' counts, added after. */
-#define STAT_COUNTS ", count(*), sum(m.kind = 'patch'), 0"
+#define STAT_COUNTS ", count(*), sum(m.kind = 'patch'), 0, sum(m.kind = 'pull')"
 /* From the messages of the date range (CROSS JOIN keeps that order:
  * scanning every finding would read the whole history). */
 #define STAT_RULES ", fi.rule, count(*) FROM message m" \
 	" CROSS JOIN patch p ON p.message = m.id" \
 	" CROSS JOIN finding fi ON fi.patch = p.id"
+/* The newest or oldest first; the unknown last. */
+#define STAT_ORDER(dir) " ORDER BY period = 'unknown', period " dir ", lname"
 
 /*
  * Whether the totals per list and day (db/totals.c) answer the stats
@@ -763,10 +781,12 @@ static bool stats_totals(const struct pw_query_filter *f)
 	return !f->from && f->since % 86400 == 0 && f->until % 86400 == 0;
 }
 
-/* The filters of stats over the totals (t, and l for a list). */
-static void total_conds(struct qb *q, const struct pw_query_filter *f)
+/* The filters of stats over the totals (t, and l for a list);
+ * unknown: day -1 too, the messages of unknown date. */
+static void total_conds(struct qb *q, const struct pw_query_filter *f,
+			bool unknown)
 {
-	cond(q, "t.day >= 0");
+	cond(q, unknown ? "t.day >= -1" : "t.day >= 0");
 	cond_num(q, "t.day >= ?", f->since / 86400, f->since != 0);
 	cond_num(q, "t.day < ?", f->until / 86400, f->until != 0);
 	if (f->all_lists) {
@@ -778,7 +798,8 @@ static void total_conds(struct qb *q, const struct pw_query_filter *f)
 	}
 }
 
-#define TOTAL_PERIOD "strftime(?, t.day * 86400, 'unixepoch') AS period,"
+#define TOTAL_PERIOD "CASE WHEN t.day < 0 THEN 'unknown'" \
+	" ELSE strftime(?, t.day * 86400, 'unixepoch') END AS period,"
 #define TOTAL_LIST " LEFT JOIN list l ON l.id = t.list"
 #define TOTAL_BY_LIST " coalesce(l.name, '') AS lname"
 
@@ -788,14 +809,16 @@ static void stats_totals_rows(struct qb *q, const struct pw_query_filter *f,
 {
 	if (f->all_lists)
 		qb_init(q, "SELECT " TOTAL_PERIOD STAT_ALL ", sum(t.n),"
-			" sum(CASE WHEN t.kind = 'patch' THEN t.n ELSE 0 END), 0"
+			" sum(CASE WHEN t.kind = 'patch' THEN t.n ELSE 0 END), 0,"
+			" sum(CASE WHEN t.kind = 'pull' THEN t.n ELSE 0 END)"
 			" FROM total_message t");
 	else
 		qb_init(q, "SELECT " TOTAL_PERIOD TOTAL_BY_LIST ", sum(t.n),"
-			" sum(CASE WHEN t.kind = 'patch' THEN t.n ELSE 0 END), 0"
+			" sum(CASE WHEN t.kind = 'patch' THEN t.n ELSE 0 END), 0,"
+			" sum(CASE WHEN t.kind = 'pull' THEN t.n ELSE 0 END)"
 			" FROM total_message t" TOTAL_LIST);
 	bind_text(q, fmt);
-	total_conds(q, f);
+	total_conds(q, f, stats_unknown(f));
 	g_string_append(q->sql, " GROUP BY period, lname HAVING sum(t.n) > 0");
 }
 
@@ -809,7 +832,7 @@ static void stats_totals_rules(struct qb *q, const struct pw_query_filter *f,
 		qb_init(q, "SELECT " TOTAL_PERIOD TOTAL_BY_LIST ", t.rule,"
 			" sum(t.n) FROM total_finding t" TOTAL_LIST);
 	bind_text(q, fmt);
-	total_conds(q, f);
+	total_conds(q, f, stats_unknown(f));
 	cond_num(q, "t.severity >= ?", f->min_severity, f->min_severity > 0);
 	g_string_append(q->sql, " GROUP BY period, lname, t.rule"
 			" HAVING sum(t.n) > 0");
@@ -839,11 +862,10 @@ static enum pw_status stats_of(struct pw_db *db, const struct pw_query_filter *f
 			qb_init(&q, "SELECT " STAT_PERIOD STAT_BY_LIST STAT_COUNTS
 				" FROM message m" STAT_LISTS);
 		bind_text(&q, fmt);
-		stat_conds(&q, f);
+		stat_conds(&q, f, stats_unknown(f));
 		g_string_append(q.sql, " GROUP BY period, lname");
 	}
-	qb_end(&q, f->newest_first ? " ORDER BY period DESC, lname" :
-	       " ORDER BY period, lname", f);
+	qb_end(&q, f->newest_first ? STAT_ORDER("DESC") : STAT_ORDER("ASC"), f);
 	s = run(db, &q, stat_row, stat_free, out);
 	if (s)
 		goto out;
@@ -859,7 +881,7 @@ static enum pw_status stats_of(struct pw_db *db, const struct pw_query_filter *f
 			qb_init(&q, "SELECT " STAT_PERIOD STAT_BY_LIST STAT_RULES
 				STAT_LISTS);
 		bind_text(&q, fmt);
-		stat_conds(&q, &all);
+		stat_conds(&q, &all, stats_unknown(&all));
 		cond_num(&q, "fi.severity >= ?", f->min_severity,
 			 f->min_severity > 0);
 		g_string_append(q.sql, " GROUP BY period, lname, fi.rule");
@@ -943,7 +965,7 @@ static enum pw_status stats_since(struct pw_db *db,
 				" FROM total_message t" TOTAL_LIST);
 		bind_num(&q, add);
 		bind_num(&q, div);
-		total_conds(&q, &c);
+		total_conds(&q, &c, false);
 		cond(&q, "t.n > 0");
 	} else {
 		if (f->list && !f->all_lists)
@@ -952,7 +974,7 @@ static enum pw_status stats_since(struct pw_db *db,
 			qb_init(&q, STAT_PERIOD_KEY);
 		bind_num(&q, add);
 		bind_num(&q, div);
-		stat_conds(&q, &c);
+		stat_conds(&q, &c, false);
 	}
 	qb_end(&q, " ORDER BY pk DESC", &c);
 	s = run(db, &q, ints_row, g_free, &rows);

@@ -113,9 +113,12 @@ struct pw_query_sender {
 
 /* One period of one list (stats).  Owns its strings. */
 struct pw_query_stat {
-	char *period;			/* "2024-01-31" or "2024-W05" */
+	char *period;			/* "2024-01-31" or "2024-W05", or
+					 * "unknown": the messages of unknown
+					 * date, last, when no date limits */
 	char *list;			/* "" for mail seen on no list */
 	int64_t messages, patches, findings;
+	int64_t pulls;			/* pull requests: not patches */
 	char **rules;			/* "RULE=N", most first, NULL-terminated */
 };
 

@@ -20,6 +20,12 @@
 #   chart LABEL DOM-FILE        "BARS SUM": the bars (of non-zero height)
 #                               of the chart "LABEL per ..." and the sum
 #                               of their data-n
+#   fit URL                     the page loaded 400 and 1,400 px wide:
+#                               "WIDTH:SCROLL-WIDTH" for each, apart by a
+#                               space (a page that fits scrolls no wider
+#                               than its viewport), each followed, when
+#                               it does not fit, by "(ELEMENT@RIGHT,...)":
+#                               the first elements that reach past it
 import base64, fcntl, html.parser, json, os, select, struct, subprocess, sys
 
 TIMEOUT = 60	# seconds a page may take
@@ -99,9 +105,9 @@ class Chrome:
             if "method" in m:
                 self.events.append(m)
 
-    def load(self, url, dom_file, png_file):
-        """A page of its own (a fresh tab), as the command line's
-        --virtual-time-budget=3000 --dump-dom / --screenshot load it."""
+    def tab(self, url, width, height, then):
+        """Loads url in a tab of its own, width x height, and returns
+        then(session, deadline); the tab is closed after."""
         deadline = os.times().elapsed + TIMEOUT
         target = self.call("Target.createTarget", {"url": "about:blank"},
                            deadline=deadline)["targetId"]
@@ -111,14 +117,25 @@ class Chrome:
         try:
             self.call("Page.enable", session=s, deadline=deadline)
             self.call("Emulation.setDeviceMetricsOverride",
-                      {"width": 1280, "height": 1600, "deviceScaleFactor": 1,
-                       "mobile": False}, session=s, deadline=deadline)
+                      {"width": width, "height": height,
+                       "deviceScaleFactor": 1, "mobile": False},
+                      session=s, deadline=deadline)
             nav = self.call("Page.navigate", {"url": url}, session=s,
                             deadline=deadline)
             if nav.get("errorText"):
                 raise RuntimeError("%s: %s" % (url, nav["errorText"]))
             self.wait_event("Page.loadEventFired", s, deadline)
-            # Then its scripts, timers included, get 3 s of virtual time,
+            return then(s, deadline)
+        finally:
+            self.call("Target.closeTarget", {"targetId": target},
+                      deadline=deadline)
+            self.events = [m for m in self.events if m.get("sessionId") != s]
+
+    def load(self, url, dom_file, png_file):
+        """A page of its own (a fresh tab), as the command line's
+        --virtual-time-budget=3000 --dump-dom / --screenshot load it."""
+        def dump(s, deadline):
+            # Its scripts, timers included, get 3 s of virtual time,
             # as --virtual-time-budget=3000 gives them.
             self.call("Emulation.setVirtualTimePolicy",
                       {"policy": "pauseIfNetworkFetchesPending",
@@ -134,11 +151,33 @@ class Chrome:
                              session=s, deadline=deadline)["data"]
             with open(png_file, "wb") as f:
                 f.write(base64.b64decode(shot))
-        finally:
-            self.call("Target.closeTarget", {"targetId": target},
-                      deadline=deadline)
-            self.events = [m for m in self.events if m.get("sessionId") != s]
-        return "ok"
+            return "ok"
+        return self.tab(url, 1280, 1600, dump)
+
+    # The width of the page's viewport and of what it scrolls, and
+    # what reaches past the viewport when it scrolls wider.
+    FIT = """(() => {
+        const d = document.documentElement, w = d.clientWidth, sw = d.scrollWidth;
+        const past = [];
+        if (sw > w)
+            for (const e of document.querySelectorAll("body *")) {
+                const r = e.getBoundingClientRect();
+                if (r.right > w + 1 && past.length < 4)
+                    past.push(e.tagName.toLowerCase() +
+                              (e.className && typeof e.className == "string" ?
+                               "." + e.className.replace(/ /g, ".") : "") +
+                              "@" + Math.round(r.right));
+            }
+        return w + ":" + sw + (past.length ? "(" + past.join(",") + ")" : "");
+    })()"""
+
+    def fit(self, url):
+        """The page at 400 and 1,400 px wide: see FIT."""
+        def measure(s, deadline):
+            return self.call("Runtime.evaluate",
+                             {"expression": self.FIT, "returnByValue": True},
+                             session=s, deadline=deadline)["result"]["value"]
+        return " ".join(self.tab(url, w, 900, measure) for w in (400, 1400))
 
     def close(self):
         try:
@@ -226,6 +265,10 @@ def main():
                         text = png(words[1])
                     elif words[0] == "chart" and len(words) == 3:
                         text = chart(words[1], words[2])
+                    elif words[0] == "fit" and len(words) == 2:
+                        if chrome is None:
+                            chrome = Chrome(exe, profile, logf)
+                        text = chrome.fit(words[1])
                     else:
                         text = "not a request: " + " ".join(words)
                 except Exception as e:

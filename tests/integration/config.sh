@@ -230,3 +230,18 @@ else
 	is "MTA user: credentials it cannot read: refused (75)" "$?" 75
 	contains "MTA user: says why" "$(cat "$T/mta.err")" "credentials.conf: Permission denied"
 fi
+
+# A [web] stale_after that a subscription outlasts between two polls:
+# a warning naming it (the check stops nothing: exit 0).
+mkdir -p "$T/stale/box/cur" "$T/stale/box/new" "$T/stale/box/tmp"
+$PW subscribe --db "$T/stale/pw.db" add --interval 1h slow "$T/stale/box" >/dev/null
+$PW subscribe --db "$T/stale/pw.db" add --interval 5m quick "$T/stale/box" >/dev/null
+printf '[core]\ndb = %s\n[web]\nstale_after = 1800\n' "$T/stale/pw.db" >"$T/stale/pw.conf"
+cc "$T/stale/pw.conf"
+is "stale_after below an interval: a warning, exit 0" "$rc" 0
+contains "stale_after below an interval: names the subscription" "$out" \
+	"warning: [web] stale_after = 1800 is not above the interval of subscription slow (3600 s)"
+is "stale_after below an interval: only that one" "$(grep -c '^warning: \[web\] stale_after' <<<"$out")" 1
+printf '[core]\ndb = %s\n[web]\nstale_after = 7200\n' "$T/stale/pw.db" >"$T/stale/pw.conf"
+cc "$T/stale/pw.conf"
+is "stale_after above every interval: no warning" "$(grep -c 'stale_after = 7200 is not above' <<<"$out")" 0

@@ -16,6 +16,14 @@ for page in "$MAN1" "$MAN5"; do
 	check "$(basename "$page"): renders" eval 'man -l "$page" 2>/dev/null | grep -q NAME'
 done
 
+# What a reader looks for: a heading for the lists' sections; words
+# that render as words.
+check "patchwarden.conf.5: a heading for [list NAME]" grep -q '^\.SH \[list NAME\]' "$MAN5"
+contains "patchwarden.conf.5: [list NAME] listed as a section" \
+	"$(MANWIDTH=100 man -l "$MAN5" 2>/dev/null | grep -E '^\[list NAME\]')" "[list NAME]"
+contains "patchwarden.1: db backup reads as words" \
+	"$(MANWIDTH=100 man -l "$MAN1" 2>/dev/null | tr -s ' \n' '  ')" "FILE-raw, with SQLite's online backup API: safe while"
+
 cmds=$(sed -n 's/^[[:space:]]*{ "\([a-z]*\)", pw_cmd_.*/\1/p' "$TOP/bot/main.c")
 check "main.c's command table read" test -n "$cmds"
 for c in $cmds; do

@@ -46,6 +46,13 @@ rc=$?
 is "a second service on the store: refused, status 75" "$rc" 75
 contains "it names the first one's PID and since when" "$(cat "$T/svc2.log")" "process $first (since 20"
 check "it polled nothing" eval '! grep -q "poll failed\|progress" "$T/svc2.log"'
+# The same store through a symbolic link: the same store, refused too.
+ln -s "$D2" "$T/link.db"
+# (Bounded: a service that is not refused runs until stopped.)
+timeout 20 $PW run --db "$T/link.db" --config "$C" >"$T/svc2l.out" 2>"$T/svc2l.log"
+is "a second service through a symbolic link to the store: refused, status 75" "$?" 75
+contains "it names the first one" "$(cat "$T/svc2l.log")" "process $first (since 20"
+check "it polled nothing" eval '! grep -q "poll failed\|progress" "$T/svc2l.log"'
 kill -9 "$first"; wait "$first" 2>/dev/null
 wait_until 10 gone "$first"
 svc_start "$T/svc3.log" --db "$D2" --config "$C"
@@ -54,6 +61,25 @@ check "after kill -9 of the first, the next one starts" \
 svc_signal TERM
 is "it stops with status 0" "$SIG_RC" 0
 is "every message stored once" "$(stored "$D2")" "$N"
+
+# ---- the service's log ----
+# Outside the journal each line starts with its time; a subscription
+# that failed and polls again says so.
+D3=$T/rec.db
+mkdir -p "$T/box/cur" "$T/box/new" "$T/box/tmp"
+$PW subscribe add --db "$D3" --interval 1s box "$T/box" >/dev/null
+mv "$T/box" "$T/box.away"
+svc_start "$T/rec.log" --db "$D3" --config "$C"
+check "a folder gone: the poll fails" wait_until 20 grep -q 'box: poll failed (1 in a row' "$T/rec.log"
+mv "$T/box.away" "$T/box"
+q "$D3" "UPDATE subscription SET next_poll = 0"
+check "the folder back: one line says it recovered" \
+	wait_until 20 grep -qE 'patchwarden: box: recovered after 1 failed poll \([0-9]+ s without a successful poll\)' "$T/rec.log"
+svc_signal TERM
+is "it stops with status 0" "$SIG_RC" 0
+check "the log has lines" test "$(grep -c . "$T/rec.log")" -ge 4
+is "every line of the log starts with its time, ISO 8601 in UTC" \
+	"$(grep -cvE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z patchwarden: ' "$T/rec.log")" 0
 
 # ---- /healthz and /metrics ----
 port=$(free_port)
@@ -79,6 +105,8 @@ is "healthz?format=json: the same" "$(curl -s "$U/healthz?format=json" | $PY -c 
 
 # Every page's latency is counted; a page twice, from the cache.
 curl -s -o /dev/null "$U/"; curl -s -o /dev/null "$U/"; curl -s -o /dev/null "$U/message/nosuch@x"
+# A message of the subscription that could not be read.
+q "$DB" "INSERT INTO ingest_error(source, location, error, at) VALUES ('$PI_DIR/big', 'message 7', 'not a mail message', 1700000000)"
 curl -s "$U/metrics" -D "$T/metrics.h" -o "$T/metrics.txt"
 contains "metrics: the exposition format's content type" "$(cat "$T/metrics.h")" "text/plain; version=0.0.4"
 $PY - "$T/metrics.txt" "$N" "$LIST" >"$T/parsed" 2>&1 <<'PYEOF'
@@ -118,6 +146,15 @@ buckets True
 readable 1.0"
 check "metrics: a label value's quote and backslash escaped" \
 	grep -qF 'list="hw \"odd\" \\list"' "$T/metrics.txt"
+# metric NAME: the sum of the family's samples (0 when none).
+metric() { awk -v n="$1" '$1 == n || index($1, n "{") == 1 { s += $NF } END { print s + 0 }' "$T/metrics.txt"; }
+is "metrics: the overview's queue, by list" "$(metric patchwarden_attention_patches)" \
+	"$(q "$DB" "SELECT count(*) FROM attention WHERE errs > 0 OR warns > 0")"
+check "metrics: the outbox's queue (empty)" grep -qx 'patchwarden_outbox_queue 0' "$T/metrics.txt"
+check "metrics: the unreadable message, under its subscription" \
+	grep -qx 'patchwarden_unreadable_messages{subscription="big"} 1' "$T/metrics.txt"
+check "metrics: the Patchwork queue's family" grep -q '^# TYPE patchwarden_patchwork_queue gauge$' "$T/metrics.txt"
+check "metrics: when the store last answered" grep -qE '^patchwarden_store_read_timestamp_seconds [1-9][0-9]+$' "$T/metrics.txt"
 check "metrics: HELP and TYPE for every family" \
 	test "$(grep -c '^# HELP ' "$T/metrics.txt")" = "$(grep -c '^# TYPE ' "$T/metrics.txt")"
 
@@ -148,4 +185,8 @@ is "healthz, the store unreadable: 503" "$(curl -s -o /dev/null -w '%{http_code}
 contains "healthz, the store unreadable: says so" "$(curl -s "$U/healthz")" "unhealthy: the store cannot be read"
 check "metrics, the store unreadable: patchwarden_store_readable 0" \
 	eval 'curl -s "$U/metrics" | grep -qx "patchwarden_store_readable 0"'
+curl -s "$U/metrics" >"$T/metrics.txt"
+check "metrics, the store unreadable: the last success of each subscription still served" \
+	grep -qE '^patchwarden_poll_last_success_timestamp_seconds\{subscription="big"\} [1-9]' "$T/metrics.txt"
+check "metrics, the store unreadable: and its other families" grep -q '^patchwarden_messages_stored{kind=' "$T/metrics.txt"
 unserve

@@ -87,7 +87,7 @@ is "a failing source: exit status 1" "$?" 1
 contains "a failing source: says which and why" "$out" "gone: failed:"
 contains "the other source still polled" "$out" "sample: messages="
 is "the failure is kept" "$(q "$db" "SELECT failures FROM subscription WHERE name = 'gone'")" 1
-check "and shown by subscribe list" grep -q "last error" <($PW subscribe --db "$db" list)
+check "and shown by subscribe list, with the reason" grep -q "^  failing: its last poll failed: " <($PW subscribe --db "$db" list)
 $PW subscribe --db "$db" remove gone >/dev/null
 is "remove: its cursor goes" "$(q "$db" "SELECT count(*) FROM cursor WHERE source LIKE 'sub:2:%'")" 0
 

@@ -165,6 +165,9 @@ body=$(get -d "action=wrong&finding=$fid&by=linux@roeck-us.net&reason=fine+here&
 is "the form with the token: a decision, taken via the web" \
 	"$(code),$(last_decision "$W" via),$(last_decision "$W" covers)" "200,web,1"
 contains "it answers a page linking back" "$body" "href=\"/message/$IT_ID\""
+check "the server's log: the decision, when, what and by whom" grep -qE \
+	"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z patchwarden: web: decision [0-9]+ \\(wrong .* by linux@roeck-us.net\\), covering 1 findings\$" \
+	"$T/serve-${URL##*:}.err"
 body=$(page "/message/$IT_ID" "marked wrong by")
 contains "the patch page shows it: marked wrong by X on DATE" "$body" \
 	"marked wrong by linux@roeck-us.net on $(date -u +%Y-%m-%d)"

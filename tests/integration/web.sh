@@ -175,7 +175,7 @@ contains "/series/ID: says info findings are not shown" "$page" "below warning n
 is "/series/ID: no info finding's note" "$(printf '%s' "$page" | grep -c 'class="note sev-info"')" 0
 page=$(get "$URL/")
 contains "/: findings counted at warning and above" "$page" \
-	"<th><a href=\"/findings\">findings</a></th><th>lists</th><th>unreadable</th></tr><tr><td class=\"n\">$(q 'SELECT count(*) FROM message')</td><td class=\"n\">$(q 'SELECT count(*) FROM patch')</td><td class=\"n\">$(q 'SELECT count(*) FROM series')</td><td class=\"n\">$(q 'SELECT count(*) FROM finding WHERE severity >= 1')</td>"
+	"<th><a href=\"/findings\">findings</a></th><th>lists</th><th>unreadable</th></tr><tr><td class=\"n\">$(q 'SELECT count(*) FROM message')</td><td class=\"n\">$(q "SELECT count(*) FROM message WHERE kind = 'patch'")</td><td class=\"n\">$(q "SELECT count(*) FROM message WHERE kind = 'pull'")</td><td class=\"n\">$(q 'SELECT count(*) FROM series')</td><td class=\"n\">$(q 'SELECT count(*) FROM finding WHERE severity >= 1')</td>"
 contains "/: says how many info findings are not counted" "$page" "$(q 'SELECT count(*) FROM finding WHERE severity = 0') info findings are not"
 
 # Unreadable messages: counted on the overview, linked to /errors, listed

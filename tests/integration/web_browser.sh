@@ -129,3 +129,36 @@ shot real-subscriptions /subscriptions
 check "real mail: the subscription's row" grep -q '<td>hwmon-box</td>' "$T/real-subscriptions.dom"
 shot real-errors /errors
 check "real mail: the unreadable message and why" grep -q 'not a mail message' "$T/real-errors.dom"
+
+# ---- narrow and wide screens -------------------------------------------------
+# Every page of the real store, 400 and 1,400 px wide: none scrolls
+# sideways (a table folds or wraps, the navigation wraps, long words
+# break; a diff scrolls inside its own box).
+series=$(rq "SELECT p.series FROM patch p WHERE p.series IS NOT NULL ORDER BY p.id DESC LIMIT 1")
+for page in / /series /patches /findings /floods /senders /stats /outbox \
+	/subscriptions /errors /decisions "/series/$series" \
+	"/message/$(jq -rn --arg s "$msg" '$s | @uri')" /list/linux-hwmon.vger.kernel.org \
+	/no-such-page; do
+	got=$(ask fit "$URL$page")
+	want=$(sed -E 's/([0-9]+):[0-9]+(\([^)]*\))?/\1:\1/g' <<<"$got")
+	is "$page: no wider than the screen, 400 and 1,400 px wide" "$got" "$want"
+done
+check "the 404 page: titled" grep -q '<title>404 Not found - patchwarden</title>' <(curl -s "$URL/no-such-page")
+page=$(curl -s "$URL/")
+check "every page: a link to skip to the content" grep -q '<a class="skip" href="#main">' <<<"$page"
+# Every input a person fills has a label (the triage forms included).
+m=$(curl -s "$URL/message/$(jq -rn --arg s "$msg" '$s | @uri')")
+check "the triage form is on the patch page" grep -q 'name="by"' <<<"$m"
+for p in "$m" "$(curl -s "$URL/findings")" "$(curl -s "$URL/outbox")"; do
+	is "inputs outside a label" "$(/usr/bin/python3 -c '
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    depth, bare = 0, 0
+    def handle_starttag(self, t, a):
+        a = dict(a)
+        if t == "label": self.depth += 1
+        elif t in ("input", "select", "textarea") and a.get("type") != "hidden" and not self.depth: self.bare += 1
+    def handle_endtag(self, t):
+        if t == "label": self.depth -= 1
+p = P(); p.feed(sys.stdin.read()); print(p.bare)' <<<"$p")" 0
+done

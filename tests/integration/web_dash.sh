@@ -62,7 +62,7 @@ import re, sys
 for t in sys.stdin.read().split("<table class=\"queue\">")[1:]:
     d = re.findall(r"<tr class=\"sev-[a-z]+\"><td>([^<]*)</td>", t.split("</table>")[0])
     if d != sorted(d, reverse=True): sys.exit(1)' <<<"$attn"
-contains "/: the failing subscription, with its error" "$attn" '<a href="/subscriptions#sub-'"$(q "SELECT id FROM subscription WHERE name = 'bad'")"'">bad</a>: its last 1 poll failed: '
+contains "/: the failing subscription, with its error" "$attn" '<a href="/subscriptions#sub-'"$(q "SELECT id FROM subscription WHERE name = 'bad'")"'">bad</a>: <b class="bad">failing</b>: its last poll failed: '
 contains "/: the unreadable message of the other" "$attn" '>good</a>: <a href="/errors">1 unreadable message</a>'
 is "/: no flood in progress (the flood is from 2016)" "$(printf '%s' "$attn" | grep -c 'Floods in progress')" 0
 # A flood whose latest patch came now is in progress.
@@ -170,7 +170,7 @@ is "/api/series: findings counted at warning and above" \
 page=$(get "$URL/subscriptions")
 is "/subscriptions: 200 HTML" "$(code) $(ctype)" "200 text/html; charset=utf-8"
 contains "/subscriptions: linked from every page" "$page" '<a href="/subscriptions">subscriptions</a>'
-contains "/subscriptions: the failing one, its state and error" "$page" '<td class="state-failing bad">failing</td>'
+contains "/subscriptions: the failing one, its state and the reason" "$page" '<td class="state-failing bad"><b>failing</b>: <span class="why">its last poll failed: '
 check "/subscriptions: the failing one's result" grep -q '<span class="bad">failed (1 in a row)</span>: ' <<<"$page"
 check "/subscriptions: the unreadable message linked to /errors" grep -q '<td class="n bad"><a href="/errors">1</a></td>' <<<"$page"
 api=$(get "$URL/api/subscriptions")
@@ -181,3 +181,45 @@ is "/api/subscriptions: each one's state, last result, messages, unreadable" \
 is "/api/subscriptions: the error of the failing one" "$(echo "$api" | jq -r '.[0].last_error | length > 0')" true
 is "/api/subscriptions: when polled, as ISO 8601" "$(echo "$api" | jq -r '.[1].last_poll | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T")')" true
 is "/api/subscriptions?x=1: 400" "$(get "$URL/api/subscriptions?x=1" >/dev/null; code)" 400
+
+# ---- one truth: every view, one state ---------------------------------------------------
+# states URL: "name:state ..." of /api/subscriptions, then of /healthz.
+states() {
+	printf '%s | %s\n' \
+		"$(get "$1/api/subscriptions" | jq -r '[.[] | "\(.name):\(.state)"] | join(" ")')" \
+		"$(get "$1/healthz?format=json" | jq -r '[.subscriptions[] | "\(.name):\(.state)"] | join(" ")')"
+}
+is "the failing subscription: failing on /api/subscriptions and /healthz alike" \
+	"$(states "$URL")" "bad:failing good:ok | bad:failing good:ok"
+is "subscribe list: the same states" \
+	"$($PW subscribe --db "$db" list --format json | jq -r '[.[] | "\(.name):\(.state)"] | join(" ")')" "bad:failing good:ok"
+contains "/healthz: the failing one said" "$(get "$URL/healthz")" "subscription bad: FAILING"
+# No service polling: the last success long past, the next poll overdue.
+cp "$db" "$T/stale.db"
+sqlite3 "$T/stale.db" "UPDATE subscription SET last_ok = strftime('%s', 'now') - 100000,
+	last_poll = strftime('%s', 'now') - 100000, next_poll = strftime('%s', 'now') - 99000 WHERE name = 'good'"
+serve "$T/stale.db" || exit 1
+is "no service polling: stale on /api/subscriptions and /healthz alike" \
+	"$(states "$URL")" "bad:failing good:stale | bad:failing good:stale"
+is "/healthz: 503" "$(get "$URL/healthz" >/dev/null; code)" 503
+page=$(get "$URL/subscriptions")
+contains "/subscriptions: stale, and why" "$page" '<td class="state-stale bad"><b>stale</b>: <span class="why">no successful poll for 27 h (stale after 15 min); its next poll was due 27 h ago: is the service running?</span>'
+contains "/subscriptions: the next poll overdue, not a time in the past as if to come" "$page" '<span class="bad">overdue since '
+page=$(get "$URL/")
+contains "/: the stale subscription in the queue" "$page" '">good</a>: <b class="bad">stale</b>: no successful poll for 27 h'
+contains "/: the subscriptions counted by state" "$page" "2 subscriptions: 1 failing, 1 stale ("
+contains "subscribe list: stale, and why" "$($PW subscribe --db "$T/stale.db" list)" "  stale: no successful poll for 27 h"
+# A state changes with time alone: a page kept while the store is
+# unchanged is made again when a state it shows changes.
+# (A server of its own, that has kept nothing yet: the store is changed
+# once it has started, so that its start takes none of the margin.)
+serve "$T/stale.db" || exit 1
+sqlite3 "$T/stale.db" "UPDATE subscription SET last_ok = strftime('%s', 'now') - 890, next_poll = strftime('%s', 'now') + 100 WHERE name = 'good'"
+is "/api/subscriptions: ok a moment before the limit" "$(get "$URL/api/subscriptions" | jq -r '.[1].state')" ok
+check "/subscriptions: ok too" grep -q '<b>ok</b>' <(get "$URL/subscriptions")
+sleep 11
+# The first request after gives what was kept and has it made again.
+get "$URL/api/subscriptions" >/dev/null; get "$URL/subscriptions" >/dev/null
+sleep 1
+is "/api/subscriptions: stale once past it, the store unchanged" "$(get "$URL/api/subscriptions" | jq -r '.[1].state')" stale
+check "/subscriptions: the kept page made again, stale" grep -q '<b>stale</b>' <(get "$URL/subscriptions")

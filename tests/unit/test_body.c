@@ -194,10 +194,45 @@ static void flowed_delsp(void **state)
 	g_free(m.commit_msg);
 }
 
+/* A cut hunk: the rest of its part is kept, to show the patch whole;
+ * a whole diff keeps none (what follows it is a signature). */
+static void cut_rest(void **state)
+{
+	static const char cut[] = "Fix.\n---\n--- a/f\n+++ b/f\n"
+		"@@ -1,3 +1,3 @@\n a\n-b\n+c\nwrapped tail\n d\n-- \nsig";
+	static const char whole[] = "Fix.\n---\n--- a/f\n+++ b/f\n"
+		"@@ -1 +1 @@\n-b\n+c\n-- \nsig\n";
+	struct pw_mail m;
+	struct pw_body b;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	pw_body_init(&b);
+	assert_true(pw_body_add_text(&b, cut, strlen(cut), PW_BODY_FIXED));
+	pw_body_finish(&b, &m);
+	assert_true(m.diff_cut);
+	assert_string_equal(m.diff, "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n");
+	/* From the line git stops at to the part's end, a newline added. */
+	assert_string_equal(m.diff_rest, "wrapped tail\n d\n-- \nsig\n");
+	g_free(m.commit_msg);
+	g_free(m.diff);
+	g_free(m.diff_rest);
+
+	memset(&m, 0, sizeof(m));
+	pw_body_init(&b);
+	assert_false(pw_body_add_text(&b, whole, strlen(whole), PW_BODY_FIXED));
+	pw_body_finish(&b, &m);
+	assert_false(m.diff_cut);
+	assert_null(m.diff_rest);
+	g_free(m.commit_msg);
+	g_free(m.diff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(diff_extent),
+		cmocka_unit_test(cut_rest),
 		cmocka_unit_test(patchbreak),
 		cmocka_unit_test(pull),
 		cmocka_unit_test(parts),

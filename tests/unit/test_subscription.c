@@ -198,6 +198,65 @@ static void test_backoff(void **state)
 	assert_int_equal(pw_subscription_backoff(&s, 9), 86400);
 }
 
+/* One state for every view, with its reason and when it changes. */
+static void test_state(void **state)
+{
+	struct pw_subscription s = { .name = "hwmon", .interval = 300,
+				     .created_at = 1000 };
+	int64_t until;
+	char *why;
+
+	(void)state;
+	/* Before its first poll: new, until 900 s (three intervals) pass. */
+	assert_string_equal(pw_subscription_state(&s, 0, 1100, &why, &until), "new");
+	assert_string_equal(why, "not polled yet");
+	assert_int_equal(until, 1000 + 900 + 1);
+	g_free(why);
+	assert_string_equal(pw_subscription_state(&s, 0, 1900, NULL, NULL), "new");
+	assert_string_equal(pw_subscription_state(&s, 0, 1901, &why, &until), "stale");
+	assert_string_equal(why, "no successful poll since it was subscribed"
+			    " 15 min ago (stale after 15 min)");
+	assert_int_equal(until, 0);
+	g_free(why);
+	/* Polled well; then no service: stale, the next poll overdue. */
+	s.last_poll = s.last_ok = 5000;
+	s.next_poll = 5300;
+	assert_string_equal(pw_subscription_state(&s, 0, 5100, &why, NULL), "ok");
+	assert_string_equal(why, "last successful poll 100 s ago");
+	g_free(why);
+	assert_string_equal(pw_subscription_state(&s, 0, 5000 + 7200, &why, NULL),
+			    "stale");
+	assert_string_equal(why, "no successful poll for 2 h (stale after 15 min);"
+			    " its next poll was due 115 min ago: is the service"
+			    " running?");
+	g_free(why);
+	/* [web] stale_after rules when set. */
+	assert_string_equal(pw_subscription_state(&s, 10000, 5000 + 7200, NULL,
+						  NULL), "ok");
+	assert_int_equal(pw_subscription_stale_after(&s, 10000), 10000);
+	assert_int_equal(pw_subscription_stale_after(&s, 0), 900);
+	/* Failing: its last poll failed, not yet for long. */
+	s.failures = 2;
+	s.last_error = (char *)"open: No such\nfile";
+	assert_string_equal(pw_subscription_state(&s, 0, 5400, &why, NULL), "failing");
+	assert_string_equal(why, "its last 2 polls failed: open: No such file");
+	g_free(why);
+	/* Failing for long: stale, with the failure. */
+	assert_string_equal(pw_subscription_state(&s, 0, 9000, &why, NULL), "stale");
+	assert_string_equal(why, "no successful poll for 66 min (stale after 15 min);"
+			    " its last 2 polls failed: open: No such file");
+	g_free(why);
+	/* Paused outranks all. */
+	s.paused = true;
+	assert_string_equal(pw_subscription_state(&s, 0, 99999, &why, &until), "paused");
+	assert_int_equal(until, 0);
+	g_free(why);
+	/* Spans for people. */
+	why = pw_subscription_span(3 * 86400 + 5);
+	assert_string_equal(why, "3 days");
+	g_free(why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_names_and_durations),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
