@@ -7,12 +7,20 @@
 #include "checks/fix.h"
 #include "checks/patch.h"
 
-static gint by_fix_desc(gconstpointer a, gconstpointer b)
+/*
+ * Fixes of one line, the first to start first and, of two that start
+ * together, the wider first: a fix that holds another (DEVICE_ATTR_RO(x)
+ * for the whole call, beside the octal spelling of its mode) is taken
+ * and the one inside it dropped, since the wider one mends both.
+ */
+static gint by_fix(gconstpointer a, gconstpointer b)
 {
 	const struct pw_finding *x = *(const struct pw_finding *const *)a;
 	const struct pw_finding *y = *(const struct pw_finding *const *)b;
 
-	return (y->fix_from > x->fix_from) - (y->fix_from < x->fix_from);
+	if (x->fix_from != y->fix_from)
+		return (x->fix_from > y->fix_from) - (x->fix_from < y->fix_from);
+	return (y->fix_to > x->fix_to) - (y->fix_to < x->fix_to);
 }
 
 void pw_fix_apply(const char *s, size_t len, bool diff,
@@ -51,23 +59,31 @@ void pw_fix_apply(const char *s, size_t len, bool diff,
 			size_t skip = diff ? 1 : 0;	/* the '+' of a diff line */
 			size_t body = end - pos - (nl ? 1 : 0);
 			GString *line;
-			size_t limit;
+			GPtrArray *keep = g_ptr_array_new();
+			size_t limit = 0;
 
 			if (body && s[pos + body - 1] == '\r')
 				body--;
 			line = g_string_new_len(s + pos, (gssize)body);
-			limit = body;
-			g_ptr_array_sort(a, by_fix_desc);
+			g_ptr_array_sort(a, by_fix);
 			for (j = 0; j < a->len; j++) {
 				struct pw_finding *f = a->pdata[j];
 				size_t from = f->fix_from + skip, to = f->fix_to + skip;
 
-				if (to > limit || from > to)
+				if (to > body || from > to || from < limit)
 					continue;
+				g_ptr_array_add(keep, f);
+				limit = to > from ? to : from + 1;
+			}
+			/* From the right, so that each offset still holds. */
+			for (j = keep->len; j-- > 0;) {
+				struct pw_finding *f = keep->pdata[j];
+				size_t from = f->fix_from + skip, to = f->fix_to + skip;
+
 				g_string_erase(line, (gssize)from, (gssize)(to - from));
 				g_string_insert(line, (gssize)from, f->replacement);
-				limit = from;
 			}
+			g_ptr_array_free(keep, TRUE);
 			g_string_append_len(out, line->str, (gssize)line->len);
 			g_string_append_len(out, s + pos + body,
 					    (gssize)(end - pos - body));

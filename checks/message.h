@@ -94,16 +94,20 @@ void pw_subject_tags_release(struct pw_subject_tags *tags);
 bool pw_subject_stable_tags(const char *prefixes);
 
 /*
- * The reply and forward markers, the one list of them: the length of
- * the marker at s ("Re:", "Aw:", "Sv:", "Antw:" reply; "Fwd:", "Fw:"
- * forward; any case), 0 when there is none.  *reply is set (never
- * cleared) when it is a reply marker.
+ * The reply and forward markers, the one list of them (checks/subject.c):
+ * the length of the marker at s, 0 when there is none.  Replies "Re:",
+ * "Aw:", "Sv:", "Antw:", "VS:", "Odp:", "Res:", "答复:", "回复:", "Отв:"
+ * and the other languages' forms; forwards "Fwd:", "Fw:", "WG:", "TR:",
+ * "RV:", "转发:", ...; any case; a count ("Re[2]:", "Re^2:") and the
+ * full-width colon "：" too.  *reply is set (never cleared) when it is
+ * a reply marker.
  */
 size_t pw_subject_marker(const char *s, bool *reply);
 
 /*
  * What leads a subject before its text, skipped: white space, reply
- * and forward markers (pw_subject_marker()) and bracket groups
+ * and forward markers (pw_subject_marker(); its short localised words,
+ * "VS:", "PD:", "Res:", only before the first group) and bracket groups
  * ("[PATCH v2 1/3]", "[net-next]"), in any order and number, as
  * Patchwork skips them.  Returns where the text starts (a pointer into
  * subject).  *reply (reply may be NULL) is set when a reply marker was
