@@ -416,6 +416,7 @@ void pw_body_release(struct pw_body *b)
 	if (b->diff)
 		g_string_free(b->diff, TRUE);
 	g_free(b->pull_url);
+	g_free(b->stop);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -425,6 +426,27 @@ static void append_diff(struct pw_body *b, const char *t, size_t start,
 	g_string_append_len(b->diff, t + start, (gssize)(end - start));
 	if (b->diff->len && b->diff->str[b->diff->len - 1] != '\n')
 		g_string_append_c(b->diff, '\n');
+}
+
+/*
+ * Notes a diff of t that ends at de with a hunk cut short: the line it
+ * stops at (what the mail client or a relay did to it is there), NULL
+ * when t ends.  Only the first diff's is kept, as only it is read.
+ */
+static void note_cut(struct pw_body *b, const char *t, size_t n, size_t de,
+		     bool cut)
+{
+	size_t l;
+
+	if (!cut || b->cut)
+		return;
+	b->cut = true;
+	if (de >= n)
+		return;
+	l = line_len(t + de, n - de);
+	if (l > PW_DIFF_STOP_MAX)
+		l = PW_DIFF_STOP_MAX;
+	b->stop = g_strndup(t + de, l);
 }
 
 bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
@@ -448,6 +470,15 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 		unflow(u, t, n, flow == PW_BODY_FLOWED_DELSP);
 		cut = pw_body_add_text(b, u->str, u->len, PW_BODY_FIXED);
 		g_string_free(u, TRUE);
+		/* Whole as sent, cut once unwrapped: the unwrapping (a line
+		 * ending in a space, as an empty context line does, joins
+		 * the next) damaged it, for git am as here. */
+		if (cut) {
+			bool raw_cut = false;
+
+			b->unflowed = pw_body_find_diff(t, n, &ds, &de, &raw_cut) &&
+				      !raw_cut;
+		}
 		return cut;
 	}
 	found = pw_body_find_diff(t, n, &ds, &de, &cut);
@@ -467,7 +498,7 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 	}
 	if (found) {
 		b->separated = true;
-		b->cut = b->cut || cut;
+		note_cut(b, t, n, de, cut);
 		append_diff(b, t, ds, de);
 	}
 	return cut;
@@ -481,7 +512,7 @@ bool pw_body_add_patch(struct pw_body *b, const char *t, size_t n)
 	if (!pw_body_find_diff(t, n, &ds, &de, &cut))
 		return false;
 	b->separated = true;
-	b->cut = b->cut || cut;
+	note_cut(b, t, n, de, cut);
 	append_diff(b, t, ds, de);
 	return true;
 }
@@ -493,6 +524,9 @@ void pw_body_finish(struct pw_body *b, struct pw_mail *m)
 		m->diff = g_string_free(b->diff, FALSE);
 		b->diff = NULL;
 		m->diff_cut = b->cut;
+		m->diff_stop = b->stop;
+		m->diff_unflowed = b->unflowed;
+		b->stop = NULL;
 	}
 	m->pull_url = b->pull_url;
 	b->pull_url = NULL;

@@ -12,6 +12,8 @@
 
 #include "checks/text.h"
 
+struct pw_patch;
+
 enum pw_mail_kind {
 	PW_MAIL_PATCH,		/* carries a diff (and is not a reply) */
 	PW_MAIL_COVER,		/* [PATCH 0/N], or a naked cover heading a series */
@@ -70,9 +72,22 @@ struct pw_mail {
 	char *diff;		/* the diff text, NULL when none */
 	bool diff_cut;		/* a hunk of it ends before its header's
 				 * line counts say: not a whole patch */
+	char *diff_stop;	/* when diff_cut: the start of the line the
+				 * diff stops at (pw_diff_context), NULL
+				 * when the text ends there; owned */
+	bool diff_unflowed;	/* when diff_cut: read from format=flowed
+				 * text, and whole as sent, before the
+				 * unwrapping git am does too */
 	char *pull_url;		/* "URL branch" of a pull request, NULL when none */
 	char **warnings;	/* NULL-terminated notes on tolerated damage */
 };
+
+/*
+ * m's diff parsed (pw_diff_parse_ctx()) with what the mail shows about
+ * where it stops short, so that PATCH_MALFORMED names the cause.  m->diff
+ * must not be NULL.  The caller frees the patch (pw_patch_free()).
+ */
+struct pw_patch *pw_mail_diff(const struct pw_mail *m);
 
 /* Releases m and everything it holds; pw_mail_free(NULL) does nothing. */
 void pw_mail_free(struct pw_mail *m);
