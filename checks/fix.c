@@ -7,20 +7,18 @@
 #include "checks/fix.h"
 #include "checks/patch.h"
 
-/*
- * Fixes of one line, the first to start first and, of two that start
- * together, the wider first: a fix that holds another (DEVICE_ATTR_RO(x)
- * for the whole call, beside the octal spelling of its mode) is taken
- * and the one inside it dropped, since the wider one mends both.
- */
-static gint by_fix(gconstpointer a, gconstpointer b)
+static gint by_fix_desc(gconstpointer a, gconstpointer b)
 {
 	const struct pw_finding *x = *(const struct pw_finding *const *)a;
 	const struct pw_finding *y = *(const struct pw_finding *const *)b;
 
-	if (x->fix_from != y->fix_from)
-		return (x->fix_from > y->fix_from) - (x->fix_from < y->fix_from);
-	return (y->fix_to > x->fix_to) - (y->fix_to < x->fix_to);
+	return (y->fix_from > x->fix_from) - (y->fix_from < x->fix_from);
+}
+
+/* Whether kept fix k lies within [from, to) (offsets past skip). */
+static bool held(const struct pw_finding *k, size_t from, size_t to, size_t skip)
+{
+	return k->fix_from + skip >= from && k->fix_to + skip <= to;
 }
 
 void pw_fix_apply(const char *s, size_t len, bool diff,
@@ -60,23 +58,37 @@ void pw_fix_apply(const char *s, size_t len, bool diff,
 			size_t body = end - pos - (nl ? 1 : 0);
 			GString *line;
 			GPtrArray *keep = g_ptr_array_new();
-			size_t limit = 0;
+			size_t limit;
 
 			if (body && s[pos + body - 1] == '\r')
 				body--;
 			line = g_string_new_len(s + pos, (gssize)body);
-			g_ptr_array_sort(a, by_fix);
+			limit = body;
+			g_ptr_array_sort(a, by_fix_desc);
+			/*
+			 * From the right: a fix that overlaps those kept is
+			 * skipped, unless it holds them all (DEVICE_ATTR_RO(x)
+			 * for the whole call, beside the octal spelling of its
+			 * mode): then it mends what they mend and takes their
+			 * place.
+			 */
 			for (j = 0; j < a->len; j++) {
 				struct pw_finding *f = a->pdata[j];
 				size_t from = f->fix_from + skip, to = f->fix_to + skip;
+				guint n = keep->len;
 
-				if (to > body || from > to || from < limit)
+				if (to > body || from > to)
 					continue;
+				while (n > 0 && held(keep->pdata[n - 1], from, to, skip))
+					n--;
+				if (to > limit && (n == keep->len ||
+						   (n > 0 && ((struct pw_finding *)keep->pdata[n - 1])->fix_from + skip < to)))
+					continue;
+				g_ptr_array_set_size(keep, n);
 				g_ptr_array_add(keep, f);
-				limit = to > from ? to : from + 1;
+				limit = from;
 			}
-			/* From the right, so that each offset still holds. */
-			for (j = keep->len; j-- > 0;) {
+			for (j = 0; j < keep->len; j++) {
 				struct pw_finding *f = keep->pdata[j];
 				size_t from = f->fix_from + skip, to = f->fix_to + skip;
 
