@@ -49,9 +49,9 @@ enum pw_status pw_check_mail(const char *path, const struct pw_check_opts *o,
 		if (m->diff) {
 			GPtrArray *fs = g_ptr_array_new_with_free_func(
 				(GDestroyNotify)pw_finding_free);
-			struct pw_patch *patch = pw_check_diff(m->diff,
-							       strlen(m->diff),
-							       o, fs);
+			struct pw_patch *patch = pw_mail_diff(m);
+
+			pw_check_patch(patch, o, fs);
 
 			v->patch(v->ctx, &raw, m, patch, fs);
 			(*patches)++;

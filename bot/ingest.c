@@ -124,7 +124,7 @@ static void process(struct job *j, const struct pw_config *cfg,
 		return;
 	pw_config_check_opts(cfg, list_of(o, j->mail), &co);
 	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
-	p = pw_diff_parse(j->mail->diff, strlen(j->mail->diff));
+	p = pw_mail_diff(j->mail);
 	pw_check_patch(p, &co, j->findings);
 	/* The quoted lines travel with the findings: a reply reads them
 	 * from the store, never from the patch again. */

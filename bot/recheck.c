@@ -49,7 +49,7 @@ enum pw_status pw_recheck_patch(struct pw_db *db, const struct pw_config *cfg,
 	 * when it came (bot/ingest.c). */
 	pw_config_check_opts(cfg, list, &co);
 	fs = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
-	p = pw_diff_parse(m->diff, strlen(m->diff));
+	p = pw_mail_diff(m);
 	pw_check_patch(p, &co, fs);
 	pw_patch_quote_findings(p, fs);
 	pw_patch_free(p);

@@ -242,14 +242,20 @@ char *pw_reply_msgid(const char *kind, const char *key, const char *from_addr)
 char *pw_reply_subject(const char *subject)
 {
 	char *clean = pw_reply_clean(subject, MAX_SUBJECT);
+	const char *t = clean;
+	bool reply = false;
+	size_t n;
 	char *s;
 
-	if (!*clean)
+	/* Every reply or forward marker, in any language ("答复:", "AW:"),
+	 * gives way to the one "Re:": never "Re: 答复: ...". */
+	while ((n = pw_subject_marker(t, &reply)))
+		for (t += n; *t == ' ' || *t == '\t'; t++)
+			;
+	if (!*t)
 		s = g_strdup("Re: your patch");
-	else if (!g_ascii_strncasecmp(clean, "re:", 3))
-		s = g_strdup_printf("Re:%s", clean + 3);
 	else
-		s = g_strdup_printf("Re: %s", clean);
+		s = g_strdup_printf("Re: %s", t);
 	g_free(clean);
 	return s;
 }

@@ -418,6 +418,7 @@ void pw_body_release(struct pw_body *b)
 	if (b->rest)
 		g_string_free(b->rest, TRUE);
 	g_free(b->pull_url);
+	g_free(b->stop);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -437,6 +438,27 @@ static void append_diff(struct pw_body *b, const char *t, size_t n,
 		if (b->rest->str[b->rest->len - 1] != '\n')
 			g_string_append_c(b->rest, '\n');
 	}
+}
+
+/*
+ * Notes a diff of t that ends at de with a hunk cut short: the line it
+ * stops at (what the mail client or a relay did to it is there), NULL
+ * when t ends.  Only the first diff's is kept, as only it is read.
+ */
+static void note_cut(struct pw_body *b, const char *t, size_t n, size_t de,
+		     bool cut)
+{
+	size_t l;
+
+	if (!cut || b->cut)
+		return;
+	b->cut = true;
+	if (de >= n)
+		return;
+	l = line_len(t + de, n - de);
+	if (l > PW_DIFF_STOP_MAX)
+		l = PW_DIFF_STOP_MAX;
+	b->stop = g_strndup(t + de, l);
 }
 
 bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
@@ -460,6 +482,15 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 		unflow(u, t, n, flow == PW_BODY_FLOWED_DELSP);
 		cut = pw_body_add_text(b, u->str, u->len, PW_BODY_FIXED);
 		g_string_free(u, TRUE);
+		/* Whole as sent, cut once unwrapped: the unwrapping (a line
+		 * ending in a space, as an empty context line does, joins
+		 * the next) damaged it, for git am as here. */
+		if (cut) {
+			bool raw_cut = false;
+
+			b->unflowed = pw_body_find_diff(t, n, &ds, &de, &raw_cut) &&
+				      !raw_cut;
+		}
 		return cut;
 	}
 	found = pw_body_find_diff(t, n, &ds, &de, &cut);
@@ -479,7 +510,7 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 	}
 	if (found) {
 		b->separated = true;
-		b->cut = b->cut || cut;
+		note_cut(b, t, n, de, cut);
 		append_diff(b, t, n, ds, de, cut);
 	}
 	return cut;
@@ -493,7 +524,7 @@ bool pw_body_add_patch(struct pw_body *b, const char *t, size_t n)
 	if (!pw_body_find_diff(t, n, &ds, &de, &cut))
 		return false;
 	b->separated = true;
-	b->cut = b->cut || cut;
+	note_cut(b, t, n, de, cut);
 	append_diff(b, t, n, ds, de, cut);
 	return true;
 }
@@ -509,6 +540,9 @@ void pw_body_finish(struct pw_body *b, struct pw_mail *m)
 			m->diff_rest = g_string_free(b->rest, FALSE);
 			b->rest = NULL;
 		}
+		m->diff_stop = b->stop;
+		m->diff_unflowed = b->unflowed;
+		b->stop = NULL;
 	}
 	m->pull_url = b->pull_url;
 	b->pull_url = NULL;

@@ -23,6 +23,9 @@ struct pw_body {
 	bool separated;		/* a patch separator was seen: msg is whole */
 	bool cut;		/* a hunk of the diff ends early */
 	GString *rest;		/* when cut: its part's text after it */
+	char *stop;		/* then: the line the diff stops at, cut to
+				 * PW_DIFF_STOP_MAX bytes; NULL at the end */
+	bool unflowed;		/* then: whole before format=flowed unwrapping */
 };
 
 /* How an inline part's lines are wrapped (RFC 3676). */
@@ -58,8 +61,9 @@ bool pw_body_add_patch(struct pw_body *b, const char *t, size_t n);
 /*
  * Hands what b read over to m: m->commit_msg (leading blank lines and
  * trailing white space trimmed, "" or text ending in one newline),
- * m->diff (NULL when there is none), m->diff_cut, m->diff_rest and m->pull_url; m must not hold
- * them yet.  b is released.
+ * m->diff (NULL when there is none), m->diff_cut, m->diff_rest,
+ * m->diff_stop, m->diff_unflowed and m->pull_url; m must not hold them
+ * yet.  b is released.
  */
 void pw_body_finish(struct pw_body *b, struct pw_mail *m);
 

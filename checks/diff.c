@@ -168,6 +168,8 @@ struct parser {
 	int hunk_patch_no;
 	const char *hunk_head;	/* the open hunk's "@@ ... @@", in p->text */
 	size_t hunk_head_len;
+	const struct pw_diff_context *ctx;	/* the mail around it, or NULL */
+	bool split_reported;	/* the open hunk's split line is reported */
 };
 
 static void problem(struct parser *ps, int patch_no, const char *fmt, ...)
@@ -223,6 +225,64 @@ static void quote_line(GString *o, const char *l, size_t n)
 	g_string_append(o, m < n ? "...\"" : "\"");
 }
 
+/* RFC 5321's most octets in a line, without its CRLF. */
+#define SMTP_LINE_MAX 998
+
+/* Whether the n bytes at l start with white space holding a U+00A0. */
+static bool nbsp_indent(const char *l, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		if (l[i] == ' ' || l[i] == '\t')
+			i++;
+		else if (i + 1 < n && (unsigned char)l[i] == 0xc2 &&
+			 (unsigned char)l[i + 1] == 0xa0)
+			return true;
+		else
+			break;
+	}
+	return false;
+}
+
+/*
+ * What the bytes show did to a hunk that stops short at line l (n
+ * bytes; NULL: the end of the diff, where the mail's context, if any,
+ * has the line): the words naming it, or NULL when they show nothing
+ * and the message keeps to the likely causes.
+ */
+static const char *damage(const struct parser *ps, const struct pw_hunk *h,
+			  const char *l, size_t n)
+{
+	const struct pw_diff_context *ctx = ps->ctx;
+	size_t i;
+
+	for (i = h->first; i < ps->lines->len; i++)
+		if (g_array_index(ps->lines, struct pw_dline, i).len + 1 == SMTP_LINE_MAX)
+			return ": a line of the hunk is 998 bytes long, the most SMTP allows in one line, "
+			       "and the rest of it came as a line of its own: a longer line was split in transit; "
+			       "send such a patch quoted-printable (git send-email --transfer-encoding=quoted-printable)";
+	if (ctx && ctx->unflowed)
+		return ": the mail is format=flowed, and unwrapping it, as git am does, joined a line "
+		       "of the patch that ends in a space (an empty context line) to the next; "
+		       "send the patch with git send-email, not format=flowed";
+	if (!l && ctx) {
+		/* One empty context line short is the usual trimmed
+		 * end of a mail, which the message names already. */
+		if (!ctx->stop && !(ps->old_left == 1 && ps->new_left == 1))
+			return ": the mail ends there, so the patch was cut short";
+		if (!ctx->stop)
+			return NULL;
+		l = ctx->stop;
+		n = strlen(l);
+	}
+	if (l && nbsp_indent(l, n))
+		return ": that line is indented with U+00A0 no-break spaces, not spaces, as a mail client "
+		       "writing HTML changes them, and git reads no such line as context; "
+		       "send the patch as plain text (git send-email)";
+	return NULL;
+}
+
 /*
  * Ends the hunk in progress, reporting lines its header promised: what
  * the header announces, what the hunk holds, and where it stops (the
@@ -233,17 +293,30 @@ static void quote_line(GString *o, const char *l, size_t n)
 static void close_hunk(struct parser *ps, const char *l, size_t n)
 {
 	const struct pw_hunk *h;
+	const char *why;
 	GString *o;
 
 	if (ps->st != ST_HUNK)
 		return;
 	ps->st = ST_NONE;
-	if (ps->old_left <= 0 && ps->new_left <= 0)
+	if ((ps->old_left <= 0 && ps->new_left <= 0) || ps->split_reported)
 		return;
 	h = &g_array_index(ps->hunks, struct pw_hunk, ps->hunks->len - 1);
 	o = g_string_new(NULL);
 	counts(o, ps, h);
-	if (!l) {
+	why = damage(ps, h, l, n);
+	if (why && !l) {
+		g_string_append(o, h->n ? ", then the diff stops" : ", but no hunk line follows it");
+		if (ps->ctx && ps->ctx->stop) {
+			g_string_append(o, " at ");
+			quote_line(o, ps->ctx->stop, strlen(ps->ctx->stop));
+		}
+		g_string_append(o, why);
+	} else if (why) {
+		g_string_append(o, ", then comes ");
+		quote_line(o, l, n);
+		g_string_append(o, why);
+	} else if (!l) {
 		/* The end of the diff: of the mail, or of what git apply
 		 * reads as the diff (body.c), at a line that is no diff line. */
 		if (!h->n)
@@ -522,10 +595,40 @@ static bool hunk_header(struct parser *ps, const char *s, size_t len, int patch_
 	ps->hunk_patch_no = patch_no;
 	ps->hunk_head = s;
 	ps->hunk_head_len = hh.len + 3;	/* the ranges and " @@" */
+	ps->split_reported = false;
 	ps->st = ST_HUNK;
 	if (!h.old_count && !h.new_count)
 		ps->st = ST_NONE;
 	return true;
+}
+
+/*
+ * A line of exactly SMTP's 998 bytes, then a context line: a relay split
+ * a longer line and started its rest with a space (Postfix does), which
+ * git reads as context.  The counts may still fit, one line early, and
+ * git apply then finds no such context; reported once per hunk.
+ */
+static void split_line(struct parser *ps, const struct pw_hunk *h, int patch_no)
+{
+	const struct pw_dline *prev, *cur;
+	GString *o;
+
+	if (ps->split_reported || ps->lines->len < h->first + 2)
+		return;
+	cur = &g_array_index(ps->lines, struct pw_dline, ps->lines->len - 1);
+	prev = cur - 1;
+	if (cur->kind != ' ' || prev->len + 1 != SMTP_LINE_MAX)
+		return;
+	ps->split_reported = true;
+	o = g_string_new(NULL);
+	g_string_append_printf(o, "in the hunk \"%.*s\", a line is 998 bytes long, the most SMTP allows "
+			       "in one line, and the next starts with a space, as a relay starts the rest "
+			       "of a line it splits: a longer line was split in transit, so git apply "
+			       "will not find the hunk's context; send such a patch quoted-printable "
+			       "(git send-email --transfer-encoding=quoted-printable)",
+			       (int)ps->hunk_head_len, ps->hunk_head);
+	problem(ps, patch_no - 1, "%s", o->str);
+	g_string_free(o, TRUE);
 }
 
 /* Adds one hunk line; false when it does not fit the hunk's counts. */
@@ -566,6 +669,7 @@ static bool hunk_line(struct parser *ps, const char *s, size_t len, int patch_no
 	g_array_append_val(ps->lines, d);
 	h = &g_array_index(ps->hunks, struct pw_hunk, ps->hunks->len - 1);
 	h->n++;
+	split_line(ps, h, patch_no);
 	if (ps->old_left <= 0 && ps->new_left <= 0)
 		ps->st = ST_NONE;
 	return true;
@@ -662,12 +766,19 @@ static void set_paths(struct parser *ps, int patch_no, const char *a,
 
 struct pw_patch *pw_diff_parse(const char *text, size_t len)
 {
+	return pw_diff_parse_ctx(text, len, NULL);
+}
+
+struct pw_patch *pw_diff_parse_ctx(const char *text, size_t len,
+				   const struct pw_diff_context *ctx)
+{
 	struct parser ps;
 	struct pw_patch *p = g_new0(struct pw_patch, 1);
 	const char *s, *end;
 	int patch_no = 0;
 
 	memset(&ps, 0, sizeof(ps));
+	ps.ctx = ctx;
 	p->text = g_malloc(len + 1);
 	if (len)
 		memcpy(p->text, text, len);

@@ -15,6 +15,12 @@ static gint by_fix_desc(gconstpointer a, gconstpointer b)
 	return (y->fix_from > x->fix_from) - (y->fix_from < x->fix_from);
 }
 
+/* Whether kept fix k lies within [from, to) (offsets past skip). */
+static bool held(const struct pw_finding *k, size_t from, size_t to, size_t skip)
+{
+	return k->fix_from + skip >= from && k->fix_to + skip <= to;
+}
+
 void pw_fix_apply(const char *s, size_t len, bool diff,
 		  const GPtrArray *findings, GString *out)
 {
@@ -51,6 +57,7 @@ void pw_fix_apply(const char *s, size_t len, bool diff,
 			size_t skip = diff ? 1 : 0;	/* the '+' of a diff line */
 			size_t body = end - pos - (nl ? 1 : 0);
 			GString *line;
+			GPtrArray *keep = g_ptr_array_new();
 			size_t limit;
 
 			if (body && s[pos + body - 1] == '\r')
@@ -58,16 +65,37 @@ void pw_fix_apply(const char *s, size_t len, bool diff,
 			line = g_string_new_len(s + pos, (gssize)body);
 			limit = body;
 			g_ptr_array_sort(a, by_fix_desc);
+			/*
+			 * From the right: a fix that overlaps those kept is
+			 * skipped, unless it holds them all (DEVICE_ATTR_RO(x)
+			 * for the whole call, beside the octal spelling of its
+			 * mode): then it mends what they mend and takes their
+			 * place.
+			 */
 			for (j = 0; j < a->len; j++) {
 				struct pw_finding *f = a->pdata[j];
 				size_t from = f->fix_from + skip, to = f->fix_to + skip;
+				guint n = keep->len;
 
-				if (to > limit || from > to)
+				if (to > body || from > to)
 					continue;
-				g_string_erase(line, (gssize)from, (gssize)(to - from));
-				g_string_insert(line, (gssize)from, f->replacement);
+				while (n > 0 && held(keep->pdata[n - 1], from, to, skip))
+					n--;
+				if (to > limit && (n == keep->len ||
+						   (n > 0 && ((struct pw_finding *)keep->pdata[n - 1])->fix_from + skip < to)))
+					continue;
+				g_ptr_array_set_size(keep, n);
+				g_ptr_array_add(keep, f);
 				limit = from;
 			}
+			for (j = 0; j < keep->len; j++) {
+				struct pw_finding *f = keep->pdata[j];
+				size_t from = f->fix_from + skip, to = f->fix_to + skip;
+
+				g_string_erase(line, (gssize)from, (gssize)(to - from));
+				g_string_insert(line, (gssize)from, f->replacement);
+			}
+			g_ptr_array_free(keep, TRUE);
 			g_string_append_len(out, line->str, (gssize)line->len);
 			g_string_append_len(out, s + pos + body,
 					    (gssize)(end - pos - body));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "checks/message.h"
+#include "checks/patch.h"
 
 
 const char *pw_mail_kind_str(enum pw_mail_kind k)
@@ -278,6 +279,7 @@ void pw_mail_free(struct pw_mail *m)
 	g_free(m->commit_msg);
 	g_free(m->diff);
 	g_free(m->diff_rest);
+	g_free(m->diff_stop);
 	g_free(m->pull_url);
 	g_strfreev(m->warnings);
 	g_free(m);
@@ -291,4 +293,11 @@ const char *pw_mail_poster_name(const struct pw_mail *m)
 const char *pw_mail_poster_addr(const struct pw_mail *m)
 {
 	return m->sender_addr ? m->sender_addr : m->from_addr;
+}
+
+struct pw_patch *pw_mail_diff(const struct pw_mail *m)
+{
+	struct pw_diff_context ctx = { m->diff_stop, m->diff_unflowed };
+
+	return pw_diff_parse_ctx(m->diff, strlen(m->diff), m->diff_cut ? &ctx : NULL);
 }

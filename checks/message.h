@@ -12,6 +12,8 @@
 
 #include "checks/text.h"
 
+struct pw_patch;
+
 enum pw_mail_kind {
 	PW_MAIL_PATCH,		/* carries a diff (and is not a reply) */
 	PW_MAIL_COVER,		/* [PATCH 0/N], or a naked cover heading a series */
@@ -74,9 +76,22 @@ struct pw_mail {
 				 * part after where git stops reading it,
 				 * as sent (the rest of the patch, to show
 				 * it whole), else NULL */
+	char *diff_stop;	/* when diff_cut: the start of the line the
+				 * diff stops at (pw_diff_context), NULL
+				 * when the text ends there; owned */
+	bool diff_unflowed;	/* when diff_cut: read from format=flowed
+				 * text, and whole as sent, before the
+				 * unwrapping git am does too */
 	char *pull_url;		/* "URL branch" of a pull request, NULL when none */
 	char **warnings;	/* NULL-terminated notes on tolerated damage */
 };
+
+/*
+ * m's diff parsed (pw_diff_parse_ctx()) with what the mail shows about
+ * where it stops short, so that PATCH_MALFORMED names the cause.  m->diff
+ * must not be NULL.  The caller frees the patch (pw_patch_free()).
+ */
+struct pw_patch *pw_mail_diff(const struct pw_mail *m);
 
 /* Releases m and everything it holds; pw_mail_free(NULL) does nothing. */
 void pw_mail_free(struct pw_mail *m);
@@ -98,16 +113,20 @@ void pw_subject_tags_release(struct pw_subject_tags *tags);
 bool pw_subject_stable_tags(const char *prefixes);
 
 /*
- * The reply and forward markers, the one list of them: the length of
- * the marker at s ("Re:", "Aw:", "Sv:", "Antw:" reply; "Fwd:", "Fw:"
- * forward; any case), 0 when there is none.  *reply is set (never
- * cleared) when it is a reply marker.
+ * The reply and forward markers, the one list of them (checks/subject.c):
+ * the length of the marker at s, 0 when there is none.  Replies "Re:",
+ * "Aw:", "Sv:", "Antw:", "VS:", "Odp:", "Res:", "答复:", "回复:", "Отв:"
+ * and the other languages' forms; forwards "Fwd:", "Fw:", "WG:", "TR:",
+ * "RV:", "转发:", ...; any case; a count ("Re[2]:", "Re^2:") and the
+ * full-width colon "：" too.  *reply is set (never cleared) when it is
+ * a reply marker.
  */
 size_t pw_subject_marker(const char *s, bool *reply);
 
 /*
  * What leads a subject before its text, skipped: white space, reply
- * and forward markers (pw_subject_marker()) and bracket groups
+ * and forward markers (pw_subject_marker(); its short localised words,
+ * "VS:", "PD:", "Res:", only before the first group) and bracket groups
  * ("[PATCH v2 1/3]", "[net-next]"), in any order and number, as
  * Patchwork skips them.  Returns where the text starts (a pointer into
  * subject).  *reply (reply may be NULL) is set when a reply marker was

@@ -83,6 +83,27 @@ struct pw_patch {
  */
 struct pw_patch *pw_diff_parse(const char *text, size_t len);
 
+/* The most of the line after a mail's diff that is kept to explain it. */
+#define PW_DIFF_STOP_MAX 80
+
+/*
+ * What the mail around a diff shows about where its last hunk stops
+ * short, so that PATCH_MALFORMED names the cause the bytes show (a
+ * line indented with U+00A0 no-break spaces, format=flowed unwrapping,
+ * the mail ending) rather than a guess.  checks/body.c finds it
+ * (struct pw_mail's diff_stop and diff_unflowed).
+ */
+struct pw_diff_context {
+	const char *stop;	/* the line the diff stops at, NULL when the
+				 * text ends there */
+	bool unflowed;		/* whole as sent, cut by format=flowed
+				 * unwrapping */
+};
+
+/* pw_diff_parse() of a mail's diff, ctx (NULL: none) explaining its end. */
+struct pw_patch *pw_diff_parse_ctx(const char *text, size_t len,
+				   const struct pw_diff_context *ctx);
+
 /*
  * Whether s is a bare diff rather than a mail: after any blank lines it
  * starts with "diff ", "--- " or "Index: ", as "patch" and "git apply"

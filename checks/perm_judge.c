@@ -314,9 +314,48 @@ static bool shared_callback(struct pw_scan *sc, struct pw_span sp)
 	return r;
 }
 
-/* SYSFS_MODE_CALLBACKS and DEVICE_ATTR_FORM. */
-static void callbacks(struct probs *ps, struct pw_scan *sc,
-		      const struct pw_occ *oc, unsigned v)
+/* The mode spelled as the house style wants it. */
+static char *house_spelling(struct pw_scan *sc, const struct pw_occ *oc,
+			    unsigned v)
+{
+	char *p;
+
+	if (oc->lang == PW_MODE_PYTHON)
+		return g_strdup_printf("0o%o", v & 07777);
+	if (sc->style == PW_STYLE_SYMBOLIC)
+		return pw_mode_spell_symbolic(v);
+	if (sc->style == PW_STYLE_PERM_MACROS && (p = pw_mode_spell_perm(v)))
+		return p;
+	return pw_mode_spell_octal(v);
+}
+
+/*
+ * The mode whose bits agree with the callbacks: no write bit without a
+ * store, no read bit without a show, the owner's bit (the least one
+ * can grant) for a callback the mode forbids.  0 when no mode agrees.
+ */
+static unsigned agreeing_mode(unsigned v, bool show, bool store)
+{
+	v &= 0777;
+	if (!store)
+		v &= ~0222u;
+	if (!show)
+		v &= ~0444u;
+	if (store && !(v & 0222))
+		v |= 0200;
+	if (show && !(v & 0444))
+		v |= 0400;
+	return v;
+}
+
+/*
+ * SYSFS_MODE_CALLBACKS into ps; DEVICE_ATTR_FORM into form, a finding
+ * of its own: advice on how the attribute is written, which a list may
+ * switch off without losing what is wrong with the mode.  value_problem
+ * says that a value rule already reports the mode.
+ */
+static void callbacks(struct probs *ps, struct probs *form, struct pw_scan *sc,
+		      const struct pw_occ *oc, unsigned v, bool value_problem)
 {
 	struct form {
 		unsigned mode;
@@ -354,15 +393,40 @@ static void callbacks(struct probs *ps, struct pw_scan *sc,
 		g_string_append_printf(t, "%snobody may read, so the show callback is never called",
 				       t->len ? "; " : "");
 	if (t->len) {
+		unsigned fixed = agreeing_mode(v, show, store);
+
 		add(ps, sc, PW_R_SYSFS_MODE_CALLBACKS, PW_SEV_WARNING, false,
 		    g_string_free(t, FALSE));
+		/* The fix is the mode that agrees, never the same bits
+		 * spelt anew: that would carry the fault it names. */
+		if (fixed && fixed != (v & 0777))
+			set_fix(ps, PW_R_SYSFS_MODE_CALLBACKS,
+				house_spelling(sc, oc, fixed), oc->mode);
 		return;
 	}
 	g_string_free(t, TRUE);
 	if (!oc->form)
 		return;
 	name = squeeze(san + oc->name.s, oc->name.e - oc->name.s);
-	if (!is_identifier(name) || in_macro(sc, oc, name, show, store))
+	if (!is_identifier(name))
+		goto out;
+	/*
+	 * checkpatch.pl's DEVICE_ATTR_PERMS: a DEVICE_ATTR() mode no short
+	 * form has (0664, 0220, ...), unless a value rule already says
+	 * what is wrong with it.
+	 */
+	if (oc->form == 1 && !value_problem) {
+		for (i = 0; i < G_N_ELEMENTS(forms); i++)
+			if (forms[i].mode == v)
+				break;
+		if (i == G_N_ELEMENTS(forms)) {
+			add(form, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
+			    g_strdup("an unusual mode for a sysfs attribute: no DEVICE_ATTR_ form has it "
+				     "(_RW 0644, _RO 0444, _WO 0200, _ADMIN_RW 0600, _ADMIN_RO 0400)"));
+			goto out;
+		}
+	}
+	if (in_macro(sc, oc, name, show, store))
 		goto out;
 	for (i = 0; i < G_N_ELEMENTS(forms); i++) {
 		const struct form *f = &forms[i];
@@ -383,13 +447,13 @@ static void callbacks(struct probs *ps, struct pw_scan *sc,
 		    (!store_ok && shared_callback(sc, oc->store)))
 			break;
 		if (show_ok && store_ok) {
-			add(ps, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
+			add(form, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
 			    g_strdup_printf("%s(%s) says the same in fewer words", macro, name));
-			set_fix(ps, PW_R_DEVICE_ATTR_FORM,
+			set_fix(form, PW_R_DEVICE_ATTR_FORM,
 				g_strdup_printf("%s(%s)", macro, name), oc->call);
 		} else {
 			/* Only the callbacks whose names differ. */
-			add(ps, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
+			add(form, sc, PW_R_DEVICE_ATTR_FORM, PW_SEV_WARNING, false,
 			    g_strdup_printf("%s(%s) would say the same if %s named %s%s%s%s%s",
 					    macro, name,
 					    !show_ok && !store_ok ? "the callbacks were" :
@@ -403,21 +467,6 @@ static void callbacks(struct probs *ps, struct pw_scan *sc,
 	}
 out:
 	g_free(name);
-}
-
-/* The mode spelled as the house style wants it. */
-static char *house_spelling(struct pw_scan *sc, const struct pw_occ *oc,
-			    unsigned v)
-{
-	char *p;
-
-	if (oc->lang == PW_MODE_PYTHON)
-		return g_strdup_printf("0o%o", v & 07777);
-	if (sc->style == PW_STYLE_SYMBOLIC)
-		return pw_mode_spell_symbolic(v);
-	if (sc->style == PW_STYLE_PERM_MACROS && (p = pw_mode_spell_perm(v)))
-		return p;
-	return pw_mode_spell_octal(v);
 }
 
 /*
@@ -609,6 +658,19 @@ static void style_rules(struct probs *ps, struct pw_scan *sc,
 	}
 }
 
+/* Whether a rule about the mode's value (not its spelling) is in ps. */
+static bool value_problem(const struct probs *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->p[i].rule != PW_R_PERM_SYMBOLIC &&
+		    ps->p[i].rule != PW_R_PERM_STYLE &&
+		    ps->p[i].rule != PW_R_PERM_UNCOMMON)
+			return true;
+	return false;
+}
+
 static int pick(const struct probs *ps, bool mode_added)
 {
 	int i, best = -1;
@@ -695,16 +757,79 @@ static void judge_cond(struct pw_scan *sc, const struct pw_occ *oc,
 		fix_span(sc, f, oc->mode, c->octal);
 }
 
-void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
-		   const struct pw_mode *m)
+/*
+ * One finding for the problems in ps, reported by the most severe: its
+ * text, then the others', then the winner's own fix.  Only its own: the
+ * octal spelling of a world-writable mode would carry the fault the
+ * finding names (the head already shows the octal value).
+ */
+static void report(struct pw_scan *sc, const struct pw_occ *oc,
+		   const struct pw_mode *m, const char *written,
+		   const struct probs *ps, bool mode_added)
 {
-	struct probs ps;
 	struct pw_finding *f;
-	bool mode_added, any_added;
-	char *written, *head;
+	char *head;
 	GString *msg;
 	int i, w, fixer = -1;
 	size_t at;
+
+	w = pick(ps, mode_added);
+	if (w < 0)
+		return;
+	if (ps->p[w].repl)
+		fixer = w;
+
+	if ((m->flags & PW_MODE_UNKNOWN) ||
+	    ((m->flags & PW_MODE_DECIMAL) && !decimal_as_written(m))) {
+		head = g_strdup(written);
+	} else if (oc->relative) {
+		char ls[10];
+
+		pw_mode_ls(m->value, ls);
+		head = g_strdup_printf("%s (adds %s)", written, ls);
+	} else {
+		char *d = pw_mode_describe(m->value);
+		char *oct = g_strdup_printf((m->value & 07000) ? "%05o" : "%04o",
+					    m->value & 07777);
+
+		head = strcmp(written, oct) ? g_strdup_printf("%s = %s", written, d) :
+					     g_strdup(d);
+		g_free(d);
+		g_free(oct);
+	}
+	msg = g_string_new(head);
+	g_free(head);
+	g_string_append(msg, ": ");
+	g_string_append(msg, ps->p[w].text);
+	for (i = 0; i < ps->n; i++)
+		if (i != w && (mode_added || !ps->p[i].mode_only))
+			g_string_append_printf(msg, "; %s", ps->p[i].text);
+	if (fixer >= 0 && ps->p[fixer].rule != PW_R_DEVICE_ATTR_FORM)
+		g_string_append_printf(msg, "; write %s", ps->p[fixer].repl);
+	at = mode_added ? oc->mode.s : first_added(sc, oc);
+	f = pw_perm_emit(sc, ps->p[w].rule, (int)ps->p[w].sev, at,
+			 g_string_free(msg, FALSE));
+	if (f && fixer >= 0)
+		fix_span(sc, f, ps->p[fixer].span, ps->p[fixer].repl);
+}
+
+static void probs_release(struct probs *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->n; i++) {
+		g_free(ps->p[i].text);
+		g_free(ps->p[i].repl);
+	}
+	ps->n = 0;
+}
+
+void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
+		   const struct pw_mode *m)
+{
+	struct probs ps, form;
+	bool mode_added, any_added;
+	char *written;
 
 	mode_added = pw_text_added(sc->t, oc->mode.s, oc->mode.e - 1);
 	any_added = mode_added;
@@ -714,13 +839,13 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 	if (!any_added)
 		return;
 	ps.n = 0;
+	form.n = 0;
 	written = quoted(squeeze(sc->san + oc->mode.s, oc->mode.e - oc->mode.s));
 	if (oc->cond) {
 		if (mode_added)
 			judge_cond(sc, oc, written);
 		goto out;
 	}
-
 	if (sc->style == PW_STYLE_PERM_MACROS && (m->flags & PW_MODE_PERM_UNDEF)) {
 		unsigned v;
 		bool def;
@@ -763,64 +888,20 @@ void pw_perm_judge(struct pw_scan *sc, const struct pw_occ *oc,
 	if (!(m->flags & PW_MODE_UNKNOWN)) {
 		value_rules(&ps, sc, oc, m, written);
 		if (oc->callbacks && !oc->relative)
-			callbacks(&ps, sc, oc, m->value & 07777);
+			callbacks(&ps, &form, sc, oc, m->value & 07777,
+				  value_problem(&ps));
 	}
 	style_rules(&ps, sc, oc, m);
-	if (sc->on[PW_R_PERM_UNCOMMON] && !(m->flags & PW_MODE_UNKNOWN) &&
+	/* DEVICE_ATTR_FORM's unusual mode already says it. */
+	if (sc->on[PW_R_PERM_UNCOMMON] && !(m->flags & PW_MODE_UNKNOWN) && !form.n &&
 	    !oc->relative && oc->kind != PW_CTX_VALUE && uncommon(oc, m->value & 07777))
 		add(&ps, sc, PW_R_PERM_UNCOMMON, PW_SEV_INFO, true,
 		    g_strdup_printf("an uncommon mode for %s", what(oc->kind)));
 done:
-	w = pick(&ps, mode_added);
-	if (w < 0)
-		goto out;
-	/* The winner's own fix, else the first spelling fix of the mode. */
-	if (ps.p[w].repl)
-		fixer = w;
-	for (i = 0; fixer < 0 && i < ps.n; i++)
-		if (ps.p[i].repl && ps.p[i].span.s == oc->mode.s && mode_added)
-			fixer = i;
-
-	if ((m->flags & PW_MODE_UNKNOWN) ||
-	    ((m->flags & PW_MODE_DECIMAL) && !decimal_as_written(m))) {
-		head = g_strdup(written);
-	} else if (oc->relative) {
-		char ls[10];
-
-		pw_mode_ls(m->value, ls);
-		head = g_strdup_printf("%s (adds %s)", written, ls);
-	} else {
-		char *d = pw_mode_describe(m->value);
-		char *oct = g_strdup_printf((m->value & 07000) ? "%05o" : "%04o",
-					    m->value & 07777);
-
-		head = strcmp(written, oct) ? g_strdup_printf("%s = %s", written, d) :
-					     g_strdup(d);
-		g_free(d);
-		g_free(oct);
-	}
-	msg = g_string_new(head);
-	g_free(head);
-	g_string_append(msg, ": ");
-	g_string_append(msg, ps.p[w].text);
-	for (i = 0; i < ps.n; i++)
-		if (i != w && (mode_added || !ps.p[i].mode_only))
-			g_string_append_printf(msg, "; %s", ps.p[i].text);
-	if (fixer >= 0) {
-		const char *repl = ps.p[fixer].repl;
-
-		if (ps.p[fixer].rule != PW_R_DEVICE_ATTR_FORM)
-			g_string_append_printf(msg, "; write %s", repl);
-	}
-	at = mode_added ? oc->mode.s : first_added(sc, oc);
-	f = pw_perm_emit(sc, ps.p[w].rule, (int)ps.p[w].sev, at,
-			 g_string_free(msg, FALSE));
-	if (f && fixer >= 0)
-		fix_span(sc, f, ps.p[fixer].span, ps.p[fixer].repl);
+	report(sc, oc, m, written, &ps, mode_added);
+	report(sc, oc, m, written, &form, mode_added);
 out:
-	for (i = 0; i < ps.n; i++) {
-		g_free(ps.p[i].text);
-		g_free(ps.p[i].repl);
-	}
+	probs_release(&ps);
+	probs_release(&form);
 	g_free(written);
 }

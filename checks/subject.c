@@ -141,23 +141,129 @@ static void tag_group(const char *s, size_t n, struct pw_subject_tags *t,
 	}
 }
 
-size_t pw_subject_marker(const char *s, bool *reply)
-{
-	static const struct { const char *w; bool reply; } m[] = {
-		{ "re", true }, { "aw", true }, { "sv", true },
-		{ "antw", true }, { "fwd", false }, { "fw", false },
-	};
-	size_t i, n;
+/*
+ * The reply and forward markers, as mailers write them in each language
+ * (Outlook, Thunderbird, Apple Mail, Gmail, Foxmail): "答复: [PATCH]" is
+ * Outlook's "Re: [PATCH]" in Chinese.  Any case; the non-ASCII ones are
+ * compared case-folded.  lead: a word so short or so common in a
+ * subject's text ("VS", "PD", "TR", "Res") that it counts only before
+ * the first bracket group, never after "[PATCH]", where it may be the
+ * name of a subsystem.
+ */
+static const struct marker {
+	const char *w;
+	bool reply, lead;
+} markers[] = {
+	/* replies */
+	{ "re", true, false }, { "aw", true, false }, { "sv", true, false },
+	{ "antw", true, false }, { "vs", true, true }, { "odp", true, true },
+	{ "res", true, true }, { "ynt", true, true }, { "atb", true, true },
+	{ "odg", true, true }, { "v\xc3\xa1", true, true },	/* Vá */
+	{ "\xce\x91\xce\xa0", true, true },			/* ΑΠ */
+	{ "\xce\xa3\xcf\x87\xce\xb5\xcf\x84", true, true },	/* Σχετ */
+	{ "\xd0\x9e\xd1\x82\xd0\xb2", true, true },		/* Отв */
+	{ "\xd7\xaa\xd7\xa9\xd7\x95\xd7\x91\xd7\x94", true, true }, /* תשובה */
+	{ "\xd8\xb1\xd8\xaf", true, true },			/* رد */
+	{ "\xe7\xad\x94\xe5\xa4\x8d", true, true },		/* 答复 */
+	{ "\xe5\x9b\x9e\xe5\xa4\x8d", true, true },		/* 回复 */
+	{ "\xe5\x9b\x9e\xe8\xa6\x86", true, true },		/* 回覆 */
+	/* forwards */
+	{ "fwd", false, false }, { "fw", false, false }, { "wg", false, true },
+	{ "tr", false, true }, { "rv", false, true }, { "vb", false, true },
+	{ "doorst", false, true }, { "pd", false, true }, { "enc", false, true },
+	{ "vl", false, true },
+	{ "\xce\xa0\xcf\x81\xce\xb8", false, true },		/* Πρθ */
+	{ "\xd0\x9f\xd0\xb5\xd1\x80\xd0\xb5\xd1\x81\xd0\xbb", false, true }, /* Пересл */
+	{ "\xe8\xbd\xac\xe5\x8f\x91", false, true },		/* 转发 */
+	{ "\xe8\xbd\x89\xe5\xaf\x84", false, true },		/* 轉寄 */
+	{ "\xe8\xbd\x89\xe7\x99\xbc", false, true },		/* 轉發 */
+};
 
-	for (i = 0; i < G_N_ELEMENTS(m); i++) {
-		n = strlen(m[i].w);
-		if (!g_ascii_strncasecmp(s, m[i].w, n) && s[n] == ':') {
-			if (m[i].reply)
-				*reply = true;
-			return n + 1;
-		}
+/*
+ * The length of marker word w at s, 0 when s does not start with it:
+ * ASCII compared ignoring case, other letters case-folded.
+ */
+static size_t word_at(const char *s, const char *w)
+{
+	size_t n = strlen(w), i;
+	glong chars;
+	const char *end;
+	char *a, *b;
+	bool same;
+
+	for (i = 0; i < n && !((unsigned char)w[i] & 0x80); i++)
+		;
+	if (i == n)
+		return !g_ascii_strncasecmp(s, w, n) ? n : 0;
+	/* As many characters of s as w has, if they are valid UTF-8. */
+	chars = g_utf8_strlen(w, -1);
+	for (end = s; chars > 0 && *end; chars--) {
+		gunichar c = g_utf8_get_char_validated(end, -1);
+
+		if (c == (gunichar)-1 || c == (gunichar)-2)
+			return 0;
+		end = g_utf8_next_char(end);
+	}
+	if (chars > 0)
+		return 0;
+	a = g_utf8_casefold(s, end - s);
+	b = g_utf8_casefold(w, -1);
+	same = !strcmp(a, b);
+	g_free(a);
+	g_free(b);
+	return same ? (size_t)(end - s) : 0;
+}
+
+/*
+ * After the word: a count ("Re[2]:", "Re^2:", "Re(2):", as some mailers
+ * number replies), then ':' or the full-width '：' of CJK mailers.
+ * The length up to and with the colon, 0 when none follows.
+ */
+static size_t colon_at(const char *s)
+{
+	size_t i = 0;
+	char close = 0;
+
+	if (s[0] == '[')
+		close = ']';
+	else if (s[0] == '(')
+		close = ')';
+	if (close || s[0] == '^') {
+		for (i = 1; g_ascii_isdigit(s[i]); i++)
+			;
+		if (i == 1)
+			return 0;
+		if (close && s[i++] != close)
+			return 0;
+	}
+	if (s[i] == ':')
+		return i + 1;
+	if (!strncmp(s + i, "\xef\xbc\x9a", 3))	/* U+FF1A */
+		return i + 3;
+	return 0;
+}
+
+/* pw_subject_marker(), but for lead markers only when first is set. */
+static size_t marker_at(const char *s, bool *reply, bool first)
+{
+	size_t i, n, c;
+
+	for (i = 0; i < G_N_ELEMENTS(markers); i++) {
+		if (markers[i].lead && !first)
+			continue;
+		n = word_at(s, markers[i].w);
+		if (!n || !(c = colon_at(s + n)))
+			continue;
+		if (markers[i].reply)
+			*reply = true;
+		return n + c;
 	}
 	return 0;
+}
+
+size_t pw_subject_marker(const char *s, bool *reply)
+{
+	return marker_at(s, reply, true);
 }
 
 /*
@@ -189,12 +295,12 @@ const char *pw_subject_skip(const char *subject, bool *reply,
 			    void *data)
 {
 	const char *p = subject, *close;
-	bool any_reply = false;
+	bool any_reply = false, first = true;
 	size_t n;
 
 	for (;;) {
 		p = skip_space(p);
-		n = pw_subject_marker(p, &any_reply);
+		n = marker_at(p, &any_reply, first);
 		if (n) {
 			/* A list tag may come first: "[list] Re: ...". */
 			p += n;
@@ -208,6 +314,7 @@ const char *pw_subject_skip(const char *subject, bool *reply,
 		if (group)
 			group(p + 1, (size_t)(close - p - 1), data);
 		p = close + 1;
+		first = false;
 	}
 	if (reply && any_reply)
 		*reply = true;

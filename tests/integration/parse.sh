@@ -232,6 +232,12 @@ is "message/rfc822 recursed: the inner diff is found" \
 parse "$CORPUS/notmuch/indexing/PATCH-1-2-system_data_types.7-srcfix.txt.eml"
 is "multipart/signed: text/x-diff found, signature skipped, a reply is a comment" \
 	"$(q 'm[0]["diff"].startswith("diff --git") and "PGP" not in m[0]["diff"] + m[0]["commit_msg"] and m[0]["kind"] == "comment"')" yes
+# Outlook's "Re:" in Chinese, on a patch forwarded to add a Cc (real
+# linux-usb mail): a reply, a comment, never a patch to answer.
+parse "$CORPUS/lore-linux-usb/localised-reply.eml"
+is "答复: [PATCH v2]: a reply, so a comment, with its markers read" \
+	"$(q '(m[0]["kind"], m[0]["is_reply"], m[0]["version"], m[0]["patch_tag"])')" \
+	"('comment', True, 2, True)"
 parse "$CORPUS/public-inbox/data/binary.patch"
 is "public-inbox binary.patch: GIT binary patch kept" \
 	"$(q '"GIT binary patch" in m[0]["diff"] and "literal 1" in m[0]["diff"]')" yes

@@ -217,6 +217,7 @@ static void cut_rest(void **state)
 	g_free(m.commit_msg);
 	g_free(m.diff);
 	g_free(m.diff_rest);
+	g_free(m.diff_stop);
 
 	memset(&m, 0, sizeof(m));
 	pw_body_init(&b);
@@ -226,6 +227,62 @@ static void cut_rest(void **state)
 	assert_null(m.diff_rest);
 	g_free(m.commit_msg);
 	g_free(m.diff);
+	g_free(m.diff_rest);
+	g_free(m.diff_stop);
+}
+
+/*
+ * A diff cut short keeps the line it stops at (what a mail client did
+ * to the patch shows there) and whether format=flowed unwrapping, not
+ * the mail as sent, cut it; the extent itself is git apply's, as ever.
+ */
+static void cut_stop(void **state)
+{
+	/* Indentation as no-break spaces (a real linux-leds mail). */
+	static const char nbsp[] = "x\n---\n--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n"
+		"+a\n\xc2\xa0" "b\n\xc2\xa0" "c\n";
+	/* A trailing space on an added line: flowed joins it to the next. */
+	static const char flowed[] = "x\n---\n--- a/f\n+++ b/f\n@@ -1,1 +1,3 @@\n"
+		"+a \n+b\n c\n-- \n2.31\n";
+	static const char ended[] = "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n a\n";
+	struct pw_mail m;
+	struct pw_body b;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	pw_body_init(&b);
+	assert_true(pw_body_add_text(&b, nbsp, strlen(nbsp), PW_BODY_FIXED));
+	pw_body_finish(&b, &m);
+	assert_string_equal(m.diff, "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n+a\n");
+	assert_true(m.diff_cut);
+	assert_string_equal(m.diff_stop, "\xc2\xa0" "b");
+	assert_false(m.diff_unflowed);
+	g_free(m.commit_msg);
+	g_free(m.diff);
+	g_free(m.diff_rest);
+	g_free(m.diff_stop);
+
+	memset(&m, 0, sizeof(m));
+	pw_body_init(&b);
+	assert_true(pw_body_add_text(&b, flowed, strlen(flowed), PW_BODY_FLOWED));
+	pw_body_finish(&b, &m);
+	assert_true(m.diff_cut);
+	assert_true(m.diff_unflowed);
+	g_free(m.commit_msg);
+	g_free(m.diff);
+	g_free(m.diff_rest);
+	g_free(m.diff_stop);
+
+	memset(&m, 0, sizeof(m));
+	pw_body_init(&b);
+	assert_true(pw_body_add_patch(&b, ended, strlen(ended)));
+	pw_body_finish(&b, &m);
+	assert_true(m.diff_cut);
+	assert_null(m.diff_stop);
+	g_free(m.commit_msg);
+	g_free(m.diff);
+	g_free(m.diff_rest);
+	g_free(m.diff_stop);
 }
 
 int main(void)
@@ -237,6 +294,7 @@ int main(void)
 		cmocka_unit_test(pull),
 		cmocka_unit_test(parts),
 		cmocka_unit_test(flowed_delsp),
+		cmocka_unit_test(cut_stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -267,6 +267,65 @@ static void short_hunk_reasons(void **state)
 	}
 }
 
+/*
+ * The cause the bytes show, named instead of a guess: a line split at
+ * SMTP's 998 bytes (a relay puts the rest on a line of its own, which
+ * Postfix starts with a space: a context line to git), a line indented
+ * with U+00A0 no-break spaces, format=flowed unwrapping, the mail
+ * ending (the mail's facts come from checks/body.c as a context).
+ */
+static void short_hunk_causes(void **state)
+{
+	static const char head[] = "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n";
+	struct pw_diff_context nbsp = { "\xc2\xa0\xc2\xa0return 0;", false };
+	struct pw_diff_context flowed = { "@@ -9 +9 @@", true };
+	struct pw_diff_context ended = { NULL, false };
+	GString *d = g_string_new(head);
+	struct pw_patch *p;
+
+	(void)state;
+	/* The counts fit, one line early: git apply finds no context. */
+	g_string_append(d, "@@ -1,3 +1,3 @@\n a\n+");
+	while (d->len - strlen(head) - strlen("@@ -1,3 +1,3 @@\n a\n") < 998)
+		g_string_append_c(d, 'x');
+	g_string_append(d, "\n yz\n-b\n c\n");
+	p = pw_diff_parse(d->str, d->len);
+	assert_int_equal(p->nproblems, 1);
+	assert_non_null(strstr(p->problems[0].message,
+			       "a line is 998 bytes long, the most SMTP allows in one line, and the "
+			       "next starts with a space"));
+	assert_int_equal(p->problems[0].patch_no, 6);	/* the 998 bytes */
+	pw_patch_free(p);
+	/* Counts that break on the rest: the cause still named. */
+	g_string_truncate(d, d->len - strlen(" yz\n-b\n c\n"));
+	g_string_append(d, "yz\n-b\n c\n");
+	p = pw_diff_parse(d->str, d->len);
+	assert_int_equal(p->nproblems, 1);
+	assert_non_null(strstr(p->problems[0].message,
+			       "then comes \"yz\": a line of the hunk is 998 bytes long"));
+	assert_null(strstr(p->problems[0].message, "by hand"));
+	pw_patch_free(p);
+
+	g_string_assign(d, head);
+	g_string_append(d, "@@ -1,3 +1,4 @@\n+a\n");
+	p = pw_diff_parse_ctx(d->str, d->len, &nbsp);
+	assert_non_null(strstr(p->problems[0].message,
+			       "then the diff stops at \"\xc2\xa0\xc2\xa0return 0;\": that line is "
+			       "indented with U+00A0 no-break spaces"));
+	pw_patch_free(p);
+	p = pw_diff_parse_ctx(d->str, d->len, &flowed);
+	assert_non_null(strstr(p->problems[0].message, ": the mail is format=flowed, and unwrapping it"));
+	pw_patch_free(p);
+	p = pw_diff_parse_ctx(d->str, d->len, &ended);
+	assert_non_null(strstr(p->problems[0].message, "then the diff stops: the mail ends there, so the patch was cut short"));
+	pw_patch_free(p);
+	/* Without the mail, the likely causes, as before. */
+	p = pw_diff_parse(d->str, d->len);
+	assert_non_null(strstr(p->problems[0].message, "a mail client probably wrapped a long line"));
+	pw_patch_free(p);
+	g_string_free(d, TRUE);
+}
+
 static void blank_context_and_crlf(void **state)
 {
 	struct pw_patch *p = parse(
@@ -467,6 +526,7 @@ int main(void)
 		cmocka_unit_test(strict_hunk_headers),
 		cmocka_unit_test(helpers),
 		cmocka_unit_test(bare_diff),
+		cmocka_unit_test(short_hunk_causes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;

@@ -85,6 +85,17 @@ static void overlap_and_bounds(void **state)
 	g_free(s);
 	g_ptr_array_unref(fs);
 
+	/* A fix that holds another (the whole DEVICE_ATTR() call beside
+	 * its mode's spelling) takes its place, whatever their order. */
+	fs = findings();
+	add(fs, false, 1, 4, 6, "V");
+	add(fs, false, 1, 2, 9, "W");
+	add(fs, false, 1, 0, 1, "A");
+	s = apply("abcdefghij", false, fs);
+	assert_string_equal(s, "kept:AbWj");
+	g_free(s);
+	g_ptr_array_unref(fs);
+
 	/* No findings: the text as it is, a NUL byte included. */
 	fs = findings();
 	{

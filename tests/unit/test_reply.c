@@ -45,6 +45,14 @@ static void test_subject(void **state)
 	s = pw_reply_subject("RE: [PATCH] foo");
 	assert_string_equal(s, "Re: [PATCH] foo");
 	g_free(s);
+	/* Every marker gives way to one "Re:": Outlook's localised reply
+	 * (a real linux-usb mail), counts, forwards. */
+	for (i = 0; i < 2; i++) {
+		s = pw_reply_subject(i ? "AW\xef\xbc\x9a Re[2]: WG: [PATCH] foo" :
+				     "\xe7\xad\x94\xe5\xa4\x8d: [PATCH] foo");
+		assert_string_equal(s, "Re: [PATCH] foo");
+		g_free(s);
+	}
 	s = pw_reply_subject("\r\n");
 	assert_string_equal(s, "Re: your patch");
 	g_free(s);

@@ -94,6 +94,30 @@ static void markers(void **state)
 		{ "Fwd: x", 4, false }, { "FW: x", 3, false },
 		{ "Rex: x", 0, false }, { "Re : x", 0, false }, { "re", 0, false },
 		{ "Resend: x", 0, false }, { "", 0, false },
+		/* Outlook, Foxmail and others, localised (a real linux-usb
+		 * "答复: [PATCH v2] usb: gadget: uvc: ...") */
+		{ "\xe7\xad\x94\xe5\xa4\x8d: x", 7, true },		/* 答复: */
+		{ "\xe5\x9b\x9e\xe5\xa4\x8d\xef\xbc\x9ax", 9, true },	/* 回复： */
+		{ "\xe5\x9b\x9e\xe8\xa6\x86: x", 7, true },		/* 回覆: */
+		{ "VS: x", 3, true }, { "Odp: x", 4, true }, { "RES: x", 4, true },
+		{ "Ynt: x", 4, true }, { "Atb: x", 4, true }, { "Odg: x", 4, true },
+		{ "V\xc3\xa1: x", 4, true }, { "V\xc3\x81: x", 4, true },	/* Vá: VÁ: */
+		{ "\xce\x91\xce\xa0: x", 5, true },			/* ΑΠ: */
+		{ "\xce\xa3\xcf\x87\xce\xb5\xcf\x84: x", 9, true },	/* Σχετ: */
+		{ "\xd0\x9e\xd1\x82\xd0\xb2: x", 7, true },		/* Отв: */
+		{ "\xd0\x9e\xd0\xa2\xd0\x92: x", 7, true },		/* ОТВ: */
+		{ "\xd7\xaa\xd7\xa9\xd7\x95\xd7\x91\xd7\x94: x", 11, true }, /* תשובה: */
+		{ "\xd8\xb1\xd8\xaf: x", 5, true },			/* رد: */
+		{ "Re[2]: x", 6, true }, { "Re^2: x", 5, true }, { "Re(3): x", 6, true },
+		{ "AW\xef\xbc\x9a x", 5, true }, { "Re[]: x", 0, false },
+		{ "Re[2: x", 0, false }, { "Re^: x", 0, false },
+		{ "WG: x", 3, false }, { "TR: x", 3, false }, { "RV: x", 3, false },
+		{ "VB: x", 3, false }, { "Doorst: x", 7, false }, { "PD: x", 3, false },
+		{ "Enc: x", 4, false }, { "Fw: x", 3, false },
+		{ "\xe8\xbd\xac\xe5\x8f\x91: x", 7, false },		/* 转发: */
+		{ "\xe8\xbd\x89\xe5\xaf\x84: x", 7, false },		/* 轉寄: */
+		{ "\xe7\xad\x94: x", 0, false }, { "\xe7\xad: x", 0, false },
+		{ "Vsx: x", 0, false }, { "Antwort: x", 0, false },
 	};
 	size_t i;
 
@@ -144,6 +168,20 @@ static void leading(void **state)
 	assert_string_equal(groups->str, "|PATCH");
 	assert_string_equal(pw_subject_skip("\xc2[PATCH] x", NULL, NULL, NULL),
 			    "\xc2[PATCH] x");
+	/* A localised reply leads; a short localised word after the
+	 * [PATCH] group is the subject's text (a subsystem "res:"). */
+	reply = false;
+	rest = pw_subject_skip("\xe7\xad\x94\xe5\xa4\x8d: [PATCH v2] usb: x", &reply,
+			       NULL, NULL);
+	assert_string_equal(rest, "usb: x");
+	assert_true(reply);
+	reply = false;
+	rest = pw_subject_skip("[PATCH] res: fix a leak", &reply, NULL, NULL);
+	assert_string_equal(rest, "res: fix a leak");
+	assert_false(reply);
+	reply = false;
+	rest = pw_subject_skip("[PATCH] Re: fix a leak", &reply, NULL, NULL);
+	assert_true(reply);
 	g_string_free(groups, TRUE);
 }
 
