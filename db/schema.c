@@ -1100,7 +1100,8 @@ static const char *const migrations[] = {
 	 * A patch's life (db/lineage.c): lineage links the versions of
 	 * one series (root: the lineage, the id of the first series of it
 	 * found; supersedes: the version this one follows; how: what
-	 * linked them, checks/lineage.h); patch_state says what became
+	 * linked them, checks/lineage.h; change_id: b4's); patch_state
+	 * says what became
 	 * of a patch (no row: new); patch_pid holds each patch's
 	 * "git patch-id --stable", which a maintainer's tree is matched
 	 * against.  Only live patches (no state) are in the attention
@@ -1117,7 +1118,16 @@ static const char *const migrations[] = {
 	"CREATE INDEX IF NOT EXISTS lineage_root ON lineage(root);"
 	"CREATE INDEX IF NOT EXISTS lineage_change_id ON lineage(change_id)"
 	"  WHERE change_id IS NOT NULL;"
-	"CREATE INDEX IF NOT EXISTS series_sender_name ON series(from_addr, name);"
+	/* The subjects of a series' cover letter and patches, as
+	 * pw_lineage_subject_key() makes them, per sender: a later
+	 * version is found by any of them. */
+	"CREATE TABLE IF NOT EXISTS lineage_key ("
+	"  sender TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  series INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (sender, key, series)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX IF NOT EXISTS lineage_key_series ON lineage_key(series);"
 	"CREATE TABLE IF NOT EXISTS patch_state ("
 	"  patch INTEGER PRIMARY KEY REFERENCES patch(id) ON DELETE CASCADE,"
 	"  state TEXT NOT NULL CHECK (state = 'superseded' OR state = 'applied'"
