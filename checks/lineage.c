@@ -16,6 +16,8 @@ const char *pw_lineage_how_name(enum pw_lineage_how how)
 		return "change-id";
 	case PW_LINEAGE_LINK:
 		return "link";
+	case PW_LINEAGE_COPY:
+		return "copy";
 	case PW_LINEAGE_REPLY:
 		return "reply";
 	case PW_LINEAGE_SUBJECT:
@@ -42,19 +44,25 @@ static bool same_text(const char *a, const char *b)
 	return a && b && *a && !g_ascii_strcasecmp(a, b);
 }
 
-/* How s names candidate c, PW_LINEAGE_NONE when it does not. */
-static enum pw_lineage_how evidence(const struct pw_lineage_series *s,
-				    const struct pw_lineage_series *c)
+enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
+				       const struct pw_lineage_series *c)
 {
 	bool same_sender = same_text(s->from_addr, c->from_addr);
 
+	/* Only an earlier version: a later one follows s, not the other
+	 * way round (it is linked when it arrives). */
+	if (c->id == s->id || !pw_lineage_before(c, s))
+		return PW_LINEAGE_NONE;
 	if (same_text(s->change_id, c->change_id))
 		return PW_LINEAGE_CHANGE_ID;
 	if (c->linked)
 		return PW_LINEAGE_LINK;
-	if (c->replied && same_sender)
+	if (c->same_diff && same_sender && s->total <= 1 && c->total <= 1)
+		return PW_LINEAGE_COPY;
+	/* A patch threaded under another of its posting is no new version. */
+	if (c->replied && same_sender && c->version < s->version)
 		return PW_LINEAGE_REPLY;
-	if (same_sender && (c->same_subject || same_text(s->name, c->name)))
+	if (c->same_subject || (same_sender && same_text(s->name, c->name)))
 		return PW_LINEAGE_SUBJECT;
 	return PW_LINEAGE_NONE;
 }
@@ -69,13 +77,8 @@ int pw_lineage_pick(const struct pw_lineage_series *s,
 	*how = PW_LINEAGE_NONE;
 	for (i = 0; i < n; i++) {
 		const struct pw_lineage_series *c = &cand[i];
-		enum pw_lineage_how h;
+		enum pw_lineage_how h = pw_lineage_evidence(s, c);
 
-		/* Only an earlier version: a later one follows s, not the
-		 * other way round (it is linked when it arrives). */
-		if (c->id == s->id || !pw_lineage_before(c, s))
-			continue;
-		h = evidence(s, c);
 		if (h == PW_LINEAGE_NONE)
 			continue;
 		if (best < 0 || h < *how ||
@@ -169,7 +172,7 @@ static const char *archive_msgid(const char *url)
 	slash = strchr(p, '/');
 	if (slash && !memchr(p, '@', (size_t)(slash - p)))
 		p = slash + 1;
-	return strchr(p, '@') ? p : NULL;
+	return strchr(p, '@') || strstr(p, "%40") ? p : NULL;
 }
 
 /* The Message-ID at p, up to the end of the link: a new string or NULL. */

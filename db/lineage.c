@@ -43,7 +43,8 @@ static enum pw_status load(struct pw_db *db, struct cands *c, int64_t id,
 			   struct pw_lineage_series *out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT s.name, s.from_addr, s.version, s.first_date, l.change_id"
+		"SELECT s.name, s.from_addr, s.version, s.first_date, l.change_id,"
+		" s.total"
 		" FROM series s LEFT JOIN lineage l ON l.series = s.id"
 		" WHERE s.id = ?1");
 	enum pw_status s;
@@ -62,13 +63,16 @@ static enum pw_status load(struct pw_db *db, struct cands *c, int64_t id,
 		out->date = sqlite3_column_int64(st, 3);
 		g_ptr_array_add(c->strings, (str = pw_db_col_dup(st, 4)));
 		out->change_id = str;
+		out->total = sqlite3_column_int(st, 5);
 	}
 	sqlite3_reset(st);
 	return s;
 }
 
 /* How a candidate was found. */
-enum found_by { BY_STORE = 0, BY_REPLY = 1, BY_LINK = 2, BY_SUBJECT = 4 };
+enum found_by {
+	BY_STORE = 0, BY_REPLY = 1, BY_LINK = 2, BY_SUBJECT = 4, BY_DIFF = 8,
+};
 
 /* Adds series id to the candidates, or what it was found by to its row. */
 static enum pw_status add(struct pw_db *db, struct cands *c, int64_t id,
@@ -87,6 +91,7 @@ static enum pw_status add(struct pw_db *db, struct cands *c, int64_t id,
 			r->replied |= !!(by & BY_REPLY);
 			r->linked |= !!(by & BY_LINK);
 			r->same_subject |= !!(by & BY_SUBJECT);
+			r->same_diff |= !!(by & BY_DIFF);
 			return PW_OK;
 		}
 	}
@@ -96,6 +101,7 @@ static enum pw_status add(struct pw_db *db, struct cands *c, int64_t id,
 	row.replied = by & BY_REPLY;
 	row.linked = by & BY_LINK;
 	row.same_subject = by & BY_SUBJECT;
+	row.same_diff = by & BY_DIFF;
 	g_array_append_val(c->rows, row);
 	return PW_OK;
 }
@@ -160,31 +166,53 @@ static enum pw_status gather(struct pw_db *db, const struct pw_lineage_series *s
 		sqlite3_bind_int64(q, 3, s->id);
 		st = add_rows(db, c, q, BY_STORE);
 	}
-	if (!st && k->subject_key && k->sender) {
+	for (i = 0; !st && k->subject_key && i < 2; i++) {
+		const char *who = i ? k->author : k->sender;
+
+		if (!who || (i && k->sender && !strcmp(who, k->sender)))
+			continue;
 		q = pw_db_stmt(db, "SELECT series FROM lineage_key"
 			       " WHERE sender = ?1 AND key = ?2 AND series <> ?3");
-		pw_db_bind_text(q, 1, k->sender);
+		pw_db_bind_text(q, 1, who);
 		pw_db_bind_text(q, 2, k->subject_key);
 		sqlite3_bind_int64(q, 3, s->id);
 		st = add_rows(db, c, q, BY_SUBJECT);
 	}
+	if (!st && k->pid && *k->pid && k->sender) {
+		q = pw_db_stmt(db, "SELECT p.series FROM patch_pid k"
+			       " JOIN patch p ON p.id = k.patch"
+			       " JOIN series s ON s.id = p.series"
+			       " WHERE k.pid = ?1 AND s.from_addr = ?2"
+			       " AND s.id <> ?3");
+		pw_db_bind_text(q, 1, k->pid);
+		pw_db_bind_text(q, 2, k->sender);
+		sqlite3_bind_int64(q, 3, s->id);
+		st = add_rows(db, c, q, BY_DIFF);
+	}
 	return st;
 }
 
-/* Files the subject key of a message of series_id under its sender. */
+/* Files the subject key of a message of series_id under its poster and author. */
 static enum pw_status add_key(struct pw_db *db, int64_t series_id,
 			      const struct pw_lineage_clues *k)
 {
+	enum pw_status s = PW_OK;
 	sqlite3_stmt *st;
+	int i;
 
-	if (!k->subject_key || !k->sender)
-		return PW_OK;
-	st = pw_db_stmt(db, "INSERT OR IGNORE INTO lineage_key(sender, key,"
-			" series) VALUES (?1, ?2, ?3)");
-	pw_db_bind_text(st, 1, k->sender);
-	pw_db_bind_text(st, 2, k->subject_key);
-	sqlite3_bind_int64(st, 3, series_id);
-	return pw_db_done(db, st);
+	for (i = 0; !s && k->subject_key && i < 2; i++) {
+		const char *who = i ? k->author : k->sender;
+
+		if (!who || !*who)
+			continue;
+		st = pw_db_stmt(db, "INSERT OR IGNORE INTO lineage_key(sender,"
+				" key, series) VALUES (?1, ?2, ?3)");
+		pw_db_bind_text(st, 1, who);
+		pw_db_bind_text(st, 2, k->subject_key);
+		sqlite3_bind_int64(st, 3, series_id);
+		s = pw_db_done(db, st);
+	}
+	return s;
 }
 
 /* The root of series id's lineage, which gets a row (the first) when it has none. */
@@ -264,9 +292,8 @@ static enum pw_status put(struct pw_db *db, int64_t series_id, int64_t root,
 /*
  * Each message of a series is looked at: a later one may carry the
  * clue (a cover letter's change-id, patch 3's subject).  A series that
- * was the first of its lineage follows the version found; one that
- * follows another already joins the lineage of the one found to its
- * own (a v3 that gathers patches first sent apart).
+ * was the first of its lineage follows the version found; the lineage
+ * of every earlier version named joins its own.
  */
 enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 				  const struct pw_lineage_clues *clues)
@@ -280,6 +307,7 @@ enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 	enum pw_status s;
 	int64_t root = series_id, from = 0, theirs = 0;
 	bool found, had = false, first = true;
+	guint i;
 	int pick;
 
 	sqlite3_bind_int64(st, 1, series_id);
@@ -324,7 +352,17 @@ enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 			pw_db_bind_text(st, 2, clues->change_id);
 			s = pw_db_done(db, st);
 		}
-		if (!s && from)
+	}
+	/* Every earlier version named joins: a v3 that gathers patches
+	 * first sent apart, or that another sender's v2 came between. */
+	for (i = 0; !s && i < c.rows->len; i++) {
+		const struct pw_lineage_series *r =
+			&g_array_index(c.rows, struct pw_lineage_series, i);
+
+		if (pw_lineage_evidence(&me, r) == PW_LINEAGE_NONE)
+			continue;
+		s = root_of(db, r->id, &theirs);
+		if (!s)
 			s = merge(db, theirs, root);
 	}
 	if (!s)
