@@ -133,13 +133,18 @@ enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 	const char *poster = pw_mail_poster_addr(m);
 	enum pw_reply_verdict v;
 	enum pw_status s = PW_OK;
-	guint i;
+	guint i, n;
 
 	*decided = false;
 	if (!m->in_reply_to || !*poster || m->automated || !mentions(raw, len))
 		return PW_OK;
 	targets = g_array_new(FALSE, FALSE, sizeof(struct pw_db_patch_ref));
 	s = pw_db_lineage_replied(db, m->in_reply_to, targets);
+	/* Else the nearest patch up the thread: "Actually, no, the patch
+	 * did not apply" answers the maintainer's own "Applied". */
+	for (n = m->references ? g_strv_length(m->references) : 0;
+	     !s && !targets->len && n > 0; n--)
+		s = pw_db_lineage_replied(db, m->references[n - 1], targets);
 	if (s || !targets->len)
 		goto out;
 	/* Ingest reads a reply's header only: its text is read here. */

@@ -212,6 +212,50 @@ char **pw_lineage_links(const char *text, size_t len)
 	return (char **)g_ptr_array_free(out, FALSE);
 }
 
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A sorted copy of the NULL-terminated keys (strings borrowed). */
+static GPtrArray *sorted(char *const *keys)
+{
+	GPtrArray *a = g_ptr_array_new();
+	size_t i;
+
+	for (i = 0; keys && keys[i]; i++)
+		g_ptr_array_add(a, keys[i]);
+	g_ptr_array_sort(a, cmp_str);
+	return a;
+}
+
+void pw_lineage_compare(char *const *prev, char *const *cur, int *fixed,
+			int *kept, int *added)
+{
+	GPtrArray *a = sorted(prev), *b = sorted(cur);
+	guint i = 0, j = 0;
+
+	*fixed = *kept = *added = 0;
+	while (i < a->len || j < b->len) {
+		int c = i >= a->len ? 1 : j >= b->len ? -1 :
+			strcmp(a->pdata[i], b->pdata[j]);
+
+		if (c < 0) {
+			(*fixed)++;
+			i++;
+		} else if (c > 0) {
+			(*added)++;
+			j++;
+		} else {
+			(*kept)++;
+			i++;
+			j++;
+		}
+	}
+	g_ptr_array_unref(a);
+	g_ptr_array_unref(b);
+}
+
 static const char *const state_names[] = {
 	[PW_STATE_NEW] = "new",
 	[PW_STATE_SUPERSEDED] = "superseded",
@@ -277,6 +321,11 @@ static enum pw_reply_verdict sentence_verdict(const char *s)
 	enum pw_reply_verdict v = PW_VERDICT_NONE;
 	const char *p = s;
 	char w[16];
+
+	/* "Actually, no, the patch did not apply": applied no more. */
+	if (strstr(s, "not apply") || strstr(s, "n't apply") ||
+	    strstr(s, "not applied"))
+		return PW_VERDICT_DROPPED;
 
 	for (;;) {
 		size_t n = 0, i;

@@ -107,6 +107,15 @@ char *pw_lineage_change_id(const char *text, size_t len);
 char **pw_lineage_links(const char *text, size_t len);
 
 /*
+ * What a version did with the findings of the version before it: keys
+ * (NULL-terminated, any order, one per finding: "RULE<TAB>FILE") of
+ * prev and cur compared as multisets.  fixed: in prev, not in cur;
+ * kept: in both; added: in cur, not in prev.
+ */
+void pw_lineage_compare(char *const *prev, char *const *cur, int *fixed,
+			int *kept, int *added);
+
+/*
  * A patch's state.  Ordered: a state only gives way to a stronger one
  * (pw_patch_state_merge()).  The store keeps the name.
  */
@@ -132,7 +141,8 @@ enum pw_reply_verdict {
 	PW_VERDICT_APPLIED,	/* "Applied.", "Applied to hwmon-next", "Queued" */
 	PW_VERDICT_REJECTED,	/* "NAK", "Nacked-by:", "Rejected" */
 	PW_VERDICT_DROPPED,	/* "Dropped", "I have dropped this patch",
-				 * "Reverted": applied no more */
+				 * "Reverted", "the patch did not apply":
+				 * applied no more */
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/attention.h"
 #include "db/db-private.h"
 #include "db/lineage.h"
 
@@ -538,4 +539,113 @@ enum pw_status pw_db_lineage_oldest(struct pw_db *db, const char *list,
 
 	pw_db_bind_text(st, 1, list);
 	return pw_db_one_int64(db, st, date);
+}
+
+void pw_lineage_version_free(struct pw_lineage_version *v)
+{
+	if (!v)
+		return;
+	g_free(v->name);
+	g_free(v->from_addr);
+	g_free(v->how);
+	g_free(v);
+}
+
+/* The findings of series id at min and above as "RULE<TAB>FILE" keys. */
+static enum pw_status finding_keys(struct pw_db *db, int64_t id,
+				   enum pw_severity min, char ***out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT f.rule || char(9) || coalesce(f.file, '')"
+		" FROM patch p JOIN finding f ON f.patch = p.id"
+		" WHERE p.series = ?1 AND f.severity >= ?2"
+		" AND f.rule NOT IN (" PW_ATTENTION_FLOOD_RULES ")");
+	GPtrArray *keys = g_ptr_array_new();
+	enum pw_status s;
+	bool row;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, (int)min);
+	while (!(s = pw_db_read(db, st, &row)) && row)
+		g_ptr_array_add(keys, pw_db_col_dup(st, 0));
+	sqlite3_reset(st);
+	g_ptr_array_add(keys, NULL);
+	*out = (char **)g_ptr_array_free(keys, FALSE);
+	return s;
+}
+
+/* The states of series v->series_id's patches into v. */
+static enum pw_status version_states(struct pw_db *db,
+				     struct pw_lineage_version *v)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT coalesce(ps.state, 'new'), count(*) FROM patch p"
+		" LEFT JOIN patch_state ps ON ps.patch = p.id"
+		" WHERE p.series = ?1 GROUP BY 1");
+	enum pw_status s;
+	bool row;
+
+	sqlite3_bind_int64(st, 1, v->series_id);
+	while (!(s = pw_db_read(db, st, &row)) && row) {
+		enum pw_patch_state ps;
+		int n = sqlite3_column_int(st, 1);
+
+		if (pw_patch_state_parse((const char *)sqlite3_column_text(st, 0),
+					 &ps))
+			v->states[ps] = n;
+		v->patches += n;
+	}
+	sqlite3_reset(st);
+	return s;
+}
+
+static gpointer version_row(sqlite3_stmt *st)
+{
+	struct pw_lineage_version *v = g_new0(struct pw_lineage_version, 1);
+
+	v->series_id = sqlite3_column_int64(st, 0);
+	v->version = sqlite3_column_int(st, 1);
+	v->name = pw_db_col_dup(st, 2);
+	v->from_addr = pw_db_col_dup(st, 3);
+	v->date = sqlite3_column_int64(st, 4);
+	v->how = pw_db_col_dup(st, 5);
+	v->supersedes = sqlite3_column_int64(st, 6);
+	return v;
+}
+
+enum pw_status pw_db_lineage_versions(struct pw_db *db, int64_t series_id,
+				      enum pw_severity min, GPtrArray **out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT s.id, s.version, s.name, s.from_addr, s.first_date,"
+		" coalesce(l.how, 'first'), coalesce(l.supersedes, 0)"
+		" FROM series s LEFT JOIN lineage l ON l.series = s.id"
+		" WHERE s.id = ?1 OR l.root = (SELECT root FROM lineage"
+		"  WHERE series = ?1)"
+		" ORDER BY s.version, s.first_date, s.id");
+	char **prev = NULL, **cur = NULL;
+	enum pw_status s;
+	guint i;
+
+	*out = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_lineage_version_free);
+	sqlite3_bind_int64(st, 1, series_id);
+	s = pw_db_read_rows(db, st, version_row, *out);
+	for (i = 0; !s && i < (*out)->len; i++) {
+		struct pw_lineage_version *v = (*out)->pdata[i];
+
+		s = version_states(db, v);
+		if (!s)
+			s = finding_keys(db, v->series_id, min, &cur);
+		if (s)
+			break;
+		v->findings = (int)g_strv_length(cur);
+		pw_lineage_compare(prev, cur, &v->fixed, &v->kept, &v->added);
+		g_strfreev(prev);
+		prev = cur;
+		cur = NULL;
+	}
+	g_strfreev(prev);
+	g_strfreev(cur);
+	return s;
 }
