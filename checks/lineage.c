@@ -67,6 +67,20 @@ enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
 	return PW_LINEAGE_NONE;
 }
 
+enum pw_lineage_how pw_lineage_follows(const struct pw_lineage_series *s,
+				       const struct pw_lineage_series *c)
+{
+	struct pw_lineage_series later = *c, earlier = *s;
+
+	/* s's clues named c; which of them hold the other way round. */
+	later.replied = later.linked = false;
+	later.same_subject = later.same_diff = false;
+	earlier.replied = earlier.linked = false;
+	earlier.same_subject = c->same_subject;
+	earlier.same_diff = c->same_diff;
+	return pw_lineage_evidence(&later, &earlier);
+}
+
 int pw_lineage_pick(const struct pw_lineage_series *s,
 		    const struct pw_lineage_series *cand, size_t n,
 		    enum pw_lineage_how *how)

@@ -73,6 +73,15 @@ enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
 				       const struct pw_lineage_series *c);
 
 /*
+ * How candidate c, stored before s but a later version of it (mail
+ * arrives out of order), follows s: by what works both ways (a
+ * change-id, the same subject or diff); PW_LINEAGE_NONE when it does
+ * not.
+ */
+enum pw_lineage_how pw_lineage_follows(const struct pw_lineage_series *s,
+				       const struct pw_lineage_series *c);
+
+/*
  * The candidate (of n in cand) that series s follows: the latest one
  * before s linked by the strongest evidence, its index, or -1 (then
  * *how is PW_LINEAGE_NONE), by pw_lineage_evidence().

@@ -294,7 +294,8 @@ static enum pw_status put(struct pw_db *db, int64_t series_id, int64_t root,
  * Each message of a series is looked at: a later one may carry the
  * clue (a cover letter's change-id, patch 3's subject).  A series that
  * was the first of its lineage follows the version found; the lineage
- * of every earlier version named joins its own.
+ * of every earlier version named joins its own, and so does that of a
+ * later version stored before it (mail out of order).
  */
 enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 				  const struct pw_lineage_clues *clues)
@@ -360,11 +361,23 @@ enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 		const struct pw_lineage_series *r =
 			&g_array_index(c.rows, struct pw_lineage_series, i);
 
-		if (pw_lineage_evidence(&me, r) == PW_LINEAGE_NONE)
+		enum pw_lineage_how later = pw_lineage_follows(&me, r);
+
+		if (later == PW_LINEAGE_NONE &&
+		    pw_lineage_evidence(&me, r) == PW_LINEAGE_NONE)
 			continue;
 		s = root_of(db, r->id, &theirs);
 		if (!s)
 			s = merge(db, theirs, root);
+		/* A later version stored first follows this one now. */
+		if (!s && later != PW_LINEAGE_NONE) {
+			st = pw_db_stmt(db, "UPDATE lineage SET supersedes = ?2,"
+					" how = ?3 WHERE series = ?1 AND how = 'first'");
+			sqlite3_bind_int64(st, 1, r->id);
+			sqlite3_bind_int64(st, 2, series_id);
+			pw_db_bind_text(st, 3, pw_lineage_how_name(later));
+			s = pw_db_done(db, st);
+		}
 	}
 	if (!s)
 		s = settle(db, root);

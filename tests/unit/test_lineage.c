@@ -114,6 +114,25 @@ static void copies(void **state)
 	assert_int_equal(how, PW_LINEAGE_SUBJECT);
 }
 
+static void out_of_order(void **state)
+{
+	struct pw_lineage_series v1 = series(1, "x", ANN, 1, 100);
+	struct pw_lineage_series v2 = series(2, "hwmon: x", ANN, 2, 200);
+
+	/* v1 arrives after v2: v2 follows it by what works both ways. */
+	assert_int_equal(pw_lineage_follows(&v1, &v2), PW_LINEAGE_NONE);
+	v2.same_subject = true;
+	assert_int_equal(pw_lineage_follows(&v1, &v2), PW_LINEAGE_SUBJECT);
+	/* v1 does not follow v2. */
+	assert_int_equal(pw_lineage_evidence(&v1, &v2), PW_LINEAGE_NONE);
+	/* A reply is one way only: v1 answering v2 says nothing. */
+	v2.same_subject = false;
+	v2.replied = true;
+	assert_int_equal(pw_lineage_follows(&v1, &v2), PW_LINEAGE_NONE);
+	v1.change_id = v2.change_id = "20240101-x-1";
+	assert_int_equal(pw_lineage_follows(&v1, &v2), PW_LINEAGE_CHANGE_ID);
+}
+
 static void subject_keys(void **state)
 {
 	char *a = pw_lineage_subject_key("[PATCH] hwmon: (pmbus) Add driver for"
@@ -237,6 +256,7 @@ int main(void)
 		cmocka_unit_test(order),
 		cmocka_unit_test(pick),
 		cmocka_unit_test(copies),
+		cmocka_unit_test(out_of_order),
 		cmocka_unit_test(subject_keys),
 		cmocka_unit_test(change_id),
 		cmocka_unit_test(links),
