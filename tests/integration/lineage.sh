@@ -7,6 +7,7 @@
 # not, a maintainer's git tree (commits made with git am) marking
 # patches applied, and "query series --series ID" showing the versions.
 . "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/web_lib.sh"
 
 H=$TOP/tests/corpus/lore-linux-hwmon
 LIST=linux-hwmon.vger.kernel.org
@@ -66,6 +67,17 @@ json=$($PW query series --db "$DB" --series "$(series_of $Q11)" --format json)
 contains "query series --series in JSON: linked_by and supersedes" "$json" \
 	"\"linked_by\" : \"subject\",
     \"supersedes\" : $(series_of $Q10),"
+
+# The dashboard: the series page lists the versions, the API returns them.
+serve "$DB"
+page=$(curl -s "$URL/series/$(series_of $Q8)")
+contains "the series page: its versions" "$page" "<h2>Versions</h2>"
+contains "the series page: v10 applied, what it fixed" "$page" \
+	"<td>v10</td><td>applied</td><td>subject</td>"
+api=$(curl -s "$URL/api/series?series=$(series_of $Q10)")
+is "/api/series?series=ID: the lineage's versions" \
+	"$(printf '%s' "$api" | /usr/bin/python3 -c 'import json,sys; print(" ".join("v%d:%s:%d" % (r["version"], r["state"], r["fixed"]) for r in json.load(sys.stdin)))')" \
+	"v8:superseded:0 v9:superseded:0 v10:applied:1 v11:new:0"
 
 # b4's change-id links versions whose subjects changed.
 CH2=20260326-add-support-for-q50sn12072-and-q54sn120a1-v2-2-77bc77eedc76@inventec.com
