@@ -151,3 +151,10 @@ tree = $T/none, master" >"$T/bad.conf"
 $PW poll -c "$T/bad.conf" --db "$DB" >/dev/null 2>"$T/err"
 is "a tree that cannot be read: poll fails" "$?" 1
 contains "and says why" "$(cat "$T/err")" "tree $LIST: $T/none"
+
+# The configuration: a tree is shown with its branch (master unless
+# given); a URL with a password is refused.
+contains "config check shows the tree" "$($PW config check -c "$T/pw.conf" 2>&1)" "tree = $T/tree, master"
+printf '[list %s]\ntree = https://u:secret@git.example.org/t.git, next\n' $LIST >"$T/pw3.conf"
+contains "a tree URL with a password: a problem" "$($PW config check -c "$T/pw3.conf" 2>&1)" \
+	"tree: a URL with a password"
