@@ -147,36 +147,33 @@ static bool share(char **a, char **b)
 
 static void subject_keys(void **state)
 {
-	char **a = pw_lineage_subject_keys("[PATCH] hwmon: (pmbus) Add driver for"
-					   " STMicroelectronics PM6764 Voltage Regulator");
-	char **b = pw_lineage_subject_keys("[PATCH v4] hwmon: Add driver for"
-					   " STMicroelectronics PM6764 Voltage Regulator");
-	char **c = pw_lineage_subject_keys("[PATCH v2 3/5] hwmon: it87: expose"
-					   " additional temperature limits");
-	char **d = pw_lineage_subject_keys("[PATCH] hwmon: it87: expose additional"
-					   " temperature limits");
-	/* A corrected resend that named its driver as the list does. */
-	char **e = pw_lineage_subject_keys("[PATCH] hwmon: nct6683 Add support"
-					   " for ASRock Z890 Pro-A");
-	char **f = pw_lineage_subject_keys("[PATCH] hwmon: (nct6683) Add support"
-					   " for ASRock Z890 Pro-A");
-	char **none = pw_lineage_subject_keys("[PATCH] hwmon: (pmbus) fix typo");
+	static const char *const subjects[] = {
+		"[PATCH] hwmon: (pmbus) Add driver for STMicroelectronics"
+		" PM6764 Voltage Regulator",
+		"[PATCH v4] hwmon: Add driver for STMicroelectronics PM6764"
+		" Voltage Regulator",
+		"[PATCH v2 3/5] hwmon: it87: expose additional temperature limits",
+		"[PATCH] hwmon: it87: expose additional temperature limits",
+		/* A corrected resend that named its driver as the list does. */
+		"[PATCH] hwmon: nct6683 Add support for ASRock Z890 Pro-A",
+		"[PATCH] hwmon: (nct6683) Add support for ASRock Z890 Pro-A",
+		"[PATCH] hwmon: (pmbus) fix typo",
+	};
+	char **k[G_N_ELEMENTS(subjects)];
+	size_t i;
 
-	assert_true(share(a, b));
-	assert_true(share(c, d));
-	assert_true(share(e, f));
-	assert_false(share(a, c));
-	assert_false(share(e, a));
-	assert_string_equal(f[1], "hwmon nct6683 add support for asrock z890 pro-a");
+	for (i = 0; i < G_N_ELEMENTS(subjects); i++)
+		k[i] = pw_lineage_subject_keys(subjects[i]);
+	assert_true(share(k[0], k[1]));
+	assert_true(share(k[2], k[3]));
+	assert_true(share(k[4], k[5]));
+	assert_false(share(k[0], k[2]));
+	assert_false(share(k[4], k[0]));
+	assert_string_equal(k[5][1], "hwmon nct6683 add support for asrock z890 pro-a");
 	/* Too short to tell one series from another. */
-	assert_null(none[0]);
-	g_strfreev(a);
-	g_strfreev(b);
-	g_strfreev(c);
-	g_strfreev(d);
-	g_strfreev(e);
-	g_strfreev(f);
-	g_strfreev(none);
+	assert_null(k[6][0]);
+	for (i = 0; i < G_N_ELEMENTS(subjects); i++)
+		g_strfreev(k[i]);
 }
 
 static void change_id(void **state)
