@@ -146,6 +146,25 @@ is "a second poll reads nothing again" "$($PW poll -c "$T/pw.conf" --db "$DB" 2>
 $GIT commit -q --allow-empty -m "a later commit"
 is "a later commit only" "$($PW poll -c "$T/pw.conf" --db "$DB" --format json 2>&1)" \
 	"{\"tree\":\"$LIST\",\"commits\":1,\"applied\":0}"
+# The same tree by URL, served by git daemon on loopback: mirrored into
+# [core] mirrors, then read.
+git -C "$T/tree" config daemon.uploadpack true
+port=$(free_port)
+git daemon --base-path="$T" --export-all --listen=127.0.0.1 --port="$port" \
+	--reuseaddr 2>"$T/daemon.err" &
+daemon=$!
+at_exit "kill $daemon 2>/dev/null"
+for i in $(seq 50); do
+	git ls-remote "git://127.0.0.1:$port/tree" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+printf '[list %s]\ntree = git://127.0.0.1:%s/tree, master\n' $LIST "$port" >"$T/url.conf"
+$PW ingest -q -c "$T/url.conf" --db "$T/url.db" --list $LIST "$H/lineage-max20860a.mbox" >/dev/null
+is "a tree by URL: fetched and read" "$($PW poll -c "$T/url.conf" --db "$T/url.db" 2>&1)" \
+	"tree $LIST: commits=3 applied=1"
+check "a tree by URL: its bare mirror under [core] mirrors" \
+	test -f "$T/url.db-mirrors/tree-$LIST.git/HEAD"
+is "a tree by URL: the patch applied" "$(DB=$T/url.db state $M1)" applied
 echo "[list $LIST]
 tree = $T/none, master" >"$T/bad.conf"
 $PW poll -c "$T/bad.conf" --db "$DB" >/dev/null 2>"$T/err"
