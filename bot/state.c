@@ -50,11 +50,12 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 	return s;
 }
 
-/* Whether raw (len bytes) has a word a verdict starts with, in any case. */
+/* Whether raw (len bytes) has a word a verdict needs (checks/lineage.h), in any case. */
 static bool mentions(const char *raw, size_t len)
 {
 	static const char *const words[] = {
-		"applied", "queued", "nak", "rejected", "dropped", "reverted",
+		"appl", "queued", "nak", "nack", "rejected", "dropped",
+		"reverted",
 	};
 	char *low = g_ascii_strdown(raw, (gssize)len);
 	bool any = false;

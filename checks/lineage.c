@@ -365,6 +365,9 @@ static enum pw_reply_verdict sentence_verdict(const char *s)
 	const char *p = s;
 	char w[16];
 
+	/* "I am not going to apply this patch": the maintainer's no. */
+	if (strstr(s, "not going to apply"))
+		return PW_VERDICT_REJECTED;
 	/* "Actually, no, the patch did not apply": applied no more. */
 	if (strstr(s, "not apply") || strstr(s, "n't apply") ||
 	    strstr(s, "not applied"))

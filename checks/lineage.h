@@ -150,7 +150,8 @@ enum pw_patch_state pw_patch_state_merge(enum pw_patch_state now,
 enum pw_reply_verdict {
 	PW_VERDICT_NONE = 0,
 	PW_VERDICT_APPLIED,	/* "Applied.", "Applied to hwmon-next", "Queued" */
-	PW_VERDICT_REJECTED,	/* "NAK", "Nacked-by:", "Rejected" */
+	PW_VERDICT_REJECTED,	/* "NAK", "Nacked-by:", "Rejected", "I am
+				 * not going to apply this patch" */
 	PW_VERDICT_DROPPED,	/* "Dropped", "I have dropped this patch",
 				 * "Reverted", "the patch did not apply":
 				 * applied no more */

@@ -247,6 +247,10 @@ static void verdicts(void **state)
 		{ "Thanks, queued for 6.10.\n", PW_VERDICT_APPLIED },
 		{ "Applied. I dropped the empty line at the end.\n", PW_VERDICT_APPLIED },
 		{ "NACK\n\nThis belongs in userspace.\n", PW_VERDICT_REJECTED },
+		{ "I don't see what this has to do with hardware monitoring.\n"
+		  "I am not going to apply this patch.\n", PW_VERDICT_REJECTED },
+		/* Changes asked for: no decision yet. */
+		{ "I am not going to accept this patch as-is.\n", PW_VERDICT_NONE },
 		{ "In summary - NACK.\n", PW_VERDICT_NONE },
 		{ "Nacked-by: A Maintainer <m@x.org>\n", PW_VERDICT_REJECTED },
 		{ "I have dropped this patch from the tree.\n", PW_VERDICT_DROPPED },
