@@ -50,7 +50,7 @@ static const char *const patchwork_keys[] = {
 static const char *const list_keys[] = {
 	"style", "disable", "enable", "address", "mail", "maintainer",
 	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all",
-	"recipient", NULL,
+	"recipient", "tree", NULL,
 };
 
 static const struct section {
@@ -385,6 +385,8 @@ static void list_release(struct pw_list_conf *l)
 	g_strfreev(l->recipients);
 	g_free(l->maintainers_file);
 	pw_maintainers_free(l->maintainers);
+	g_free(l->tree);
+	g_free(l->tree_branch);
 }
 
 static const char *const mail_modes[] = {
@@ -544,6 +546,58 @@ static void read_maintainers(struct loader *ld, const char *group,
 			" maintainer = ADDR to send it to", group);
 }
 
+/*
+ * [list NAME] tree = URL or PATH, BRANCH: the maintainer's git tree
+ * whose commits mark patches applied (bot/tree.c).  A relative path is
+ * taken from the main file's folder; the branch defaults to master.
+ */
+static void read_tree(struct loader *ld, const char *group,
+		      struct pw_list_conf *l)
+{
+	char *v = get_str(ld, group, "tree", NULL), *comma, *dir;
+	GUri *uri;
+
+	if (!v)
+		return;
+	comma = strrchr(v, ',');
+	if (comma) {
+		*comma = '\0';
+		l->tree_branch = g_strstrip(g_strdup(comma + 1));
+		g_strstrip(v);
+	}
+	if (!l->tree_branch || !*l->tree_branch) {
+		g_free(l->tree_branch);
+		l->tree_branch = g_strdup("master");
+	}
+	if (!*v) {
+		problem(ld, group, "tree", "[%s] tree: no URL or path before"
+			" the branch", group);
+		g_free(v);
+		return;
+	}
+	/* URLs are shown and logged: a password belongs nowhere in one. */
+	if (strstr(v, "://") && (uri = g_uri_parse(v, G_URI_FLAGS_HAS_PASSWORD,
+						   NULL))) {
+		bool secret = g_uri_get_password(uri) != NULL;
+
+		g_uri_unref(uri);
+		if (secret) {
+			problem(ld, group, "tree", "[%s] tree: a URL with a"
+				" password", group);
+			g_free(v);
+			return;
+		}
+	}
+	if (!strstr(v, "://") && !g_path_is_absolute(v) && ld->main.path) {
+		dir = g_path_get_dirname(ld->main.path);
+		l->tree = g_build_filename(dir, v, NULL);
+		g_free(dir);
+		g_free(v);
+	} else {
+		l->tree = v;
+	}
+}
+
 static void list_free(gpointer p)
 {
 	list_release(p);
@@ -597,6 +651,7 @@ static void read_list(struct loader *ld, struct pw_config *c,
 			" [list NAME] recipient", group);
 	read_mail(ld, c, group, l);
 	read_maintainers(ld, group, l);
+	read_tree(ld, group, l);
 }
 
 /*
