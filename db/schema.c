@@ -1128,6 +1128,7 @@ static const char *const migrations[] = {
 	"  msgid TEXT PRIMARY KEY,"
 	"  at INTEGER NOT NULL"
 	") WITHOUT ROWID;",
+	/*
 	 * A patch's life (db/lineage.c): lineage links the versions of
 	 * one series (root: the lineage, the id of the first series of it
 	 * found; supersedes: the version this one follows; how: what

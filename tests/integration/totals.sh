@@ -282,7 +282,6 @@ is "db check: the senders' totals made again" "$rc,$(recount)" "1,0,0,0,0,0"
 # life, whose tables are dropped too).
 cp "$db" "$T/old.db"; cp "$db-raw" "$T/old.db-raw"
 v=$(q "$db" "PRAGMA user_version")
-<<<<<<< HEAD
 # made_at TABLE: the version whose migration makes TABLE (db/schema.c),
 # found on an empty store rather than counted from the end: migrations
 # added after it must not move it.
@@ -303,21 +302,13 @@ made_at() {
 }
 ts=$(made_at total_sender)
 tm=$(made_at total_message)
-sqlite3 "$T/old.db" "DROP TABLE total_sender; DROP TABLE attention; DROP TABLE total_sender_date;
-	PRAGMA user_version = $((ts - 1))"
-$PW ingest -q --db "$T/old.db" /dev/null >/dev/null 2>&1
-is "a store from before the totals per sender: made from its rows" "$(db=$T/old.db recount)" "0,0,0,0,0"
-sqlite3 "$T/old.db" "DROP TABLE total_message; DROP TABLE total_finding; DROP TABLE total_sender;
-	DROP TABLE attention; DROP TABLE total_sender_date; PRAGMA user_version = $((tm - 1))"
-=======
 LIFE="DROP TABLE lineage; DROP TABLE lineage_key; DROP TABLE patch_state; DROP TABLE patch_pid;"
 sqlite3 "$T/old.db" "DROP TABLE total_sender; DROP TABLE attention; DROP TABLE total_sender_date;
-	$LIFE PRAGMA user_version = $((v - 4))"
+	$LIFE PRAGMA user_version = $((ts - 1))"
 $PW ingest -q --db "$T/old.db" /dev/null >/dev/null 2>&1
 is "a store from before the totals per sender: made from its rows" "$(db=$T/old.db recount)" "0,0,0,0,0"
 sqlite3 "$T/old.db" "DROP TABLE total_message; DROP TABLE total_finding; DROP TABLE total_sender;
-	DROP TABLE attention; DROP TABLE total_sender_date; $LIFE PRAGMA user_version = $((v - 5))"
->>>>>>> lineage
+	DROP TABLE attention; DROP TABLE total_sender_date; $LIFE PRAGMA user_version = $((tm - 1))"
 db=$T/old.db
 $PW db stats --db "$db" >/dev/null 2>&1	# read-only: refused, migrates nothing
 $PW ingest -q --db "$db" /dev/null >/dev/null 2>&1
