@@ -1090,13 +1090,19 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	struct pw_flood_group g;
 	int k, i, b, nkeys = 0, n;
 
+	/* Mail signed by its sender and mail only claiming that sender
+	 * never share a key (checks/identity.h): a forger cannot make the
+	 * real sender's patches members of a flood, copies or originals. */
+	char *who = pw_identity_flood_sender(sender, o->mail->auth);
+
 	for (k = 0; k < PW_FLOOD_NKEYS; k++) {
 		have[k] = digest[k][0] != '\0';
 		if (have[k]) {
-			keys[k] = pw_flood_key(k, sender, digest[k]);
+			keys[k] = pw_flood_key(k, who, digest[k]);
 			nkeys++;
 		}
 	}
+	g_free(who);
 	if (nkeys == 0)
 		return PW_OK;
 	s = filter_start(db, f);
