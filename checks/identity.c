@@ -61,16 +61,3 @@ const char *pw_identity_domain(const char *addr)
 
 	return at ? at + 1 : "";
 }
-
-const char *pw_identity_name(enum pw_auth a)
-{
-	switch (a) {
-	case PW_AUTH_DKIM:
-		return "dkim";
-	case PW_AUTH_LOOKALIKE:
-		return "lookalike";
-	case PW_AUTH_NONE:
-	default:
-		return "none";
-	}
-}

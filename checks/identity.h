@@ -79,7 +79,4 @@ bool pw_identity_own_budget(enum pw_auth a);
 /* The domain of addr (after its last '@'), or "" (borrowed). */
 const char *pw_identity_domain(const char *addr);
 
-/* Its name, as the store's queries show it: "dkim", "none", "lookalike". */
-const char *pw_identity_name(enum pw_auth a);
-
 #endif
