@@ -25,6 +25,7 @@
 
 #include "db/db-private.h"
 #include "db/flood.h"
+#include "db/identity.h"
 
 struct mem {
 	int64_t message, patch;
@@ -1411,6 +1412,12 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 	sqlite3_reset(st);
 	f->recipients = (int)g_hash_table_size(seen);
 	g_hash_table_destroy(seen);
+	if (!s) {
+		enum pw_auth auth;
+
+		s = pw_db_identity_of_flood(db, flood_id, &auth);
+		f->unauthenticated = auth == PW_AUTH_LOOKALIKE;
+	}
 out:
 	if (s) {
 		/* A read: ending it must not fail a caller's writes. */

@@ -83,6 +83,9 @@ is "the real patch stays in the attention queue" \
 	"$(q "$DB" "SELECT count(*) FROM attention a JOIN patch p ON p.id = a.patch WHERE p.message = $(msg_id real@kernel.example)")" 1
 is "the forgeries form a flood of their own, of all 20" \
 	"$(q "$DB" "SELECT g.size FROM flood_group g WHERE g.detected_at IS NOT NULL")" 20
+is "query floods marks it unauthenticated" \
+	"$($PW query --db "$DB" floods --format json | $PY -c 'import json,sys; print([(f["size"], f["unauthenticated"]) for f in json.load(sys.stdin)])')" "[(20, True)]"
+contains "and says so in its line" "$($PW query --db "$DB" floods)" "dev@kernel.example (unauthenticated) size=20"
 is "its summary is held: answered to nobody" \
 	"$(q "$DB" "SELECT state || '|' || substr(reason, 1, 16) FROM outbox WHERE kind = 'flood'")" "suppressed|unauthenticated:"
 is "Dev got one mail: the reply to the real patch" "$(mailed_to dev@kernel.example)" 1
@@ -111,6 +114,8 @@ $PY "$TOP/tests/gen_flood.py" --out "$T/gen" --flood-size 30 --noise 10 >/dev/nu
 $PW ingest -q --reply --config "$C" --db "$DB" "$T/gen/arrival.mbox" >/dev/null 2>&1
 is "an unsigned sender: the flood found, its summary mailed to the sender" \
 	"$(q "$DB" "SELECT count(*) FROM outbox WHERE kind = 'flood' AND state IN ('pending','sent')"),$(q "$DB" "SELECT count(*) FROM message_auth")" "1,0"
+is "an unsigned sender's flood is not marked unauthenticated" \
+	"$($PW query --db "$DB" floods --format json | $PY -c 'import json,sys; print(sorted(set(f["unauthenticated"] for f in json.load(sys.stdin))))')" "[False]"
 
 # ---- silencing: the global budget spent by forged senders ----
 store silence "per_recipient_per_hour = 5" "global_per_hour = 6" "[list $LIST]" "mail = author"
