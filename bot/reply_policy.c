@@ -51,13 +51,16 @@ static enum pw_status global_sent(struct pw_db *db, const struct pw_config *cfg,
 }
 
 /*
- * Leaves out of v (the NULL-terminated copies of a reply, from index
- * from on) every address to which the replies in the window reached
- * the per-recipient limit: a Cc is mail to that recipient too.
+ * Leaves out of v (the NULL-terminated copies of a reply to mail seen
+ * on lists, from index from on) every address to which the replies in
+ * the window reached the per-recipient limit: a Cc is mail to that
+ * recipient too.  A list's posting address is no person's inbox: the
+ * copies to it are the list's own choice ([list] mail = author+cc).
  */
 static enum pw_status drop_limited(struct pw_db *db, const struct pw_config *cfg,
 				   const struct pw_etiquette_rules *r,
-				   char **v, size_t from, int64_t now)
+				   char **lists, char **v, size_t from,
+				   int64_t now)
 {
 	enum pw_status st = PW_OK;
 	size_t i, j;
@@ -70,7 +73,7 @@ static enum pw_status drop_limited(struct pw_db *db, const struct pw_config *cfg
 	for (i = j = from; v[i]; i++) {
 		int64_t n = 0;
 
-		if (!st)
+		if (!st && !pw_reply_queue_is_list(cfg, lists, v[i]))
 			st = sent(db, cfg->per_recipient_per_hour, v[i], now, &n);
 		if (!st && !pw_etiquette_cc_ok(r, n)) {
 			g_free(v[i]);
@@ -156,9 +159,9 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 		goto out;
 	/* Every copy counts against its recipient's limit: one left out
 	 * leaves the reply to the others. */
-	st = drop_limited(db, cfg, &r, rc.cc, 0, now);
+	st = drop_limited(db, cfg, &r, m->lists, rc.cc, 0, now);
 	if (!st)
-		st = drop_limited(db, cfg, &r, rc.maintainers, 1, now);
+		st = drop_limited(db, cfg, &r, m->lists, rc.maintainers, 1, now);
 	if (st)
 		goto out;
 	f.mail_off = rc.none;

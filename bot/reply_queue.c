@@ -152,21 +152,32 @@ static bool vouched(const struct pw_config *cfg, char **names, const char *addr)
 {
 	size_t i, j;
 
+	if (pw_reply_queue_is_list(cfg, names, addr))
+		return true;
+	for (i = 0; names && names[i]; i++) {
+		const struct pw_list_conf *l = pw_config_list(cfg, names[i]);
+
+		for (j = 0; l->maintainer_addrs && l->maintainer_addrs[j]; j++)
+			if (!g_ascii_strcasecmp(l->maintainer_addrs[j], addr))
+				return true;
+	}
+	return false;
+}
+
+bool pw_reply_queue_is_list(const struct pw_config *cfg, char **names,
+			    const char *addr)
+{
+	size_t i;
+
 	for (i = 0; cfg->lists && i < cfg->lists->len; i++) {
 		const struct pw_list_conf *l = g_ptr_array_index(cfg->lists, i);
 
 		if (l->address && !g_ascii_strcasecmp(l->address, addr))
 			return true;
 	}
-	for (i = 0; names && names[i]; i++) {
-		const struct pw_list_conf *l = pw_config_list(cfg, names[i]);
-
+	for (i = 0; names && names[i]; i++)
 		if (is_list_id_addr(names[i], addr))
 			return true;
-		for (j = 0; l->maintainer_addrs && l->maintainer_addrs[j]; j++)
-			if (!g_ascii_strcasecmp(l->maintainer_addrs[j], addr))
-				return true;
-	}
 	return false;
 }
 

@@ -65,7 +65,7 @@ size_t pw_identity_cc_arbitrary(enum pw_auth a);
 
 /* At most this many arbitrary Cc's for authenticated mail, and for the
  * rest (pw_identity_cc_arbitrary()). */
-#define PW_IDENTITY_CC_SIGNED 8
+#define PW_IDENTITY_CC_SIGNED 12
 #define PW_IDENTITY_CC_UNSIGNED 4
 
 /*

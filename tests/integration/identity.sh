@@ -143,6 +143,11 @@ is "30 chosen Cc's: the sender, the list, its maintainer and 4 others" "$n" 7
 contains "the list is copied" "$row" lst@lists.example.org
 contains "the list's maintainer is copied" "$row" maint@lists.example.org
 is "of the 30, at most 4" "$(printf '%s\n' "$row" | grep -c '^victim')" 4
+patch "$T/cc30s.eml" "Dev <dev@kernel.example>" cc30s@kernel.example "[PATCH] quux: modes" drivers/quux/q.c \
+	cc="${cc}maint@lists.example.org" key="$T/dkim.key"
+pipe "$T/cc30s.eml"
+is "the same, DKIM-signed by its sender: 12 of the 30" \
+	"$(q "$DB" "SELECT recipients FROM outbox WHERE in_reply_to = 'cc30s@kernel.example'" | grep -c '^victim')" 12
 for i in $(seq 1 10); do
 	patch "$T/v$i.eml" "Attacker $i <att$i@evil$i.example>" "v$i@evil.example" "[PATCH] q$i: modes" "drivers/q$i/q.c" \
 		cc=target@example.net minute="$i"

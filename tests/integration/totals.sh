@@ -279,6 +279,11 @@ is "db check: the senders' totals made again" "$rc,$(recount)" "1,0,0,0,0,0"
 # A store from before the totals gets them at its first open.
 cp "$db" "$T/old.db"; cp "$db-raw" "$T/old.db-raw"
 v=$(q "$db" "PRAGMA user_version")
+# The migrations db/schema.c appends after the totals' (dkim_signer and
+# message_auth), each of which can run again: the store is set back to
+# before the totals and them.
+later=1
+v=$((v - later))
 sqlite3 "$T/old.db" "DROP TABLE total_sender; DROP TABLE attention; DROP TABLE total_sender_date;
 	PRAGMA user_version = $((v - 3))"
 $PW ingest -q --db "$T/old.db" /dev/null >/dev/null 2>&1
