@@ -1103,7 +1103,8 @@ static const char *const migrations[] = {
 	 * later mail claiming them without one is known for a look-alike;
 	 * message_auth, how the From of a message was authenticated (enum
 	 * pw_auth), a row only for the messages judged other than
-	 * PW_AUTH_NONE (live mail signed, or a look-alike).  Tables, for
+	 * PW_AUTH_NONE (live mail signed, or a look-alike); series_signed,
+	 * below.  Tables, for
 	 * the reason finding_line is one: the migration can run again.
 	 */
 	"CREATE TABLE IF NOT EXISTS dkim_signer ("
@@ -1115,6 +1116,11 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS message_auth ("
 	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
 	"  auth INTEGER NOT NULL"
+	");"
+	/* The series that DKIM-signed mail started: only signed mail
+	 * joins them (db/series.c). */
+	"CREATE TABLE IF NOT EXISTS series_signed ("
+	"  series INTEGER PRIMARY KEY REFERENCES series(id) ON DELETE CASCADE"
 	");",
 };
 

@@ -18,9 +18,10 @@ openssl genrsa -out "$T/dkim.key" 2048 2>/dev/null
 pub=$(openssl rsa -in "$T/dkim.key" -pubout -outform DER 2>/dev/null | base64 -w0)
 printf 'sel._domainkey.kernel.example v=DKIM1; k=rsa; p=%s\n' "$pub" >"$T/keys.txt"
 
-# patch OUT FROM MSGID SUBJECT FILE [key=PATH] [cc=A,B] [minute=M]: a
-# patch adding a symbolic mode (one PERM_SYMBOLIC) to FILE, to the list,
-# signed for the From domain with key when given.
+# patch OUT FROM MSGID SUBJECT FILE [key=PATH] [cc=A,B] [minute=M]
+# [irt=MSGID]: a patch adding a symbolic mode (one PERM_SYMBOLIC) to
+# FILE, to the list, in reply to irt, signed for the From domain with
+# key when given.
 patch() {
 	$PY - "$@" <<'PYEOF'
 import sys, dkim
@@ -29,7 +30,8 @@ opts = dict(a.split("=", 1) for a in sys.argv[6:])
 hdr = (f"From: {frm}\nTo: lst@lists.example.org\n" +
        (f"Cc: {opts['cc']}\n" if opts.get("cc") else "") +
        f"Subject: {subj}\nDate: Sat, 05 Dec 2026 10:{int(opts.get('minute', 0)):02d}:00 +0000\n"
-       f"Message-ID: <{mid}>\nList-Id: <lst.lists.example.org>\n")
+       f"Message-ID: <{mid}>\nList-Id: <lst.lists.example.org>\n" +
+       (f"In-Reply-To: <{opts['irt']}>\nReferences: <{opts['irt']}>\n" if opts.get("irt") else ""))
 body = (f"Use octal modes in {path}.\n\nSigned-off-by: {frm}\n---\n"
         f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
         "@@ -1,3 +1,3 @@\n #include <linux/module.h>\n-static int debug;\n"
@@ -92,6 +94,18 @@ is "Dev got one mail: the reply to the real patch" "$(mailed_to dev@kernel.examp
 is "that mail answers the real patch" \
 	"$(q "$DB" "SELECT in_reply_to FROM outbox WHERE state IN ('pending','sent')")" real@kernel.example
 is "the dry-run mbox holds that one mail" "$(grep -c '^From patchwarden@' "$T/framing/outbox.mbox")" 1
+
+# A series is its sender's: a forged 2/2 numbered into Dev's signed
+# 1/2, or threaded under it, is no part of it.
+series_of() { q "$DB" "SELECT p.series FROM patch p WHERE p.message = $(msg_id "$1")"; }
+patch "$T/s1of2.eml" "Dev <dev@kernel.example>" s1of2@kernel.example "[PATCH 1/2] bar: modes" drivers/bar/a.c key="$T/dkim.key" minute=40
+patch "$T/s2of2.eml" "Dev <dev@kernel.example>" s2of2@evil.example "[PATCH 2/2] bar: modes" drivers/bar/b.c minute=41
+patch "$T/sreply.eml" "Dev <dev@kernel.example>" sreply@evil.example "[PATCH 2/2] bar: modes" drivers/bar/c.c minute=42 irt=s1of2@kernel.example
+patch "$T/s2real.eml" "Dev <dev@kernel.example>" s2real@kernel.example "[PATCH 2/2] bar: modes" drivers/bar/b.c key="$T/dkim.key" minute=43
+for f in s1of2 s2of2 sreply s2real; do pipe "$T/$f.eml"; done
+check "a forged 2/2 of a signed series: a series of its own" test "$(series_of s2of2@evil.example)" != "$(series_of s1of2@kernel.example)"
+check "a forged patch threaded under it: not in it either" test "$(series_of sreply@evil.example)" != "$(series_of s1of2@kernel.example)"
+is "Dev's signed 2/2 joins Dev's 1/2" "$(series_of s2real@kernel.example)" "$(series_of s1of2@kernel.example)"
 
 # The forgeries first, before anything of Dev's was seen signed: their
 # flood, found then, is still not mailed to Dev once Dev is known to
