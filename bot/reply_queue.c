@@ -417,6 +417,15 @@ enum pw_status pw_reply_queue_recipients(struct pw_db *db,
 				      (const char *const *)cfg->automated_senders))
 		author = mail->from_addr;
 	st = pw_db_identity_of_message(db, m->id, &auth);
+	if (!st && author) {
+		bool signs;
+
+		/* Nor does it make anyone an author whose mail is signed. */
+		st = pw_db_identity_signs(db, author, &signs);
+		if (!st && !pw_identity_author_ok(auth, pw_mail_poster_addr(mail),
+						  author, signs))
+			author = NULL;
+	}
 	if (st) {
 		memset(rc, 0, sizeof(*rc));
 		return st;

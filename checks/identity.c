@@ -55,6 +55,16 @@ bool pw_identity_own_budget(enum pw_auth a)
 	return a == PW_AUTH_DKIM;
 }
 
+bool pw_identity_author_ok(enum pw_auth poster_auth, const char *poster,
+			   const char *author, bool author_signs)
+{
+	if (!author_signs)
+		return true;
+	return poster_auth == PW_AUTH_DKIM && *pw_identity_domain(author) &&
+	       !g_ascii_strcasecmp(pw_identity_domain(poster),
+				   pw_identity_domain(author));
+}
+
 const char *pw_identity_domain(const char *addr)
 {
 	const char *at = addr ? strrchr(addr, '@') : NULL;

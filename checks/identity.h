@@ -76,6 +76,17 @@ size_t pw_identity_cc_arbitrary(enum pw_auth a);
  */
 bool pw_identity_own_budget(enum pw_auth a);
 
+/*
+ * Whether a reply may copy author, whom a patch's in-body From: names
+ * as its author, when someone else (poster, judged poster_auth) posted
+ * it: an in-body From: is a line anyone writes, so an author whose
+ * address or domain signs its mail (author_signs) is copied only when
+ * the signature that authenticated the poster is of the author's
+ * domain too.
+ */
+bool pw_identity_author_ok(enum pw_auth poster_auth, const char *poster,
+			   const char *author, bool author_signs);
+
 /* The domain of addr (after its last '@'), or "" (borrowed). */
 const char *pw_identity_domain(const char *addr);
 

@@ -19,9 +19,9 @@ pub=$(openssl rsa -in "$T/dkim.key" -pubout -outform DER 2>/dev/null | base64 -w
 printf 'sel._domainkey.kernel.example v=DKIM1; k=rsa; p=%s\n' "$pub" >"$T/keys.txt"
 
 # patch OUT FROM MSGID SUBJECT FILE [key=PATH] [cc=A,B] [minute=M]
-# [irt=MSGID]: a patch adding a symbolic mode (one PERM_SYMBOLIC) to
-# FILE, to the list, in reply to irt, signed for the From domain with
-# key when given.
+# [irt=MSGID] [inbody=FROM]: a patch adding a symbolic mode (one
+# PERM_SYMBOLIC) to FILE, to the list, in reply to irt, with an in-body
+# From:, signed for the From domain with key when given.
 patch() {
 	$PY - "$@" <<'PYEOF'
 import sys, dkim
@@ -32,7 +32,8 @@ hdr = (f"From: {frm}\nTo: lst@lists.example.org\n" +
        f"Subject: {subj}\nDate: Sat, 05 Dec 2026 10:{int(opts.get('minute', 0)):02d}:00 +0000\n"
        f"Message-ID: <{mid}>\nList-Id: <lst.lists.example.org>\n" +
        (f"In-Reply-To: <{opts['irt']}>\nReferences: <{opts['irt']}>\n" if opts.get("irt") else ""))
-body = (f"Use octal modes in {path}.\n\nSigned-off-by: {frm}\n---\n"
+body = ((f"From: {opts['inbody']}\n\n" if opts.get("inbody") else "") +
+        f"Use octal modes in {path}.\n\nSigned-off-by: {frm}\n---\n"
         f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
         "@@ -1,3 +1,3 @@\n #include <linux/module.h>\n-static int debug;\n"
         "+module_param(debug, int, S_IRUGO);\n MODULE_LICENSE(\"GPL\");\n-- \n2.43.0\n")
@@ -94,6 +95,25 @@ is "Dev got one mail: the reply to the real patch" "$(mailed_to dev@kernel.examp
 is "that mail answers the real patch" \
 	"$(q "$DB" "SELECT in_reply_to FROM outbox WHERE state IN ('pending','sent')")" real@kernel.example
 is "the dry-run mbox holds that one mail" "$(grep -c '^From patchwarden@' "$T/framing/outbox.mbox")" 1
+
+# An in-body From: naming Dev, in mail Dev did not sign: Dev is not
+# copied; a sender who never signed still is.
+store inbody "[list $LIST]" "mail = author"
+pipe "$T/real.eml"
+patch "$T/inbody.eml" "Mallory <mallory@evil.example>" inbody@evil.example "[PATCH] baz: modes" drivers/baz/i.c \
+	inbody="Dev <dev@kernel.example>" minute=50
+patch "$T/inbody2.eml" "Mallory <mallory@evil.example>" inbody2@evil.example "[PATCH] baz2: modes" drivers/baz/j.c \
+	inbody="Ann <ann@unsigned.example>" minute=51
+pipe "$T/inbody.eml"
+pipe "$T/inbody2.eml"
+is "an in-body From: of a signing sender draws no copy to them" \
+	"$(q "$DB" "SELECT state || '|' || rcpt_to || '|' || replace(recipients, char(10), ' ') FROM outbox WHERE in_reply_to = 'inbody@evil.example'")" \
+	"sent|mallory@evil.example|mallory@evil.example"
+is "an in-body From: of one who never signed: copied, as before" \
+	"$(q "$DB" "SELECT replace(recipients, char(10), ' ') FROM outbox WHERE in_reply_to = 'inbody2@evil.example'")" \
+	"mallory@evil.example ann@unsigned.example"
+is "Dev got only the reply to the real patch" "$(mailed_to dev@kernel.example)" 1
+store series "[list $LIST]" "mail = author"
 
 # A series is its sender's: a forged 2/2 numbered into Dev's signed
 # 1/2, or threaded under it, is no part of it.

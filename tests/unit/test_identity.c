@@ -71,6 +71,24 @@ static void consequences(void **state)
 	assert_false(pw_identity_own_budget(PW_AUTH_LOOKALIKE));
 }
 
+static void author(void **state)
+{
+	/* An author who never signed: copied, as before. */
+	assert_true(pw_identity_author_ok(PW_AUTH_NONE, "m@evil.example",
+					  "dev@kernel.example", false));
+	/* One who signs: not on an unsigned poster's word, nor on a
+	 * signature of another domain. */
+	assert_false(pw_identity_author_ok(PW_AUTH_NONE, "m@evil.example",
+					   "dev@kernel.example", true));
+	assert_false(pw_identity_author_ok(PW_AUTH_DKIM, "m@evil.example",
+					   "dev@kernel.example", true));
+	/* A colleague of the same signing domain posted it. */
+	assert_true(pw_identity_author_ok(PW_AUTH_DKIM, "ops@Kernel.example",
+					  "dev@kernel.example", true));
+	assert_false(pw_identity_author_ok(PW_AUTH_LOOKALIKE, "ops@kernel.example",
+					   "dev@kernel.example", true));
+}
+
 static void domain(void **state)
 {
 	assert_string_equal(pw_identity_domain("dev@kernel.example"), "kernel.example");
@@ -85,6 +103,7 @@ int main(void)
 		cmocka_unit_test(judge),
 		cmocka_unit_test(flood_sender),
 		cmocka_unit_test(consequences),
+		cmocka_unit_test(author),
 		cmocka_unit_test(domain),
 	};
 
