@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bot/ingest.h"
+#include "bot/dkim.h"
 #include "bot/patchwork.h"
 #include "bot/printer.h"
 #include "bot/log.h"
@@ -27,6 +28,7 @@
 #include "bot/state.h"
 #include "checks/rules.h"
 #include "db/flood.h"
+#include "db/identity.h"
 #include "db/series.h"
 #include "db/subscription.h"
 
@@ -46,6 +48,7 @@ struct job {
 	/* From a source of pw_source_new() (struct pw_raw says what): */
 	char *git_blob, *archive, *cursor_key, *cursor, *ack;
 	bool removed;
+	bool dkim_pass;		/* a DKIM signature of its From domain verified */
 };
 
 static void job_free(struct job *j)
@@ -106,7 +109,37 @@ static void mark_automated(struct pw_mail *m, const struct pw_config *cfg)
 			(const char *const *)cfg->automated_senders);
 }
 
-/* Parses and checks one message; thread-safe, no database. */
+/*
+ * Whether the header block of raw (len bytes) has a DKIM-Signature
+ * field: most mail of a bulk load has none, and is judged without
+ * starting the verifier.
+ */
+static bool signed_mail(const char *raw, size_t len)
+{
+	static const char name[] = "dkim-signature:";
+	size_t i = 0, n = sizeof(name) - 1;
+
+	while (i < len) {
+		const char *nl = memchr(raw + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - raw) : len;
+
+		if (end == i || (end == i + 1 && raw[i] == '\r'))
+			return false;	/* the blank line: the body */
+		if (end - i >= n && !g_ascii_strncasecmp(raw + i, name, n))
+			return true;
+		i = end + 1;
+	}
+	return false;
+}
+
+/*
+ * Parses and checks one message; thread-safe, no database.  Live mail
+ * (o->reply) that carries a DKIM signature is verified here, where the
+ * work is spread over the parser threads: the store judges its sender
+ * from the result (db/identity.h).  Mail read while backfilling is
+ * never answered and is not verified: a key looked up in DNS for every
+ * message of an archive would make a backfill take days.
+ */
 static void process(struct job *j, const struct pw_config *cfg,
 		    const struct pw_ingest_opts *o)
 {
@@ -121,6 +154,10 @@ static void process(struct job *j, const struct pw_config *cfg,
 	mark_automated(j->mail, cfg);
 	if (j->removed)		/* only its Message-ID is needed */
 		return;
+	j->dkim_pass = o->reply && signed_mail(j->data, j->len) &&
+		pw_dkim_verify(j->data, j->len,
+			       pw_identity_domain(pw_mail_poster_addr(j->mail)),
+			       cfg->dkim_keys, NULL) == PW_DKIM_PASS;
 	if (j->mail->kind != PW_MAIL_PATCH || !j->mail->diff)
 		return;
 	pw_config_check_opts(cfg, list_of(o, j->mail), &co);
@@ -366,6 +403,14 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	}
 	if (!c->first_id)
 		c->first_id = id;
+	/* Who sent it, before anything it may cause: floods, replies. */
+	if (o->reply) {
+		s = pw_db_identity_note(db, id, pw_mail_poster_addr(m),
+					j->dkim_pass, (int64_t)time(NULL),
+					&j->mail->auth);
+		if (s)
+			return s;
+	}
 	s = classify(db, cfg, o, j, id, &patch_id, c, &more);
 	if (s || !more)
 		return s;

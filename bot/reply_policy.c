@@ -9,6 +9,7 @@
 #include "bot/reply_queue.h"
 #include "checks/etiquette.h"
 #include "db/decision.h"
+#include "db/identity.h"
 #include "db/outbox.h"
 
 /* The etiquette's settings, as configured. */
@@ -36,6 +37,55 @@ static enum pw_status sent(struct pw_db *db, int limit, const char *addr,
 }
 
 /*
+ * Counts into *n the replies in the window before now that the global
+ * limit of a reply to mail judged auth counts: to authenticated mail
+ * only, for authenticated mail (its own budget), else every reply.
+ */
+static enum pw_status global_sent(struct pw_db *db, const struct pw_config *cfg,
+				  enum pw_auth auth, int64_t now, int64_t *n)
+{
+	*n = 0;
+	if (cfg->global_per_hour >= 0 && pw_identity_own_budget(auth))
+		return pw_db_identity_sent_since(db, now - PW_ETIQUETTE_WINDOW, n);
+	return sent(db, cfg->global_per_hour, NULL, now, n);
+}
+
+/*
+ * Leaves out of v (the NULL-terminated copies of a reply to mail seen
+ * on lists, from index from on) every address to which the replies in
+ * the window reached the per-recipient limit: a Cc is mail to that
+ * recipient too.  A list's posting address is no person's inbox: the
+ * copies to it are the list's own choice ([list] mail = author+cc).
+ */
+static enum pw_status drop_limited(struct pw_db *db, const struct pw_config *cfg,
+				   const struct pw_etiquette_rules *r,
+				   char **lists, char **v, size_t from,
+				   int64_t now)
+{
+	enum pw_status st = PW_OK;
+	size_t i, j;
+
+	if (!v || r->per_recipient_per_hour < 0)
+		return PW_OK;
+	for (i = 0; i < from; i++)
+		if (!v[i])
+			return PW_OK;
+	for (i = j = from; v[i]; i++) {
+		int64_t n = 0;
+
+		if (!st && !pw_reply_queue_is_list(cfg, lists, v[i]))
+			st = sent(db, cfg->per_recipient_per_hour, v[i], now, &n);
+		if (!st && !pw_etiquette_cc_ok(r, n)) {
+			g_free(v[i]);
+			continue;
+		}
+		v[j++] = v[i];
+	}
+	v[j] = NULL;
+	return st;
+}
+
+/*
  * Reads the facts of the reply of kind to m that do not depend on its
  * recipients into *f (strings borrowed from m, except *automated: new,
  * or NULL, which f->automated points at).  Every read is a plain
@@ -59,8 +109,9 @@ static enum pw_status gather(struct pw_db *db, const struct pw_config *cfg,
 		f->automated = *automated = pw_reply_clean(mail->automated, 80);
 	f->poster = pw_mail_poster_addr(mail);
 	f->poster_ok = pw_reply_addr_ok(f->poster);
+	st = pw_db_identity_of_message(db, m->id, &f->auth);
 	/* Only the bot's replies carry such Message-IDs (bot/reply.h). */
-	if (g_str_has_prefix(mail->msgid, "patchwarden."))
+	if (!st && g_str_has_prefix(mail->msgid, "patchwarden."))
 		st = pw_db_outbox_is_own(db, mail->msgid, &f->own_msgid);
 	if (!st)
 		st = pw_db_decision_stopped(db, m->id, f->poster, &f->poster_stop);
@@ -74,9 +125,10 @@ static enum pw_status gather(struct pw_db *db, const struct pw_config *cfg,
 				  &f->author_sent);
 	}
 	if (!st)
-		st = sent(db, cfg->global_per_hour, NULL, now, &f->all_sent);
+		st = global_sent(db, cfg, f->auth, now, &f->all_sent);
 	return st;
 }
+
 
 /*
  * Decides about the reply of the given kind to m, listing items, under
@@ -103,6 +155,13 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 	f.held = held;
 	st = pw_reply_queue_recipients(db, cfg, m,
 				       pw_etiquette_copy_author(&f, &r, now), &rc);
+	if (st)
+		goto out;
+	/* Every copy counts against its recipient's limit: one left out
+	 * leaves the reply to the others. */
+	st = drop_limited(db, cfg, &r, m->lists, rc.cc, 0, now);
+	if (!st)
+		st = drop_limited(db, cfg, &r, m->lists, rc.maintainers, 1, now);
 	if (st)
 		goto out;
 	f.mail_off = rc.none;
@@ -204,11 +263,14 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 	ef.date = f->last_seen;
 	ef.poster = f->sender_addr;
 	ef.poster_ok = pw_reply_addr_ok(f->sender_addr);
-	if (n)	/* a sender who opted out on the flood's list */
+	/* A flood in the name of a sender who signs, unsigned, is no
+	 * flood of theirs: its summary is answered to nobody. */
+	st = pw_db_identity_of_flood(db, f->id, &ef.auth);
+	if (!st && n)	/* a sender who opted out on the flood's list */
 		st = pw_db_decision_stopped(db, members[0], f->sender_addr,
 					    &ef.poster_stop);
 	if (!st)
-		st = sent(db, cfg->global_per_hour, NULL, now, &ef.all_sent);
+		st = global_sent(db, cfg, ef.auth, now, &ef.all_sent);
 	if (st)
 		goto out;
 	pw_reply_queue_flood_recipients(cfg, f, &rc);

@@ -13,6 +13,7 @@
 #include "bot/mail.h"
 #include "bot/pubinbox.h"
 #include "checks/maintainers.h"
+#include "db/identity.h"
 
 #define MAX_CC 20		/* Cc addresses a reply carries, at most */
 
@@ -29,6 +30,19 @@ static void self_init(struct pw_reply_self *me, const struct pw_config *cfg,
 	me->dashboard_url = cfg->dashboard_url;
 	me->msgid = msgid;
 	me->date = (int64_t)time(NULL);
+}
+
+/* Whether addr is the posting address a List-Id names, as
+ * "linux-hwmon@vger.kernel.org" is that of "linux-hwmon.vger.kernel.org". */
+static bool is_list_id_addr(const char *list_id, const char *addr)
+{
+	const char *at = strchr(addr, '@');
+	size_t local = at ? (size_t)(at - addr) : 0;
+
+	return local && strlen(list_id) == strlen(addr) &&
+	       !g_ascii_strncasecmp(list_id, addr, local) &&
+	       list_id[local] == '.' &&
+	       !g_ascii_strcasecmp(list_id + local + 1, at + 1);
 }
 
 /*
@@ -56,17 +70,10 @@ static char *list_address(const struct pw_config *cfg, char **names,
 		if (l->address && pw_reply_addr_ok(l->address))
 			return g_strdup(l->address);
 	}
-	for (i = 0; list_id && recipients && recipients[i]; i++) {
-		const char *at = strchr(recipients[i], '@');
-		size_t local = at ? (size_t)(at - recipients[i]) : 0;
-
-		if (local && strlen(list_id) == strlen(recipients[i]) &&
-		    !g_ascii_strncasecmp(list_id, recipients[i], local) &&
-		    list_id[local] == '.' &&
-		    !g_ascii_strcasecmp(list_id + local + 1, at + 1) &&
+	for (i = 0; list_id && recipients && recipients[i]; i++)
+		if (is_list_id_addr(list_id, recipients[i]) &&
 		    pw_reply_addr_ok(recipients[i]))
 			return g_ascii_strdown(recipients[i], -1);
-	}
 	return NULL;
 }
 
@@ -131,6 +138,46 @@ static bool list_mail_off(const struct pw_config *cfg, const char *addr)
 		    !g_ascii_strcasecmp(l->address, addr))
 			return true;
 	}
+	return false;
+}
+
+/*
+ * Whether the configuration vouches for addr, a recipient of mail seen
+ * on the lists names: a list's posting address ([list] address, or
+ * the address of one of names as a List-Id) or a maintainer of one of
+ * names ([list] maintainer).  Any other recipient is whoever the
+ * patch's sender chose to write in its To or Cc.
+ */
+static bool vouched(const struct pw_config *cfg, char **names, const char *addr)
+{
+	size_t i, j;
+
+	if (pw_reply_queue_is_list(cfg, names, addr))
+		return true;
+	for (i = 0; names && names[i]; i++) {
+		const struct pw_list_conf *l = pw_config_list(cfg, names[i]);
+
+		for (j = 0; l->maintainer_addrs && l->maintainer_addrs[j]; j++)
+			if (!g_ascii_strcasecmp(l->maintainer_addrs[j], addr))
+				return true;
+	}
+	return false;
+}
+
+bool pw_reply_queue_is_list(const struct pw_config *cfg, char **names,
+			    const char *addr)
+{
+	size_t i;
+
+	for (i = 0; cfg->lists && i < cfg->lists->len; i++) {
+		const struct pw_list_conf *l = g_ptr_array_index(cfg->lists, i);
+
+		if (l->address && !g_ascii_strcasecmp(l->address, addr))
+			return true;
+	}
+	for (i = 0; names && names[i]; i++)
+		if (is_list_id_addr(names[i], addr))
+			return true;
 	return false;
 }
 
@@ -248,13 +295,14 @@ static void add_maintainers(GPtrArray *v, const struct pw_maintainers *m,
 static enum pw_status recipients(struct pw_db *db, const struct pw_config *cfg,
 				 char **names, const char *poster,
 				 const char *author, char **orig,
-				 int64_t message_id, struct pw_reply_rcpt *rc)
+				 size_t arbitrary, int64_t message_id,
+				 struct pw_reply_rcpt *rc)
 {
 	GPtrArray *mt = g_ptr_array_new(), *cc = g_ptr_array_new();
 	const char *bot = cfg->from_addr;
 	char **files = NULL;
 	bool to_author = false, any = false;
-	size_t i, j, n = nlists(names);
+	size_t i, j, n = nlists(names), chosen = 0;
 
 	memset(rc, 0, sizeof(*rc));
 	rc->none = pw_reply_queue_mail_off(cfg, names);
@@ -278,9 +326,21 @@ static enum pw_status recipients(struct pw_db *db, const struct pw_config *cfg,
 		case PW_MAIL_AUTHOR_CC:
 			if (l->cc_list)
 				add_addr(cc, l->address, poster, bot, MAX_CC);
-			for (j = 0; l->cc_all && orig && orig[j]; j++)
-				if (!list_mail_off(cfg, orig[j]))
+			for (j = 0; l->cc_all && orig && orig[j]; j++) {
+				guint had = cc->len;
+
+				if (list_mail_off(cfg, orig[j]))
+					continue;
+				/* A patch's Cc is its sender's choice: at
+				 * most arbitrary of those no list vouches
+				 * for (docs/security.md). */
+				if (vouched(cfg, names, orig[j]))
 					add_addr(cc, orig[j], poster, bot, MAX_CC);
+				else if (chosen < arbitrary) {
+					add_addr(cc, orig[j], poster, bot, MAX_CC);
+					chosen += cc->len > had;
+				}
+			}
 			/* fall through */
 		case PW_MAIL_AUTHOR:
 			to_author = true;
@@ -347,6 +407,8 @@ enum pw_status pw_reply_queue_recipients(struct pw_db *db,
 {
 	const struct pw_mail *mail = m->mail;
 	const char *author = NULL;
+	enum pw_auth auth;
+	enum pw_status st;
 
 	/* An in-body From: is a line anyone can write: the per-recipient
 	 * limit (cc_author) is what bounds the mail it draws. */
@@ -354,15 +416,30 @@ enum pw_status pw_reply_queue_recipients(struct pw_db *db,
 	    !pw_mail_sender_automated(mail->from_addr,
 				      (const char *const *)cfg->automated_senders))
 		author = mail->from_addr;
+	st = pw_db_identity_of_message(db, m->id, &auth);
+	if (!st && author) {
+		bool signs;
+
+		/* Nor does it make anyone an author whose mail is signed. */
+		st = pw_db_identity_signs(db, author, &signs);
+		if (!st && !pw_identity_author_ok(auth, pw_mail_poster_addr(mail),
+						  author, signs))
+			author = NULL;
+	}
+	if (st) {
+		memset(rc, 0, sizeof(*rc));
+		return st;
+	}
 	return recipients(db, cfg, m->lists, pw_mail_poster_addr(mail), author,
-			  mail->recipients, m->id, rc);
+			  mail->recipients, pw_identity_cc_arbitrary(auth),
+			  m->id, rc);
 }
 
 void pw_reply_queue_flood_recipients(const struct pw_config *cfg,
 				     const struct pw_flood_info *f,
 				     struct pw_reply_rcpt *rc)
 {
-	recipients(NULL, cfg, f->lists, f->sender_addr, NULL, NULL, 0, rc);
+	recipients(NULL, cfg, f->lists, f->sender_addr, NULL, NULL, 0, 0, rc);
 }
 
 void pw_reply_patch_facts_release(struct pw_reply_patch_facts *pf)

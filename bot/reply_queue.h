@@ -78,6 +78,15 @@ enum pw_status pw_reply_queue_recipients(struct pw_db *db,
 					 bool cc_author,
 					 struct pw_reply_rcpt *rc);
 
+/*
+ * Whether addr is a list's posting address: the address of a [list]
+ * section, or that of one of names (the lists a mail was seen on) as a
+ * List-Id ("linux-hwmon@vger.kernel.org" of
+ * "linux-hwmon.vger.kernel.org").
+ */
+bool pw_reply_queue_is_list(const struct pw_config *cfg, char **names,
+			    const char *addr);
+
 /* The same for the summary of flood f: no Cc's of the original, no
  * touched files. */
 void pw_reply_queue_flood_recipients(const struct pw_config *cfg,

@@ -311,6 +311,7 @@ static void flood_print(struct pw_printer *p, const struct pw_flood_info *f)
 	pw_print_str_at(p, "rule", f->rule);
 	pw_print_str_at(p, "severity", pw_severity_str(f->severity));
 	pw_print_str_at(p, "sender", f->sender_addr);
+	pw_print_bool_at(p, "unauthenticated", f->unauthenticated);
 	pw_print_str_at(p, "sender_name", f->sender_name);
 	pw_print_str_at(p, "subject", f->subject);
 	pw_print_int_at(p, "size", f->size);
@@ -855,7 +856,8 @@ static const char *const text_layouts[] = {
 		"%(if:file)%(file)%(if:line):%(line)%(end)%(else)(patch)%(end)"
 		": %(message)\n",
 	[PW_REPORT_FLOODS] =
-		"%(id) %(rule) %(severity) %(sender) size=%(size)"
+		"%(id) %(rule) %(severity) %(sender)"
+		"%(if:unauthenticated) (unauthenticated)%(end) size=%(size)"
 		"%(if:claimed_total) (claims %(claimed_total))%(end)"
 		" first=%(first_seen) last=%(last_seen)"
 		" lists=%(if:lists)%(lists)%(else)-%(end) recipients=%(recipients)"
@@ -898,7 +900,8 @@ static const char *const html_rows[] = {
 		"<td>%(message)</td></tr>\n",
 	[PW_REPORT_FLOODS] =
 		"<tr id=\"f%(id)\"><td>%(id)</td><td>%(rule)</td>"
-		"<td><a href=\"/senders?from=%(sender:url)\">%(sender)</a></td>"
+		"<td><a href=\"/senders?from=%(sender:url)\">%(sender)</a>"
+		"%(if:unauthenticated) (unauthenticated)%(end)</td>"
 		"<td class=\"n\">%(size)%(if:claimed_total) of %(claimed_total)%(end)</td>"
 		"<td>%(first_seen)</td><td>%(last_seen)</td>"
 		"<td>%(each:lists)<a href=\"/list/%(.:url)\">%(.)</a> %(end)</td>"

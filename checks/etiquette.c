@@ -31,7 +31,8 @@ static char *too_old(const struct pw_etiquette_rules *r, int64_t date,
  * string).  per_recipient: whether that limit applies.
  */
 static char *limited(const struct pw_etiquette_rules *r, const char *addr,
-		     int64_t sent, int64_t all_sent, bool per_recipient)
+		     int64_t sent, int64_t all_sent, bool per_recipient,
+		     enum pw_auth auth)
 {
 	if (per_recipient && r->per_recipient_per_hour >= 0 &&
 	    sent >= r->per_recipient_per_hour)
@@ -41,9 +42,11 @@ static char *limited(const struct pw_etiquette_rules *r, const char *addr,
 				       sent, addr, r->per_recipient_per_hour);
 	if (r->global_per_hour >= 0 && all_sent >= r->global_per_hour)
 		return g_strdup_printf("rate limit: %" G_GINT64_FORMAT
-				       " replies in the last hour"
-				       " (global_per_hour = %d)",
-				       all_sent, r->global_per_hour);
+				       " replies%s in the last hour"
+				       " (global_per_hour = %d)", all_sent,
+				       pw_identity_own_budget(auth) ?
+				       " to DKIM-signed mail" : "",
+				       r->global_per_hour);
 	return NULL;
 }
 
@@ -91,6 +94,8 @@ static char *never(const struct pw_etiquette_facts *f,
 	       !g_ascii_strcasecmp(f->poster, r->bot_addr));
 	if (own)
 		return g_strdup("the bot's own mail");
+	if (pw_identity_hold(f->auth))
+		return g_strdup(pw_identity_hold(f->auth));
 	/* A flood's summary has always judged the sender's kind before its
 	 * "stop"; a patch the other way round.  Both orders are kept: the
 	 * reason stored differs only for a machine that said "stop". */
@@ -122,7 +127,8 @@ bool pw_etiquette_copy_author(const struct pw_etiquette_facts *f,
 	if (why)
 		goto out;
 	if (f->author_ok)
-		why = limited(r, f->author, f->author_sent, f->all_sent, true);
+		why = limited(r, f->author, f->author_sent, f->all_sent, true,
+			      f->auth);
 	copy = !why && !f->author_stop;
 out:
 	g_free(why);
@@ -150,9 +156,15 @@ void pw_etiquette_judge(const struct pw_etiquette_facts *f,
 	}
 	if (!v->reason)
 		v->reason = limited(r, pw_etiquette_to(f), f->to_sent,
-				    f->all_sent, f->kind != PW_ETIQUETTE_FLOOD);
+				    f->all_sent, f->kind != PW_ETIQUETTE_FLOOD,
+				    f->auth);
 	if (v->reason)
 		v->act = PW_ETIQUETTE_HOLD;
+}
+
+bool pw_etiquette_cc_ok(const struct pw_etiquette_rules *r, int64_t sent)
+{
+	return r->per_recipient_per_hour < 0 || sent < r->per_recipient_per_hour;
 }
 
 void pw_etiquette_verdict_release(struct pw_etiquette_verdict *v)

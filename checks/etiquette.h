@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "checks/identity.h"
+
 /* The hourly limits count the replies created at or after now minus
  * this many seconds. */
 #define PW_ETIQUETTE_WINDOW 3600
@@ -29,12 +31,13 @@
 /* What the reply answers: the checks and their order differ a little. */
 enum pw_etiquette_kind {
 	/* A stored patch.  In this order: the caller's hold, backfill,
-	 * age, automated mail, own mail, the poster opted out, automated
-	 * sender, the mail modes, no usable address, the hourly limits of
-	 * the To (per recipient, then global). */
+	 * age, automated mail, own mail, a look-alike sender, the poster
+	 * opted out, automated sender, the mail modes, no usable address,
+	 * the hourly limits of the To (per recipient, then global). */
 	PW_ETIQUETTE_PATCH,
 	/* The one summary of a flood: no usable address, age (of its
-	 * newest patch), own mail, automated sender, the sender opted out,
+	 * newest patch), own mail, a look-alike sender, automated sender,
+	 * the sender opted out,
 	 * the mail modes, the global hourly limit (the summary is the one
 	 * reply its sender gets: no per-recipient limit). */
 	PW_ETIQUETTE_FLOOD,
@@ -75,6 +78,12 @@ struct pw_etiquette_facts {
 	const char *automated;
 	/* Who posted it (its From header): the reply goes to them. */
 	const char *poster;
+	/* How that From was authenticated (FLOOD: the flood's sender):
+	 * a look-alike is answered to nobody, and the global limit of a
+	 * reply to authenticated mail counts only such replies (all_sent
+	 * below, which the caller reads accordingly:
+	 * pw_identity_own_budget()). */
+	enum pw_auth auth;
 	bool poster_ok;		/* poster is a usable address */
 	/* Its Message-ID is that of one of the bot's replies. */
 	bool own_msgid;
@@ -96,7 +105,8 @@ struct pw_etiquette_facts {
 	/* PATCH: the first maintainer the reply goes To when the lists send
 	 * it to the maintainers, or NULL (it goes to the poster). */
 	const char *maintainer;
-	/* The replies in the window to pw_etiquette_to(), and to anyone. */
+	/* The replies in the window to pw_etiquette_to(), and to anyone
+	 * (to authenticated mail, for a reply to authenticated mail). */
 	int64_t to_sent;
 	int64_t all_sent;
 };
@@ -142,6 +152,14 @@ bool pw_etiquette_copy_author(const struct pw_etiquette_facts *f,
 void pw_etiquette_judge(const struct pw_etiquette_facts *f,
 			const struct pw_etiquette_rules *r, int64_t now,
 			struct pw_etiquette_verdict *v);
+
+/*
+ * Whether a copy (Cc) of a reply may go to an address to which sent
+ * replies went in the window: every recipient counts against the
+ * per-recipient limit, not only the one the reply goes To.  A copy
+ * past it is left out; the reply still goes to the others.
+ */
+bool pw_etiquette_cc_ok(const struct pw_etiquette_rules *r, int64_t sent);
 
 /* Frees v's reason and empties it. */
 void pw_etiquette_verdict_release(struct pw_etiquette_verdict *v);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <glib.h>
 
+#include "checks/identity.h"
 #include "checks/text.h"
 
 struct pw_patch;
@@ -64,6 +65,9 @@ struct pw_mail {
 				 * "automated sender stable@vger.kernel.org"),
 				 * NULL when a person did: never answered,
 				 * never counted against a person; owned */
+	/* How its From was authenticated (checks/identity.h): judged and
+	 * stored by ingest for live mail, PW_AUTH_NONE until then. */
+	enum pw_auth auth;
 	char **recipients;	/* NULL-terminated lower-cased To and Cc addresses */
 	int nrecipients;
 	struct pw_subject_tags tags;

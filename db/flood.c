@@ -25,6 +25,7 @@
 
 #include "db/db-private.h"
 #include "db/flood.h"
+#include "db/identity.h"
 
 struct mem {
 	int64_t message, patch;
@@ -1239,13 +1240,19 @@ static enum pw_status group(struct pw_db *db, struct pw_flood_filter *f,
 	char *area;
 	int k, i, b, nkeys = 0, n;
 
+	/* Mail signed by its sender and mail only claiming that sender
+	 * never share a key (checks/identity.h): a forger cannot make the
+	 * real sender's patches members of a flood, copies or originals. */
+	char *who = pw_identity_flood_sender(sender, o->mail->auth);
+
 	for (k = 0; k < PW_FLOOD_NKEYS; k++) {
 		have[k] = digest[k][0] != '\0';
 		if (have[k]) {
-			keys[k] = pw_flood_key(k, sender, digest[k]);
+			keys[k] = pw_flood_key(k, who, digest[k]);
 			nkeys++;
 		}
 	}
+	g_free(who);
 	if (nkeys == 0)
 		return PW_OK;
 	s = filter_start(db, f);
@@ -1576,6 +1583,12 @@ enum pw_status pw_db_flood_info(struct pw_db *db, int64_t flood_id,
 	sqlite3_reset(st);
 	f->recipients = (int)g_hash_table_size(seen);
 	g_hash_table_destroy(seen);
+	if (!s) {
+		enum pw_auth auth;
+
+		s = pw_db_identity_of_flood(db, flood_id, &auth);
+		f->unauthenticated = auth == PW_AUTH_LOOKALIKE;
+	}
 out:
 	if (s) {
 		/* A read: ending it must not fail a caller's writes. */

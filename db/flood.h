@@ -97,6 +97,10 @@ struct pw_flood_info {
 	char *key;			/* Message-ID of the member that started the
 					 * group: a stable identity for the flood */
 	char *sender_addr;		/* lower-cased address */
+	/* Its members claim the From of a sender whose mail is DKIM-signed
+	 * and carry no such signature (db/identity.h): a flood in that
+	 * sender's name, not of theirs, answered to nobody. */
+	bool unauthenticated;
 	char *sender_name;		/* as the first member gave it, "" if none */
 	char *subject;			/* the shared subject, without [PATCH ...] tags
 					 * (and without subsystem prefixes when the

@@ -1191,6 +1191,31 @@ static const char *const migrations[] = {
 	AT_REDO("old.patch")
 	" END;"
 	"DELETE FROM attention WHERE patch IN (SELECT patch FROM patch_state);",
+	 * Who sent a message (checks/identity.h, docs/security.md):
+	 * dkim_signer, the addresses and the domains ("@" and the domain)
+	 * seen with a valid DKIM signature of their From domain, so that
+	 * later mail claiming them without one is known for a look-alike;
+	 * message_auth, how the From of a message was authenticated (enum
+	 * pw_auth), a row only for the messages judged other than
+	 * PW_AUTH_NONE (live mail signed, or a look-alike); series_signed,
+	 * below.  Tables, for
+	 * the reason finding_line is one: the migration can run again.
+	 */
+	"CREATE TABLE IF NOT EXISTS dkim_signer ("
+	"  who TEXT PRIMARY KEY,"
+	"  first_seen INTEGER NOT NULL,"
+	"  last_seen INTEGER NOT NULL,"
+	"  messages INTEGER NOT NULL DEFAULT 1"
+	") WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS message_auth ("
+	"  message INTEGER PRIMARY KEY REFERENCES message(id) ON DELETE CASCADE,"
+	"  auth INTEGER NOT NULL"
+	");"
+	/* The series that DKIM-signed mail started: only signed mail
+	 * joins them (db/series.c). */
+	"CREATE TABLE IF NOT EXISTS series_signed ("
+	"  series INTEGER PRIMARY KEY REFERENCES series(id) ON DELETE CASCADE"
+	");",
 };
 
 const char *const *pw_db_migrations(size_t *n)

@@ -59,15 +59,20 @@ static enum pw_status find_by_markers(struct pw_db *db,
 	/* A series is its poster's (the sender of a forwarded patch). */
 	if (m->tags.total <= 0 || !*pw_mail_poster_addr(m))
 		return PW_OK;
+	/* Signed mail numbers itself into series signed mail started,
+	 * other mail into the others (same_sender()). */
 	st = pw_db_stmt(db,
 		"SELECT id FROM series WHERE from_addr = ?1 AND version = ?2"
 		" AND total = ?3 AND first_date BETWEEN ?4 AND ?5"
+		" AND EXISTS (SELECT 1 FROM series_signed ss"
+		"  WHERE ss.series = series.id) = ?6"
 		" ORDER BY first_date DESC, id DESC LIMIT 1");
 	pw_db_bind_text(st, 1, pw_mail_poster_addr(m));
 	sqlite3_bind_int(st, 2, m->tags.version);
 	sqlite3_bind_int(st, 3, m->tags.total);
 	sqlite3_bind_int64(st, 4, m->date - PW_SERIES_WINDOW);
 	sqlite3_bind_int64(st, 5, m->date + PW_SERIES_WINDOW);
+	sqlite3_bind_int(st, 6, m->auth == PW_AUTH_DKIM);
 	s = pw_db_read(db, st, &found);
 	if (found)
 		*id = sqlite3_column_int64(st, 0);
@@ -139,6 +144,31 @@ static enum pw_status register_refs(struct pw_db *db, const struct pw_mail *m,
 	return s;
 }
 
+/*
+ * Whether series *id was sent as m claims to be (0 in *id when not): a
+ * message DKIM-signed by its sender joins only a series that signed
+ * mail started (series_signed), and any other only one that unsigned
+ * mail started (checks/identity.h), so
+ * that mail merely claiming an address, threaded under its cover or
+ * numbered into its series, is never part of that address's series.
+ */
+static enum pw_status same_sender(struct pw_db *db, const struct pw_mail *m,
+				  int64_t *id)
+{
+	sqlite3_stmt *st;
+	int64_t is_signed = 0;
+	enum pw_status s;
+
+	if (!*id)
+		return PW_OK;
+	st = pw_db_stmt(db, "SELECT count(*) FROM series_signed WHERE series = ?1");
+	sqlite3_bind_int64(st, 1, *id);
+	s = pw_db_one_int64(db, st, &is_signed);
+	if (!s && (is_signed > 0) != (m->auth == PW_AUTH_DKIM))
+		*id = 0;
+	return s;
+}
+
 enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 				   int64_t patch_id,
 				   const struct pw_mail *m,
@@ -155,10 +185,14 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 	s = find_by_references(db, m, &id);
 	if (!s)
 		s = fits(db, m, &id);
+	if (!s)
+		s = same_sender(db, m, &id);
 	if (!s && !id) {
 		s = find_by_markers(db, m, &id);
 		if (!s)
 			s = fits(db, m, &id);
+		if (!s)
+			s = same_sender(db, m, &id);
 	}
 	if (s)
 		return s;
@@ -176,6 +210,14 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 		if (rc != SQLITE_DONE)
 			return pw_db_status(db, rc);
 		id = sqlite3_last_insert_rowid(db->h);
+		if (m->auth == PW_AUTH_DKIM) {
+			st = pw_db_stmt(db, "INSERT INTO series_signed(series)"
+					" VALUES (?1)");
+			sqlite3_bind_int64(st, 1, id);
+			s = pw_db_done(db, st);
+			if (s)
+				return s;
+		}
 	}
 	if (cover) {
 		st = pw_db_stmt(db, "UPDATE series SET cover = ?2, name = ?3,"

@@ -449,6 +449,54 @@ static void release(void **state)
 	expect(&f, &r, "mail off for list linux-iio");
 }
 
+/*
+ * A look-alike (checks/identity.h) is answered to nobody, a patch or a
+ * flood's summary alike; the hold comes after the machine and loop
+ * checks, before the sender's "stop"; a reply to signed mail says its
+ * global limit is that of replies to signed mail.
+ */
+static void identity(void **state)
+{
+	struct pw_etiquette_rules r = rules();
+	struct pw_etiquette_facts f = patch();
+	const char *hold = pw_identity_hold(PW_AUTH_LOOKALIKE);
+
+	assert_non_null(hold);
+	f.auth = PW_AUTH_LOOKALIKE;
+	expect(&f, &r, hold);
+	f.poster_stop = 2;
+	expect(&f, &r, hold);
+	f.own_msgid = true;
+	expect(&f, &r, "the bot's own mail");
+	f = patch();
+	f.auth = PW_AUTH_LOOKALIKE;
+	f.kind = PW_ETIQUETTE_FLOOD;
+	expect(&f, &r, hold);
+	f = patch();
+	f.auth = PW_AUTH_DKIM;
+	expect(&f, &r, NULL);
+	f.all_sent = 10;
+	expect(&f, &r, "rate limit: 10 replies to DKIM-signed mail in the last"
+	       " hour (global_per_hour = 10)");
+	f.auth = PW_AUTH_NONE;
+	expect(&f, &r, "rate limit: 10 replies in the last hour"
+	       " (global_per_hour = 10)");
+}
+
+/* A copy counts against its recipient's limit, at the boundary. */
+static void cc_limit(void **state)
+{
+	struct pw_etiquette_rules r = rules();
+
+	assert_true(pw_etiquette_cc_ok(&r, 0));
+	assert_true(pw_etiquette_cc_ok(&r, 2));
+	assert_false(pw_etiquette_cc_ok(&r, 3));
+	r.per_recipient_per_hour = -1;
+	assert_true(pw_etiquette_cc_ok(&r, 1000));
+	r.per_recipient_per_hour = 0;
+	assert_false(pw_etiquette_cc_ok(&r, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +509,8 @@ int main(void)
 		cmocka_unit_test(mail_modes),
 		cmocka_unit_test(flood),
 		cmocka_unit_test(release),
+		cmocka_unit_test(identity),
+		cmocka_unit_test(cc_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

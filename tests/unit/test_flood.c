@@ -20,6 +20,7 @@
 
 #include "db/db.h"
 #include "db/flood.h"
+#include "db/identity.h"
 
 #define WEEK PW_FLOOD_BUCKET
 #define BASE ((int64_t)1700000000 / WEEK * WEEK)	/* the start of a week */
@@ -31,6 +32,9 @@ static int serial;
  * person did), and their patch-id (NULL: each its own). */
 static const char *automated;
 static const char *patch_id;
+/* With judge, each patch filed is judged as ingest judges live mail
+ * (db/identity.h), its DKIM signature verified when dkim_pass. */
+static bool judge, dkim_pass;
 
 /* Each connection's bulk-load filter, owned by the test as ingest owns
  * its own. */
@@ -89,6 +93,10 @@ static int64_t file_as(struct pw_db *db, const char *author,
 	assert_int_equal(pw_db_message_add(db, &m, &from, NULL, &id, &is_new),
 			 PW_OK);
 	assert_true(is_new);
+	if (judge)
+		assert_int_equal(pw_db_identity_note(db, id, pw_mail_poster_addr(&m),
+						     dkim_pass, date, &m.auth),
+				 PW_OK);
 	assert_int_equal(pw_db_patch_add(db, id, 0, NULL, &patch), PW_OK);
 	o.message_id = id;
 	o.patch_id = patch;
@@ -158,6 +166,7 @@ static int teardown(void **state)
 
 	params.window = 3 * 24 * 3600;	/* long_window changes it */
 	automated = patch_id = NULL;	/* automated_mail sets them */
+	judge = dkim_pass = false;	/* by_identity sets them */
 	pw_db_flood_filter_free(filters[0]);
 	pw_db_flood_filter_free(filters[1]);
 	filters[0] = filters[1] = NULL;
@@ -374,6 +383,46 @@ static void campaign_then_burst(void **state)
 	params = saved;
 }
 
+/*
+ * A sender is an address and how it was authenticated: mail claiming
+ * an address seen DKIM-signed, without the signature, is no copy of
+ * that address's signed patches and no member of their floods, and its
+ * own flood is marked unauthenticated; the signed mail floods on its
+ * own.
+ */
+static void by_identity(void **state)
+{
+	struct store *st = *state;
+	struct pw_flood_info info;
+	int64_t forged, real;
+
+	judge = true;
+	patch_id = "pid-same";
+	dkim_pass = true;
+	assert_int_equal(file(st->a, BASE + 600, "framed", "body", NULL, false), 0);
+	dkim_pass = false;
+	assert_int_equal(file(st->a, BASE + 1200, "framed", "body", NULL, false), 0);
+	assert_int_equal(findings(st->path, "RESEND_IDENTICAL"), 0);
+	forged = file(st->a, BASE + 1800, "framed", "body", NULL, false);
+	assert_int_not_equal(forged, 0);
+	assert_int_equal(pw_db_flood_info(st->a, forged, &info), PW_OK);
+	assert_int_equal(info.size, 2);
+	assert_true(info.unauthenticated);
+	assert_string_equal(info.sender_addr, "a@example.org");
+	pw_db_flood_info_release(&info);
+	dkim_pass = true;
+	real = file(st->a, BASE + 2400, "framed", "body", NULL, false);
+	assert_int_not_equal(real, 0);
+	assert_int_not_equal(real, forged);
+	assert_int_equal(pw_db_flood_info(st->a, real, &info), PW_OK);
+	assert_int_equal(info.size, 2);
+	assert_false(info.unauthenticated);
+	pw_db_flood_info_release(&info);
+	/* One copy each: the signed one of the signed, the forged one of
+	 * the forged. */
+	assert_int_equal(findings(st->path, "RESEND_IDENTICAL"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +433,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(by_sender, setup, teardown),
 		cmocka_unit_test_setup_teardown(automated_mail, setup, teardown),
 		cmocka_unit_test_setup_teardown(campaign_then_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(by_identity, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

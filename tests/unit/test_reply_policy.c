@@ -16,6 +16,7 @@
 #include "bot/config.h"
 #include "bot/mail.h"
 #include "bot/reply_policy.h"
+#include "db/identity.h"
 #include "db/outbox.h"
 #include "db/series.h"
 #include "tests/unit/store_fixture.h"
@@ -501,6 +502,101 @@ static void test_mail_modes(void **state)
 	}
 }
 
+/* Stores a patch from addr, as add_patch(), judged as ingest judges
+ * live mail (db/identity.h): its DKIM signature verified or not. */
+static int64_t add_judged(struct fx *f, const char *msgid, const char *addr,
+			  bool dkim_pass)
+{
+	int64_t id = add_patch(f, msgid, addr, NULL, false);
+	enum pw_auth auth;
+
+	assert_int_equal(pw_db_identity_note(f->db, id, addr, dkim_pass,
+					     (int64_t)time(NULL), &auth), PW_OK);
+	return id;
+}
+
+/*
+ * Identity before consequence, budgets per cause: a look-alike of a
+ * signing sender is answered to nobody; replies to unsigned mail spend
+ * the global budget, and a signed patch still has its own; a copy goes
+ * to an address only below its hourly limit.
+ */
+static void test_identity(void **state)
+{
+	struct fx *f = *state;
+	int64_t id;
+	char *s;
+	int i;
+
+	use_config(f, "[reply]\nglobal_per_hour = 2\nper_recipient_per_hour = 1\n"
+		   "[list *]\nmail = author\n");
+	id = add_judged(f, "real@x", "dev@kernel.example", true);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	/* Dev's address, and another of Dev's domain, unsigned. */
+	id = add_judged(f, "fake@x", "dev@kernel.example", false);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	id = add_judged(f, "fake2@x", "ops@kernel.example", false);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	s = reason_of(f, "msg:fake@x");
+	assert_string_equal(s, pw_identity_hold(PW_AUTH_LOOKALIKE));
+	g_free(s);
+	s = reason_of(f, "msg:fake2@x");
+	assert_string_equal(s, pw_identity_hold(PW_AUTH_LOOKALIKE));
+	g_free(s);
+	/* Unsigned senders who never signed: their limit counts every
+	 * reply (Dev's one, then u0's). */
+	for (i = 0; i < 3; i++) {
+		char *msgid = g_strdup_printf("u%d@x", i);
+		char *addr = g_strdup_printf("u%d@elsewhere.example", i);
+
+		id = add_judged(f, msgid, addr, false);
+		assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+		g_free(msgid);
+		g_free(addr);
+	}
+	s = state_of(f, "msg:u0@x");
+	assert_string_equal(s, "pending");
+	g_free(s);
+	s = reason_of(f, "msg:u2@x");
+	assert_string_equal(s, "rate limit: 2 replies in the last hour"
+			    " (global_per_hour = 2)");
+	g_free(s);
+	/* A signed sender: one reply to signed mail so far, of 2. */
+	id = add_judged(f, "real2@x", "dev2@kernel.example", true);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	s = state_of(f, "msg:real2@x");
+	assert_string_equal(s, "pending");
+	g_free(s);
+	id = add_judged(f, "real3@x", "dev3@kernel.example", true);
+	assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+	s = reason_of(f, "msg:real3@x");
+	assert_string_equal(s, "rate limit: 2 replies to DKIM-signed mail in"
+			    " the last hour (global_per_hour = 2)");
+	g_free(s);
+
+	/* Copies: rev@example.org once, then past its limit of 1. */
+	use_config(f, "[reply]\nper_recipient_per_hour = 1\n"
+		   "[list linux-foo]\nmail = author+cc\n"
+		   "address = linux-foo@vger.example.org\n");
+	for (i = 0; i < 2; i++) {
+		char *msgid = g_strdup_printf("cc%d@x", i);
+
+		id = add_cc_patch(f, msgid);
+		assert_int_equal(pw_reply_policy_answer(f->db, f->cfg, id), PW_OK);
+		g_free(msgid);
+	}
+	s = mode_row(f, "msg:cc0@x");
+	assert_string_equal(s, "pending|ann@example.com|ann@example.com"
+			    " linux-foo@vger.example.org rev@example.org");
+	g_free(s);
+	s = mode_row(f, "msg:cc1@x");
+	/* ann's own limit holds the second; its copies are still decided:
+	 * the list kept, rev left out. */
+	assert_string_equal(s, "suppressed|ann@example.com|ann@example.com"
+			    " linux-foo@vger.example.org");
+	g_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +606,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_undecided, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sender, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_date, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
 	};
 
 	pw_mail_init();

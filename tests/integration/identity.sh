@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Hostile senders, from the attacker's side (docs/security.md): forged
+# mail through the MTA pipe (patchwarden run -), the genuine sender's
+# mail DKIM-signed with a key made here and read from [core] dkim_keys.
+#   framing: 20 unsigned mails in the name of a sender whose mail is
+#     signed neither flood that sender's real patch nor mail the sender;
+#   silencing: forged patches from many addresses spend the global
+#     budget, a signed patch is answered all the same;
+#   amplification: a forged patch's Cc draws a bounded number of
+#     copies, and a Cc counts against its recipient's hourly limit.
+. "$(dirname "$0")/../lib.sh"
+PY=/usr/bin/python3
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+LIST=lst.lists.example.org
+SUBJ="[PATCH] foo: use octal modes"
+
+openssl genrsa -out "$T/dkim.key" 2048 2>/dev/null
+pub=$(openssl rsa -in "$T/dkim.key" -pubout -outform DER 2>/dev/null | base64 -w0)
+printf 'sel._domainkey.kernel.example v=DKIM1; k=rsa; p=%s\n' "$pub" >"$T/keys.txt"
+
+# patch OUT FROM MSGID SUBJECT FILE [key=PATH] [cc=A,B] [minute=M]
+# [irt=MSGID] [inbody=FROM]: a patch adding a symbolic mode (one
+# PERM_SYMBOLIC) to FILE, to the list, in reply to irt, with an in-body
+# From:, signed for the From domain with key when given.
+patch() {
+	$PY - "$@" <<'PYEOF'
+import sys, dkim
+out, frm, mid, subj, path = sys.argv[1:6]
+opts = dict(a.split("=", 1) for a in sys.argv[6:])
+hdr = (f"From: {frm}\nTo: lst@lists.example.org\n" +
+       (f"Cc: {opts['cc']}\n" if opts.get("cc") else "") +
+       f"Subject: {subj}\nDate: Sat, 05 Dec 2026 10:{int(opts.get('minute', 0)):02d}:00 +0000\n"
+       f"Message-ID: <{mid}>\nList-Id: <lst.lists.example.org>\n" +
+       (f"In-Reply-To: <{opts['irt']}>\nReferences: <{opts['irt']}>\n" if opts.get("irt") else ""))
+body = ((f"From: {opts['inbody']}\n\n" if opts.get("inbody") else "") +
+        f"Use octal modes in {path}.\n\nSigned-off-by: {frm}\n---\n"
+        f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+        "@@ -1,3 +1,3 @@\n #include <linux/module.h>\n-static int debug;\n"
+        "+module_param(debug, int, S_IRUGO);\n MODULE_LICENSE(\"GPL\");\n-- \n2.43.0\n")
+msg = (hdr + "\n" + body).replace("\n", "\r\n").encode()
+if "key" in opts:
+    dom = frm.rsplit("@", 1)[1].rstrip(">").encode()
+    msg = dkim.sign(msg, b"sel", dom, open(opts["key"], "rb").read(),
+                    include_headers=[b"From", b"To", b"Cc", b"Subject", b"Date",
+                                     b"Message-ID", b"List-Id"]) + msg
+open(out, "wb").write(msg.replace(b"\r\n", b"\n"))
+PYEOF
+}
+# store NAME [CONFIG LINES...]: a store and its configuration (the
+# dry-run mbox beside it); sets DB and C.
+store() {
+	mkdir -p "$T/$1"
+	DB=$T/$1/pw.db
+	C=$T/$1/pw.conf
+	shift
+	{ printf '[core]\ndkim_keys = %s\n[reply]\nmax_age = 0\n' "$T/keys.txt"
+	  printf '%s\n' "$@"; } >"$C"
+	chmod 600 "$C"
+}
+# pipe FILE: one message through the MTA pipe.
+pipe() { $PW run --config "$C" --db "$DB" - <"$1" >>"$T/pipe.out" 2>&1 || echo "pipe $1: $?" >>"$T/pipe.fail"; }
+# Replies that went out (pending or sent) to ADDR, as To or Cc.
+mailed_to() { q "$DB" "SELECT count(*) FROM outbox WHERE state IN ('pending','sending','sent') AND (rcpt_to = '$1' OR instr(char(10) || recipients || char(10), char(10) || '$1' || char(10)) > 0)"; }
+msg_id() { q "$DB" "SELECT id FROM message WHERE msgid = '$1'"; }
+# Whether message MSGID is a member of a flood (1) or not (0).
+in_flood() { q "$DB" "SELECT count(*) FROM flood_member fm JOIN flood_group g ON g.id = fm.grp WHERE g.detected_at IS NOT NULL AND fm.message = $(msg_id "$1")"; }
+
+# ---- framing: a signed sender's name on 20 unsigned copies ----
+store framing "[list $LIST]" "mail = author"
+patch "$T/real.eml" "Dev <dev@kernel.example>" real@kernel.example "$SUBJ" drivers/foo/a.c key="$T/dkim.key"
+pipe "$T/real.eml"
+is "the real patch: signed, judged so" \
+	"$(q "$DB" "SELECT auth FROM message_auth WHERE message = $(msg_id real@kernel.example)")" 1
+for i in $(seq 1 20); do
+	patch "$T/f$i.eml" "Dev <dev@kernel.example>" "forged$i@evil.example" "$SUBJ" "drivers/foo/f$i.c" minute="$i"
+	pipe "$T/f$i.eml"
+done
+is "the pipe took every message (status 0)" "$(cat "$T/pipe.fail" 2>/dev/null)" ""
+is "the forgeries: look-alikes of a signing sender" \
+	"$(q "$DB" "SELECT count(*) FROM message_auth a JOIN message m ON m.id = a.message WHERE a.auth = 2 AND m.msgid LIKE 'forged%'")" 20
+is "the real patch is no flood member" \
+	"$(in_flood real@kernel.example)" 0
+is "the real patch has no flood finding" \
+	"$(q "$DB" "SELECT count(*) FROM finding f JOIN patch p ON p.id = f.patch WHERE p.message = $(msg_id real@kernel.example) AND f.rule LIKE 'FLOOD%'")" 0
+is "the real patch stays in the attention queue" \
+	"$(q "$DB" "SELECT count(*) FROM attention a JOIN patch p ON p.id = a.patch WHERE p.message = $(msg_id real@kernel.example)")" 1
+is "the forgeries form a flood of their own, of all 20" \
+	"$(q "$DB" "SELECT g.size FROM flood_group g WHERE g.detected_at IS NOT NULL")" 20
+is "query floods marks it unauthenticated" \
+	"$($PW query --db "$DB" floods --format json | $PY -c 'import json,sys; print([(f["size"], f["unauthenticated"]) for f in json.load(sys.stdin)])')" "[(20, True)]"
+contains "and says so in its line" "$($PW query --db "$DB" floods)" "dev@kernel.example (unauthenticated) size=20"
+is "its summary is held: answered to nobody" \
+	"$(q "$DB" "SELECT state || '|' || substr(reason, 1, 16) FROM outbox WHERE kind = 'flood'")" "suppressed|unauthenticated:"
+is "Dev got one mail: the reply to the real patch" "$(mailed_to dev@kernel.example)" 1
+is "that mail answers the real patch" \
+	"$(q "$DB" "SELECT in_reply_to FROM outbox WHERE state IN ('pending','sent')")" real@kernel.example
+is "the dry-run mbox holds that one mail" "$(grep -c '^From patchwarden@' "$T/framing/outbox.mbox")" 1
+
+# An in-body From: naming Dev, in mail Dev did not sign: Dev is not
+# copied; a sender who never signed still is.
+store inbody "[list $LIST]" "mail = author"
+pipe "$T/real.eml"
+patch "$T/inbody.eml" "Mallory <mallory@evil.example>" inbody@evil.example "[PATCH] baz: modes" drivers/baz/i.c \
+	inbody="Dev <dev@kernel.example>" minute=50
+patch "$T/inbody2.eml" "Mallory <mallory@evil.example>" inbody2@evil.example "[PATCH] baz2: modes" drivers/baz/j.c \
+	inbody="Ann <ann@unsigned.example>" minute=51
+pipe "$T/inbody.eml"
+pipe "$T/inbody2.eml"
+is "an in-body From: of a signing sender draws no copy to them" \
+	"$(q "$DB" "SELECT state || '|' || rcpt_to || '|' || replace(recipients, char(10), ' ') FROM outbox WHERE in_reply_to = 'inbody@evil.example'")" \
+	"sent|mallory@evil.example|mallory@evil.example"
+is "an in-body From: of one who never signed: copied, as before" \
+	"$(q "$DB" "SELECT replace(recipients, char(10), ' ') FROM outbox WHERE in_reply_to = 'inbody2@evil.example'")" \
+	"mallory@evil.example ann@unsigned.example"
+is "Dev got only the reply to the real patch" "$(mailed_to dev@kernel.example)" 1
+store series "[list $LIST]" "mail = author"
+
+# A series is its sender's: a forged 2/2 numbered into Dev's signed
+# 1/2, or threaded under it, is no part of it.
+series_of() { q "$DB" "SELECT p.series FROM patch p WHERE p.message = $(msg_id "$1")"; }
+patch "$T/s1of2.eml" "Dev <dev@kernel.example>" s1of2@kernel.example "[PATCH 1/2] bar: modes" drivers/bar/a.c key="$T/dkim.key" minute=40
+patch "$T/s2of2.eml" "Dev <dev@kernel.example>" s2of2@evil.example "[PATCH 2/2] bar: modes" drivers/bar/b.c minute=41
+patch "$T/sreply.eml" "Dev <dev@kernel.example>" sreply@evil.example "[PATCH 2/2] bar: modes" drivers/bar/c.c minute=42 irt=s1of2@kernel.example
+patch "$T/s2real.eml" "Dev <dev@kernel.example>" s2real@kernel.example "[PATCH 2/2] bar: modes" drivers/bar/b.c key="$T/dkim.key" minute=43
+for f in s1of2 s2of2 sreply s2real; do pipe "$T/$f.eml"; done
+check "a forged 2/2 of a signed series: a series of its own" test "$(series_of s2of2@evil.example)" != "$(series_of s1of2@kernel.example)"
+check "a forged patch threaded under it: not in it either" test "$(series_of sreply@evil.example)" != "$(series_of s1of2@kernel.example)"
+is "Dev's signed 2/2 joins Dev's 1/2" "$(series_of s2real@kernel.example)" "$(series_of s1of2@kernel.example)"
+
+# The forgeries first, before anything of Dev's was seen signed: their
+# flood, found then, is still not mailed to Dev once Dev is known to
+# sign, and Dev's signed patch joins none of it.
+store late "[flood]" "count = 5" "[list $LIST]" "mail = author"
+for i in 1 2 3 4; do pipe "$T/f$i.eml"; done
+pipe "$T/real.eml"
+pipe "$T/f5.eml"
+is "forgeries first: Dev's signed patch is in no flood" \
+	"$(in_flood real@kernel.example)" 0
+is "forgeries first: their flood found, its summary held" \
+	"$(q "$DB" "SELECT g.size || '|' || o.state FROM flood_group g JOIN outbox o ON o.kind = 'flood' WHERE g.detected_at IS NOT NULL")" "5|suppressed"
+is "forgeries first: Dev mailed for the real patch only (and the 4 forgeries before Dev signed)" \
+	"$(q "$DB" "SELECT count(*) FROM outbox WHERE kind = 'flood' AND state <> 'suppressed'"),$(q "$DB" "SELECT state FROM outbox WHERE in_reply_to = 'real@kernel.example'")" "0,sent"
+
+# A sender who never signs keeps what every sender had: flooded and
+# told once (tests/gen_flood.py's 2016 flood, through ingest --reply).
+store unsigned "[list *]" "mail = author"
+$PY "$TOP/tests/gen_flood.py" --out "$T/gen" --flood-size 30 --noise 10 >/dev/null
+$PW ingest -q --reply --config "$C" --db "$DB" "$T/gen/arrival.mbox" >/dev/null 2>&1
+is "an unsigned sender: the flood found, its summary mailed to the sender" \
+	"$(q "$DB" "SELECT count(*) FROM outbox WHERE kind = 'flood' AND state IN ('pending','sent')"),$(q "$DB" "SELECT count(*) FROM message_auth")" "1,0"
+is "an unsigned sender's flood is not marked unauthenticated" \
+	"$($PW query --db "$DB" floods --format json | $PY -c 'import json,sys; print(sorted(set(f["unauthenticated"] for f in json.load(sys.stdin))))')" "[False]"
+
+# ---- silencing: the global budget spent by forged senders ----
+store silence "per_recipient_per_hour = 5" "global_per_hour = 6" "[list $LIST]" "mail = author"
+for i in $(seq 1 12); do
+	patch "$T/s$i.eml" "Spam $i <spam$i@evil$i.example>" "spam$i@evil.example" "[PATCH] bar$i: modes" "drivers/bar/b$i.c" minute="$i"
+	pipe "$T/s$i.eml"
+done
+is "forged senders: the global budget spent" \
+	"$(q "$DB" "SELECT count(*) FROM outbox WHERE state IN ('pending','sent')"),$(q "$DB" "SELECT count(*) FROM outbox WHERE reason LIKE 'rate limit: % (global_per_hour = 6)'")" "6,6"
+patch "$T/genuine.eml" "Dev <dev@kernel.example>" genuine@kernel.example "[PATCH] baz: modes" drivers/baz/c.c key="$T/dkim.key" minute=30
+pipe "$T/genuine.eml"
+is "then a signed patch: its reply still goes" \
+	"$(q "$DB" "SELECT state || '|' || coalesce(reason, '') FROM outbox WHERE in_reply_to = 'genuine@kernel.example'")" "sent|"
+
+# ---- Cc amplification under author+cc ----
+store amplify "per_recipient_per_hour = 5" "global_per_hour = 1000" \
+	"[list $LIST]" "mail = author+cc" "address = lst@lists.example.org" "maintainer = maint@lists.example.org"
+cc=$(for i in $(seq 1 30); do printf 'victim%d@example.net,' "$i"; done)
+patch "$T/cc30.eml" "Mallory <mallory@evil.example>" cc30@evil.example "[PATCH] qux: modes" drivers/qux/q.c \
+	cc="${cc}maint@lists.example.org"
+pipe "$T/cc30.eml"
+row=$(q "$DB" "SELECT recipients FROM outbox WHERE in_reply_to = 'cc30@evil.example'")
+n=$(printf '%s\n' "$row" | grep -c .)
+is "30 chosen Cc's: the sender, the list, its maintainer and 4 others" "$n" 7
+contains "the list is copied" "$row" lst@lists.example.org
+contains "the list's maintainer is copied" "$row" maint@lists.example.org
+is "of the 30, at most 4" "$(printf '%s\n' "$row" | grep -c '^victim')" 4
+patch "$T/cc30s.eml" "Dev <dev@kernel.example>" cc30s@kernel.example "[PATCH] quux: modes" drivers/quux/q.c \
+	cc="${cc}maint@lists.example.org" key="$T/dkim.key"
+pipe "$T/cc30s.eml"
+is "the same, DKIM-signed by its sender: 12 of the 30" \
+	"$(q "$DB" "SELECT recipients FROM outbox WHERE in_reply_to = 'cc30s@kernel.example'" | grep -c '^victim')" 12
+for i in $(seq 1 10); do
+	patch "$T/v$i.eml" "Attacker $i <att$i@evil$i.example>" "v$i@evil.example" "[PATCH] q$i: modes" "drivers/q$i/q.c" \
+		cc=target@example.net minute="$i"
+	pipe "$T/v$i.eml"
+done
+is "ten mails Cc'ing one address: it gets the per-recipient limit, 5" "$(mailed_to target@example.net)" 5
+is "the ten replies still went to their senders" \
+	"$(q "$DB" "SELECT count(*) FROM outbox WHERE in_reply_to LIKE 'v%@evil.example' AND state = 'sent'")" 10
