@@ -1191,6 +1191,7 @@ static const char *const migrations[] = {
 	AT_REDO("old.patch")
 	" END;"
 	"DELETE FROM attention WHERE patch IN (SELECT patch FROM patch_state);",
+	/*
 	 * Who sent a message (checks/identity.h, docs/security.md):
 	 * dkim_signer, the addresses and the domains ("@" and the domain)
 	 * seen with a valid DKIM signature of their From domain, so that
