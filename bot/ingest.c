@@ -157,7 +157,7 @@ static void process(struct job *j, const struct pw_config *cfg,
 	j->dkim_pass = o->reply && signed_mail(j->data, j->len) &&
 		pw_dkim_verify(j->data, j->len,
 			       pw_identity_domain(pw_mail_poster_addr(j->mail)),
-			       cfg->dkim_keys, NULL) == PW_DKIM_PASS;
+			       NULL, cfg->dkim_keys, NULL) == PW_DKIM_PASS;
 	if (j->mail->kind != PW_MAIL_PATCH || !j->mail->diff)
 		return;
 	pw_config_check_opts(cfg, list_of(o, j->mail), &co);
