@@ -994,10 +994,10 @@ static bool is_rfc822(const char *sub)
 	       !g_ascii_strcasecmp(sub, "news");
 }
 
-/* Why a message is refused: "<what> (limit): refused unread". */
+/* Why a message is refused: "<what> than <limit>: refused unread". */
 static char *refuse(const char *what, int limit)
 {
-	return g_strdup_printf("%s than %d: refused unread", what, limit);
+	return g_strdup_printf("%s than %d" PW_MAIL_REFUSED, what, limit);
 }
 
 /*
