@@ -20,7 +20,10 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 CC=${CC:-cc}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 out=$BUILD/fuzz
-STD="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-unused-parameter -Werror -I."
+# The version as the Makefile says it: the whole program's harness
+# (fuzz_http) builds bot/ files that print it.
+version=$(sed -n 's/^VERSION *= *//p' Makefile)
+STD="-std=c11 -D_GNU_SOURCE -DPW_VERSION=\"$version\" -Wall -Wextra -Wshadow -Wmissing-prototypes -Wno-unused-parameter -Werror -I."
 
 if [ $# -gt 0 ]; then
 	harnesses=("$@")
