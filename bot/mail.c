@@ -1127,6 +1127,16 @@ static char *mime_refused(const char *buf, size_t len, size_t top_fields)
 			headers = !content;
 			continue;
 		}
+		/* Content: only a line that starts with "--" can end it,
+		 * and with no multipart around none can. */
+		if (!ms.depth)
+			break;
+		if (end - p < 2 || p[0] != '-' || p[1] != '-') {
+			p = memmem(p, (size_t)(end - p), "\n--", 3);
+			if (!p)
+				break;
+			p++;
+		}
 		e = line_end(p, end);
 		k = boundary_of(&ms, p, e, &closing);
 		if (k >= 0) {
