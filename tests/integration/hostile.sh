@@ -181,3 +181,23 @@ contains "client_posts = 5: the sixth answered 429" "$(head -n 1 "$T/hdr")" " 42
 contains "client_posts = 5: Retry-After" "$(cat "$T/hdr")" "Retry-After: 60"
 get -H 'Authorization: Bearer 0123456789abcdef0123' --data-binary @"$patch" "$URL/api/check" >/dev/null
 is "client_posts = 5: with the token, not counted" "$(code)" 200
+
+# [web] check_cpu: an mbox of eight 5 MiB patches (about 2 s of CPU in
+# all) under check_cpu = 1 stops between messages and is answered 413,
+# naming the message it stopped before.
+printf '[web]\nmax_body = 65536\ncheck_cpu = 1\n' >"$T/cpu.conf"
+serve "$T/web.db" --config "$T/cpu.conf" || exit 1
+/usr/bin/python3 - "$T/eight.mbox" <<'PY'
+import sys
+n = (5 << 20) // 40
+with open(sys.argv[1], "w") as f:
+    for i in range(8):
+        f.write("From x Mon Jan  1 00:00:00 2024\nFrom: A <a@example.org>\n"
+                "Subject: [PATCH] big %d\nMessage-ID: <big%d@x>\n\nx\n---\n"
+                "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -0,0 +1,%d @@\n" % (i, i, n))
+        f.write('+\tchmod("f", 0777); /* xxxxxxxxxx */\n' * n)
+        f.write("\n")
+PY
+body=$(get --data-binary @"$T/eight.mbox" "$URL/api/check")
+is "check_cpu = 1, eight 5 MiB patches: 413" "$(code)" 413
+contains "check_cpu = 1: says where it stopped" "$body" "s of CPU ([web] check_cpu): stopped before message"
