@@ -675,6 +675,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			return on_post_headers(w, c, url, method, q);
 		return MHD_YES;
 	}
+	if (*size && strcmp(method, MHD_HTTP_METHOD_POST)) {
+		/* Only a POST's body is read: any other is dropped as it
+		 * comes, so that it holds no memory. */
+		*size = 0;
+		return MHD_YES;
+	}
 	if (*size) {
 		if (q->body->len + *size > (size_t)w->cfg->web_max_body) {
 			/* Past the limit in chunks, or past the length
