@@ -13,6 +13,11 @@
         request and then a header line every 10 s; prints "open N"
         once N of them are open (those the server refused at once are
         closed and not counted), then holds them until killed.
+    hostile_client.py slowpost PORT PATH COUNT LENGTH
+        COUNT POSTs to PATH announcing LENGTH bytes of body and sending
+        one; prints "open N" once N of them wait, unanswered, for the
+        rest (those answered at once are not counted), then holds them
+        until killed.
 """
 import socket
 import sys
@@ -72,20 +77,7 @@ def slow(port, count, source):
         except OSError:
             s.close()
     # Those the server closed at once are not held.
-    time.sleep(0.5)
-    alive = []
-    for s in held:
-        s.setblocking(False)
-        try:
-            if s.recv(1) == b"":
-                s.close()
-                continue
-        except BlockingIOError:
-            pass
-        except OSError:
-            s.close()
-            continue
-        alive.append(s)
+    alive = unanswered(held)
     print("open %d" % len(alive), flush=True)
     while True:
         time.sleep(10)
@@ -96,11 +88,45 @@ def slow(port, count, source):
                 pass
 
 
+def unanswered(conns):
+    """Those of conns the server has neither answered nor closed."""
+    time.sleep(0.5)
+    alive = []
+    for s in conns:
+        s.setblocking(False)
+        try:
+            s.recv(1)   # an answer, or the end: not waiting
+            s.close()
+            continue
+        except BlockingIOError:
+            pass
+        except OSError:
+            s.close()
+            continue
+        alive.append(s)
+    return alive
+
+
+def slowpost(port, path, count, length):
+    held = []
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(("POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   "Content-Length: %d\r\n\r\nx" % (path, length)).encode())
+        held.append(s)
+    print("open %d" % len(unanswered(held)), flush=True)
+    while True:
+        time.sleep(10)
+
+
 def main():
     if sys.argv[1] == "posts":
         posts(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5])
     elif sys.argv[1] == "slow":
         slow(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    elif sys.argv[1] == "slowpost":
+        slowpost(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]),
+                 int(sys.argv[5]))
     else:
         sys.exit("usage: see the top of this file")
 

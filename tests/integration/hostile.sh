@@ -201,3 +201,37 @@ PY
 body=$(get --data-binary @"$T/eight.mbox" "$URL/api/check")
 is "check_cpu = 1, eight 5 MiB patches: 413" "$(code)" 413
 contains "check_cpu = 1: says where it stopped" "$body" "s of CPU ([web] check_cpu): stopped before message"
+
+# At most eight bodies of [web] max_body are read at once: twelve POSTs
+# that announce 1 MiB (max_body = 1024) and send it slowly hold eight;
+# the others, and one more, are answered 503 with Retry-After before
+# their bodies are read.
+printf '[web]\nmax_body = 1024\n' >"$T/bodies.conf"
+serve "$T/web.db" --config "$T/bodies.conf" || exit 1
+"$HC" slowpost "${URL##*:}" /api/check 12 $((1 << 20)) >"$T/slowpost.out" &
+hc=$!
+for i in $(seq 100); do [ -s "$T/slowpost.out" ] && break; sleep 0.1; done
+is "twelve slow 1 MiB POSTs: eight are read at once" "$(cat "$T/slowpost.out")" "open 8"
+curl -s -D "$T/hdr" -o /dev/null --data-binary @"$patch" "$URL/api/check"
+contains "one more POST: 503" "$(head -n 1 "$T/hdr")" " 503"
+contains "one more POST: Retry-After" "$(cat "$T/hdr")" "Retry-After: 60"
+is "a GET is still answered" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz")" 200
+kill "$hc" 2>/dev/null
+wait "$hc" 2>/dev/null
+
+# Off loopback every request needs the token: 40 unauthenticated 10 MiB
+# POSTs to /api/check on a server listening on 0.0.0.0 (reached over
+# loopback) are refused on their headers.  Bound: peak under 60 MB.
+port=$(free_port)
+$PW serve --db "$T/web.db" --config "$T/web.conf" --listen "0.0.0.0:$port" 2>"$T/serve-$port.err" &
+pid=$!
+at_exit "serve_stopped $pid $T/serve-$port.err"
+for i in $(seq 100); do
+	curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
+	sleep 0.1
+done
+"$HC" posts "$port" /api/check 40 "$T/big.body" >"$T/unauth.out"
+is "off loopback, 40 unauthenticated 10 MiB POSTs: each answered 401" \
+	"$(tr ' ' '\n' <"$T/unauth.out" | sort | uniq -c | awk '{ print $1 "x" $2 }')" "40x401"
+kb=$(peak_kb "$pid")
+check "off loopback, 40 unauthenticated 10 MiB POSTs: server peak under 60 MB ($kb KiB)" test "$kb" -lt 60000
