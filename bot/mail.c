@@ -1031,7 +1031,7 @@ static char *measure_block(struct measure *ms, const char **pp,
 		if (boundary_of(ms, p, e, &closing) >= 0)
 			break;	/* a part without content: GMime's too */
 		if (*p == ' ' || *p == '\t') {
-			if (cur)
+			if (cur && cur->len < MAX_FIELD)
 				g_string_append_len(cur, p, (gssize)(e - p));
 			continue;
 		}
