@@ -924,6 +924,12 @@ enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
 				(unsigned)cfg->web_client_connections,
 				MHD_OPTION_CONNECTION_TIMEOUT,
 				(unsigned)cfg->web_timeout,
+				/* A connection's own buffer (the request
+				 * line and headers must fit): MHD's
+				 * default, said here, so that 512
+				 * connections hold 16 MiB at most. */
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				(size_t)(32u << 10),
 				MHD_OPTION_NOTIFY_COMPLETED, on_done, w,
 				MHD_OPTION_END);
 	if (!w->d) {
