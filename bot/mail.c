@@ -995,6 +995,36 @@ static bool is_rfc822(const char *sub)
 }
 
 /* Why a message is refused: "<what> than <limit>: refused unread". */
+/* GMime's word that a Content-Type could not be read (*user_data). */
+static void ct_unreadable(gint64 offset, GMimeParserWarning code,
+			  const gchar *item, gpointer user_data)
+{
+	if (code == GMIME_WARN_INVALID_CONTENT_TYPE)
+		*(bool *)user_data = true;
+}
+
+/*
+ * The Content-Type value v as GMime's parser takes it (a new object), or
+ * NULL when it cannot be read: the parser then takes the part for one
+ * without it, where g_mime_content_type_parse() alone would answer
+ * application/octet-stream.
+ */
+static GMimeContentType *content_type(const char *v)
+{
+	GMimeParserOptions *o = g_mime_parser_options_new();
+	GMimeContentType *t;
+	bool bad = false;
+
+	g_mime_parser_options_set_warning_callback(o, ct_unreadable, &bad);
+	t = g_mime_content_type_parse(o, v);
+	g_mime_parser_options_free(o);
+	if (bad && t) {
+		g_object_unref(t);
+		t = NULL;
+	}
+	return t;
+}
+
 static char *refuse(const char *what, int limit)
 {
 	return g_strdup_printf("%s than %d" PW_MAIL_REFUSED, what, limit);
@@ -1053,12 +1083,11 @@ static char *measure_block(struct measure *ms, const char **pp,
 	}
 	*pp = p;
 	in_digest = ms->depth > 0 && ms->f[ms->depth - 1].digest;
-	if (ct) {
-		type = g_mime_content_type_parse(NULL, ct->str);
+	if (ct && (type = content_type(ct->str))) {
 		media = g_mime_content_type_get_media_type(type);
 		sub = g_mime_content_type_get_media_subtype(type);
 	}
-	if (!ct || !media || !sub) {
+	if (!type || !media || !sub) {
 		media = in_digest ? "message" : "text";
 		sub = in_digest ? "rfc822" : "plain";
 	}

@@ -330,6 +330,28 @@ static void mime_depth_messages(void **state)
 	assert_true(has_diff);
 }
 
+/* In a digest a part whose Content-Type cannot be read is a message, as
+ * GMime's parser takes it (not application/octet-stream, as
+ * g_mime_content_type_parse() alone answers): 40 digests so nested are
+ * 80 levels deep. */
+static void mime_depth_digest(void **state)
+{
+	GString *s = g_string_new(head);
+	bool has_diff;
+	char *why;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 40; i++)
+		g_string_append_printf(s, "Content-Type: multipart/digest;"
+				       " boundary=\"d%d\"\n\n--d%d\n"
+				       "Content-Type: ///\n\n", i, i);
+	g_string_append(s, "From: b@example.org\n\nhi\n");
+	why = parse_refused(s, &has_diff);
+	assert_string_equal(why, "MIME parts nested deeper than 32: refused unread");
+	g_free(why);
+}
+
 /* Siblings are not depth: 300 multiparts side by side, some closed
  * only by their parent's boundary, and a digest of 300 messages. */
 static void mime_siblings_not_deep(void **state)
@@ -410,6 +432,7 @@ int main(void)
 		cmocka_unit_test(logical_start_linear),
 		cmocka_unit_test(mime_depth_edge),
 		cmocka_unit_test(mime_depth_messages),
+		cmocka_unit_test(mime_depth_digest),
 		cmocka_unit_test(mime_siblings_not_deep),
 		cmocka_unit_test(mime_parts_edge),
 		cmocka_unit_test(header_fields_edge),
