@@ -297,6 +297,15 @@ static void edge(GString *at, GString *past, const char *why)
 	g_free(got);
 }
 
+static void too_deep(GString *s)
+{
+	bool has_diff;
+	char *why = parse_refused(s, &has_diff);
+
+	assert_string_equal(why, "MIME parts nested deeper than 32: refused unread");
+	g_free(why);
+}
+
 static void mime_depth_edge(void **state)
 {
 	(void)state;
@@ -310,15 +319,12 @@ static void mime_depth_messages(void **state)
 {
 	GString *s = g_string_new(head);
 	bool has_diff;
-	char *why;
 	int i;
 
 	(void)state;
 	for (i = 0; i < 40; i++)
 		g_string_append(s, "Content-Type: message/rfc822\n\n");
-	why = parse_refused(s, &has_diff);
-	assert_string_equal(why, "MIME parts nested deeper than 32: refused unread");
-	g_free(why);
+	too_deep(s);
 	s = g_string_new(head);
 	g_string_append(s, "Content-Type: multipart/mixed; boundary=\"o\"\n\n--o\n");
 	for (i = 0; i < 40; i++)
@@ -337,8 +343,6 @@ static void mime_depth_messages(void **state)
 static void mime_depth_digest(void **state)
 {
 	GString *s = g_string_new(head);
-	bool has_diff;
-	char *why;
 	int i;
 
 	(void)state;
@@ -347,9 +351,7 @@ static void mime_depth_digest(void **state)
 				       " boundary=\"d%d\"\n\n--d%d\n"
 				       "Content-Type: ///\n\n", i, i);
 	g_string_append(s, "From: b@example.org\n\nhi\n");
-	why = parse_refused(s, &has_diff);
-	assert_string_equal(why, "MIME parts nested deeper than 32: refused unread");
-	g_free(why);
+	too_deep(s);
 }
 
 /* Siblings are not depth: 300 multiparts side by side, some closed
