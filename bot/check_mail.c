@@ -23,6 +23,8 @@ enum pw_status pw_check_mail(const char *path, const struct pw_check_opts *o,
 		struct pw_mail *m = NULL;
 		char *why = NULL;
 
+		if (v->go_on && !v->go_on(v->ctx))
+			break;
 		st = pw_source_next(src, &raw, &why);
 		if (st == PW_ERR_INPUT) {
 			v->unreadable(v->ctx, raw.where,

@@ -38,6 +38,11 @@ struct pw_check_visit {
 	 */
 	void (*unreadable)(void *ctx, const char *where, const char *why,
 			   bool ended);
+	/*
+	 * Asked before each message is read (may be NULL): false stops
+	 * the loop there, as the end of the source would.
+	 */
+	bool (*go_on)(void *ctx);
 };
 
 /*

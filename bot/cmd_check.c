@@ -205,7 +205,7 @@ static void check_mails(struct run *r, const char *path, const char *shown)
 {
 	struct mails ms = { r, shown };
 	const struct pw_check_visit v = { &ms, mail_started, mail_patch,
-					  mail_unreadable };
+					  mail_unreadable, NULL };
 	char *err = NULL;
 	int patches = 0;
 	enum pw_status st = pw_check_mail(path, &r->opts, &v, &patches, &err);

@@ -24,7 +24,7 @@
 /* The sections and keys a configuration may hold. */
 static const char *const core_keys[] = {
 	"db", "mirrors", "fetch_timeout", "max_findings", "credentials",
-	"dkim_keys", "dkim", NULL,
+	"dkim_keys", "dkim", "message_cpu", NULL,
 };
 static const char *const smtp_keys[] = {
 	"url", "from", "user", "password", "starttls", "helo", "timeout",
@@ -41,7 +41,8 @@ static const char *const imap_keys[] = {
 	"user", "password", "starttls", "cainfo", "timeout", NULL,
 };
 static const char *const web_keys[] = {
-	"listen", "token", "max_body", "url", "stale_after", NULL,
+	"listen", "token", "max_body", "url", "stale_after", "check_cpu",
+	"client_connections", "client_posts", "timeout", NULL,
 };
 static const char *const patchwork_keys[] = {
 	"url", "project", "token", "lists", "context", "min_severity",
@@ -1038,12 +1039,24 @@ static void read_web(struct loader *ld, struct pw_config *c)
 	c->web_max_body = kib * 1024;
 	get_int(ld, "web", "stale_after", 0, 0, INT_MAX, "seconds",
 		&c->web_stale_after);
+	get_int(ld, "web", "check_cpu", 10, 0, 3600, "seconds",
+		&c->web_check_cpu);
+	get_int(ld, "web", "client_connections", 32, 0, 4096, NULL,
+		&c->web_client_connections);
+	get_int(ld, "web", "client_posts", 60, 0, 1000000, "POSTs a minute",
+		&c->web_client_posts);
+	get_int(ld, "web", "timeout", 30, 1, 3600, "seconds", &c->web_timeout);
 	read_web_url(ld, c);
 }
 
 static void set_defaults(struct pw_config *c, const char *db)
 {
 	c->web_max_body = 10240 * 1024;
+	c->web_check_cpu = 10;
+	c->web_client_connections = 32;
+	c->web_client_posts = 60;
+	c->web_timeout = 30;
+	c->message_cpu = 30;
 	c->db_path = g_strdup(db ? db : "patchwarden.db");
 	c->smtp_starttls = g_strdup("required");
 	c->smtp_timeout = 60;
@@ -1122,6 +1135,8 @@ static void read_main(struct loader *ld, struct pw_config *c, bool db_override)
 		&c->fetch_timeout);
 	get_int(ld, "core", "max_findings", 1000, 0, INT_MAX, NULL,
 		&c->max_findings);
+	get_int(ld, "core", "message_cpu", 30, 0, 3600, "seconds",
+		&c->message_cpu);
 	c->dkim_keys = get_path(ld, "core", "dkim_keys");
 	read_dkim(ld, c);
 

@@ -4,6 +4,7 @@
  *   [core]   db = PATH, mirrors = DIR (public-inbox mirrors, default
  *            PATH-mirrors), fetch_timeout (seconds a fetch may receive
  *            nothing), max_findings (stored per patch, 0: no cap),
+ *            message_cpu (seconds of CPU one message may take to read),
  *            credentials = FILE (the secrets, see below), dkim_keys =
  *            FILE (DKIM keys read from a file instead of DNS: tests and
  *            closed networks), dkim = required|optional (whether mail
@@ -18,7 +19,10 @@
  *   [flood]  count, window (seconds), burst (seconds), lists, detect
  *            (bool, default true)
  *   [web]    listen (HOST:PORT), token (a secret), max_body (KiB),
- *            url (the dashboard's public address, which replies link to)
+ *            url (the dashboard's public address, which replies link to),
+ *            check_cpu (seconds of CPU for one POST /api/check),
+ *            client_connections, client_posts (a minute), timeout
+ *            (seconds): the bounds on one client
  *   [list NAME]  style (octal|symbolic|perm-macros), disable (;-list of
  *            rule IDs), enable, address (the list's posting address),
  *            recipient (;-list of the bot's addresses the MTA pipe
@@ -148,6 +152,9 @@ struct pw_config {
 	char *mirrors;		/* folder of the public-inbox mirrors */
 	int fetch_timeout;	/* seconds */
 	int max_findings;	/* stored per patch; 0: no cap */
+	/* Seconds of CPU reading and checking one message may take in
+	 * ingest (0: no limit); past it the message is refused. */
+	int message_cpu;
 	/* [core] dkim_keys: DKIM keys read from this file (opendkim's
 	 * DKIM_QUERY_FILE: "selector._domainkey.domain TXT-record" lines)
 	 * instead of DNS; NULL: DNS. */
@@ -192,6 +199,13 @@ struct pw_config {
 	/* /healthz: seconds without a successful poll after which a
 	 * subscription is stale; 0: three of its intervals, at least 600. */
 	int web_stale_after;
+	/* Seconds of CPU one POST /api/check may take (0: no limit). */
+	int web_check_cpu;
+	/* Connections one client address may hold (0: no limit). */
+	int web_client_connections;
+	/* POSTs one client address may make a minute (0: no limit). */
+	int web_client_posts;
+	int web_timeout;	/* seconds a connection may stay silent */
 	char *dashboard_url;	/* [web] url (or the deprecated [reply]
 				 * dashboard_url): replies link to it; NULL */
 

@@ -133,6 +133,26 @@ static bool signed_mail(const char *raw, size_t len)
 }
 
 /*
+ * Whether the message of j has taken more than [core] message_cpu since
+ * the thread's CPU read began; it is then refused, with its reason, and
+ * the work after this stage is not done.
+ */
+static bool over_cpu(struct job *j, const struct pw_config *cfg,
+		     int64_t began)
+{
+	if (!cfg->message_cpu ||
+	    cpu_usec(true) - began < (int64_t)cfg->message_cpu * 1000000)
+		return false;
+	g_free(j->error);
+	j->error = g_strdup_printf("took more than %d s of CPU to read"
+				   " ([core] message_cpu): refused",
+				   cfg->message_cpu);
+	pw_mail_free(j->mail);
+	j->mail = NULL;
+	return true;
+}
+
+/*
  * Parses and checks one message; thread-safe, no database.  Live mail
  * (o->reply) that carries a DKIM signature is verified here, where the
  * work is spread over the parser threads: the store judges its sender
@@ -145,11 +165,13 @@ static void process(struct job *j, const struct pw_config *cfg,
 {
 	struct pw_check_opts co;
 	struct pw_patch *p;
+	int64_t began = cpu_usec(true);
 
 	if (j->error)
 		return;
 	if (pw_mail_parse_flags(j->data, j->len, PW_MAIL_REPLY_HEADERS_ONLY,
-				&j->mail, &j->error))
+				&j->mail, &j->error) ||
+	    over_cpu(j, cfg, began))
 		return;
 	mark_automated(j->mail, cfg);
 	if (j->removed)		/* only its Message-ID is needed */
@@ -164,6 +186,12 @@ static void process(struct job *j, const struct pw_config *cfg,
 	j->findings = g_ptr_array_new_with_free_func((GDestroyNotify)pw_finding_free);
 	p = pw_mail_diff(j->mail);
 	pw_check_patch(p, &co, j->findings);
+	if (over_cpu(j, cfg, began)) {
+		g_ptr_array_free(j->findings, TRUE);
+		j->findings = NULL;
+		pw_patch_free(p);
+		return;
+	}
 	/* The quoted lines travel with the findings: a reply reads them
 	 * from the store, never from the patch again. */
 	pw_patch_quote_findings(p, j->findings);

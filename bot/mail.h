@@ -25,6 +25,13 @@
 enum pw_status pw_mail_parse(const char *raw, size_t len,
 			     struct pw_mail **out, char **err);
 
+/*
+ * How every reason ends that pw_mail_parse() gives for a message it
+ * refuses unread: a MIME structure deeper, or with more parts or header
+ * fields, than it reads (hostile, never real mail).
+ */
+#define PW_MAIL_REFUSED ": refused unread"
+
 /* Calls g_mime_init() once; safe to call from several places. */
 void pw_mail_init(void);
 

@@ -10,9 +10,11 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <git2.h>
 #include <glib.h>
 
 #include "bot/pubinbox.h"
+#include "bot/source.h"
 
 #define MANIFEST_MAX (16u << 20)	/* bytes of manifest.js.gz, unpacked */
 #define PROBE_TIMEOUT 30		/* seconds for a manifest or a probe */
@@ -32,6 +34,15 @@ struct pw_pubinbox_epoch {
 
 /* Sets libgit2 up once for the process. */
 void pw_pubinbox_git_once(void);
+
+/*
+ * The size of blob oid of repo, read from the object's header: a blob
+ * over PW_MAX_MESSAGE is never inflated (one of 1.2 GiB took 1.25 GB).
+ * PW_OK with *size, or PW_ERR_INPUT and *err (new) naming the blob: one
+ * that cannot be read, or is larger than a message may be.
+ */
+enum pw_status pw_pubinbox_blob_fits(git_repository *repo, const git_oid *oid,
+				     size_t *size, char **err);
 
 /* libgit2's last error as text (borrowed; never NULL). */
 const char *pw_pubinbox_git_msg(void);

@@ -495,22 +495,19 @@ static enum pw_status walker_next(void *data, struct pw_raw *raw, char **err)
 		raw->cursor_key = e->key;
 		/* The epoch's cursor moves with the commit's last item. */
 		raw->cursor = w->next_item == w->items->len ? w->commit : NULL;
+		/* Its size first: a blob too large is never inflated. */
+		s = pw_pubinbox_blob_fits(objrepo(w), &it->blob, &len, err);
+		if (s)
+			return s;
+		if (len == 0) {		/* purged: nothing left to read */
+			w->index--;
+			continue;
+		}
 		if (git_blob_lookup(&w->blob, objrepo(w), &it->blob)) {
 			*err = g_strdup_printf("blob %s: %s", w->blob_hex, pw_pubinbox_git_msg());
 			return PW_ERR_INPUT;
 		}
 		len = (size_t)git_blob_rawsize(w->blob);
-		if (len == 0) {		/* purged: nothing left to read */
-			git_blob_free(w->blob);
-			w->blob = NULL;
-			w->index--;
-			continue;
-		}
-		if (len > PW_MAX_MESSAGE) {
-			*err = g_strdup_printf("message of %zu bytes, over the limit"
-					       " of %u", len, PW_MAX_MESSAGE);
-			return PW_ERR_INPUT;
-		}
 		raw->data = (char *)git_blob_rawcontent(w->blob);
 		raw->len = len;
 		return PW_OK;
@@ -614,6 +611,8 @@ GBytes *pw_pubinbox_blob(const char *repo_path, const char *blob, char **err)
 	git_repository *repo = NULL;
 	git_blob *b = NULL;
 	GBytes *bytes = NULL;
+	char *why = NULL;
+	size_t size;
 	git_oid oid;
 
 	pw_pubinbox_git_once();
@@ -622,8 +621,12 @@ GBytes *pw_pubinbox_blob(const char *repo_path, const char *blob, char **err)
 		return NULL;
 	}
 	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH |
-				    GIT_REPOSITORY_OPEN_BARE, NULL) ||
-	    git_blob_lookup(&b, repo, &oid))
+				    GIT_REPOSITORY_OPEN_BARE, NULL)) {
+		*err = g_strdup_printf("%s: blob %s: %s", repo_path, blob, pw_pubinbox_git_msg());
+	} else if (pw_pubinbox_blob_fits(repo, &oid, &size, &why)) {
+		*err = g_strdup_printf("%s: %s", repo_path, why);
+		g_free(why);
+	} else if (git_blob_lookup(&b, repo, &oid))
 		*err = g_strdup_printf("%s: blob %s: %s", repo_path, blob, pw_pubinbox_git_msg());
 	else
 		bytes = g_bytes_new(git_blob_rawcontent(b), (gsize)git_blob_rawsize(b));

@@ -50,6 +50,32 @@ void pw_pubinbox_git_once(void)
 	g_once_init_leave(&done, 1);
 }
 
+enum pw_status pw_pubinbox_blob_fits(git_repository *repo, const git_oid *oid,
+				     size_t *size, char **err)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_odb *odb = NULL;
+	git_object_t type;
+	size_t n = 0;
+	enum pw_status s = PW_OK;
+
+	*size = 0;
+	git_oid_tostr(hex, sizeof(hex), oid);
+	if (!repo || git_repository_odb(&odb, repo) ||
+	    git_odb_read_header(&n, &type, odb, oid)) {
+		*err = g_strdup_printf("blob %s: %s", hex, pw_pubinbox_git_msg());
+		s = PW_ERR_INPUT;
+	} else if (n > PW_MAX_MESSAGE) {
+		*err = g_strdup_printf("blob %s: a message of %zu bytes, over"
+				       " the limit of %u: not read", hex, n,
+				       PW_MAX_MESSAGE);
+		s = PW_ERR_INPUT;
+	}
+	*size = n;
+	git_odb_free(odb);
+	return s;
+}
+
 /* libgit2's last error as text. */
 const char *pw_pubinbox_git_msg(void)
 {

@@ -23,6 +23,14 @@
 /* The answers kept, at most: past either, all are dropped. */
 #define CACHE_ENTRIES 2048
 #define CACHE_BYTES (64u << 20)
+/*
+ * Bodies being read at once, at most, in [web] max_body: every POST
+ * holds its announced length (a chunked one max_body) until it is
+ * answered, and one that does not fit is answered 503 before its body
+ * is read, so that many large POSTs never hold more memory than this.
+ */
+#define BODIES_AT_ONCE 8
+#define CLIENTS_KEPT 4096	/* client addresses counted, at most */
 
 struct pw_web {
 	struct MHD_Daemon *d;
@@ -52,6 +60,17 @@ struct pw_web {
 	GThreadPool *refresher;
 	struct pw_db *refresh_db;
 	struct pw_web_ops *ops;		/* request latencies (bot/web_ops.c) */
+	/* The bounds on clients, under client_lock: the bytes of bodies
+	 * being read, and each client address's POSTs this minute. */
+	GMutex client_lock;
+	size_t inflight;
+	GHashTable *clients;		/* char *address -> struct client * */
+};
+
+/* The POSTs of one client address in the minute that began at since. */
+struct client {
+	gint64 since;			/* monotonic seconds */
+	int posts;
 };
 
 /*
@@ -110,6 +129,7 @@ static gboolean cached_ready(gpointer key, gpointer value, gpointer data)
 struct req {
 	GByteArray *body;
 	bool too_big;		/* larger than [web] max_body: refused */
+	size_t held;		/* bytes of the bodies' bound it holds */
 };
 
 /* ---- the token ---- */
@@ -167,6 +187,9 @@ static enum MHD_Result send_answer(struct MHD_Connection *c,
 					"Bearer realm=\"patchwarden\"");
 	if (a->status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD, POST");
+	if (a->status == MHD_HTTP_TOO_MANY_REQUESTS ||
+	    a->status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "60");
 	ok = MHD_queue_response(c, a->status, r);
 	MHD_destroy_response(r);
 	return ok;
@@ -505,6 +528,142 @@ static bool announced_too_big(struct pw_web *w, struct MHD_Connection *c)
 	       n > (guint64)w->cfg->web_max_body;
 }
 
+/* The numeric address of c's client into buf; false when unknown. */
+static bool client_address(struct MHD_Connection *c, char *buf, size_t n)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	if (!sa)
+		return false;
+	return !getnameinfo(sa, sa->sa_family == AF_INET6 ?
+			    sizeof(struct sockaddr_in6) :
+			    sizeof(struct sockaddr_in),
+			    buf, (socklen_t)n, NULL, 0, NI_NUMERICHOST);
+}
+
+static gboolean client_old(gpointer key, gpointer value, gpointer now)
+{
+	return ((struct client *)value)->since + 60 <= *(gint64 *)now;
+}
+
+/*
+ * Counts a POST of c's client; false when it is past [web] client_posts
+ * this minute.  The table forgets clients a minute after their first
+ * POST, and everyone when it is full of newer ones.
+ */
+static bool client_may_post(struct pw_web *w, struct MHD_Connection *c)
+{
+	gint64 now = g_get_monotonic_time() / G_USEC_PER_SEC;
+	char addr[NI_MAXHOST];
+	struct client *k;
+	bool ok;
+
+	if (!w->cfg->web_client_posts || !client_address(c, addr, sizeof(addr)))
+		return true;
+	g_mutex_lock(&w->client_lock);
+	k = g_hash_table_lookup(w->clients, addr);
+	if (k && k->since + 60 <= now) {
+		k->since = now;
+		k->posts = 0;
+	}
+	if (!k) {
+		if (g_hash_table_size(w->clients) >= CLIENTS_KEPT &&
+		    !g_hash_table_foreach_remove(w->clients, client_old, &now))
+			g_hash_table_remove_all(w->clients);
+		k = g_new0(struct client, 1);
+		k->since = now;
+		g_hash_table_insert(w->clients, g_strdup(addr), k);
+	}
+	ok = k->posts < w->cfg->web_client_posts;
+	if (ok)
+		k->posts++;
+	g_mutex_unlock(&w->client_lock);
+	return ok;
+}
+
+/*
+ * Takes room for q's body, n bytes, in the bound of bodies read at once;
+ * false when it does not fit.
+ */
+static bool body_hold(struct pw_web *w, struct req *q, size_t n)
+{
+	size_t cap = (size_t)w->cfg->web_max_body * BODIES_AT_ONCE;
+	bool ok;
+
+	g_mutex_lock(&w->client_lock);
+	ok = w->inflight + n <= cap;
+	if (ok) {
+		w->inflight += n;
+		q->held = n;
+	}
+	g_mutex_unlock(&w->client_lock);
+	return ok;
+}
+
+static void body_release(struct pw_web *w, struct req *q)
+{
+	g_mutex_lock(&w->client_lock);
+	w->inflight -= MIN(w->inflight, q->held);
+	q->held = 0;
+	g_mutex_unlock(&w->client_lock);
+}
+
+/* Answers c now with status and message, before any body is read. */
+static enum MHD_Result refuse_now(struct MHD_Connection *c, const char *url,
+				  unsigned status, const char *msg)
+{
+	struct pw_web_answer a = { .body = g_string_new(NULL) };
+	enum MHD_Result ok;
+
+	pw_web_answer_error(&a, g_str_has_prefix(url, "/api/"), status, "%s",
+			    msg);
+	ok = send_answer(c, &a);
+	g_string_free(a.body, TRUE);
+	return ok;
+}
+
+/*
+ * A POST's headers, before its body is read: refused now, unanswered
+ * until its body has come (MHD_YES), or answered (too big).  Whatever is
+ * refused here costs no memory for its body: MHD reads none of it and
+ * closes the connection after the answer.
+ */
+static enum MHD_Result on_post_headers(struct pw_web *w,
+				       struct MHD_Connection *c,
+				       const char *url, const char *method,
+				       struct req *q)
+{
+	const char *auth = MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *h = MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	bool authorized = token_ok(w, auth);
+	guint64 n = (guint64)w->cfg->web_max_body;
+
+	/* Where the header must carry the token, nothing else is read
+	 * without it (the same answer pw_web_answer() gives). */
+	if (!authorized && (w->token_always || !strcmp(url, "/api/submit")))
+		return answer(w, c, url, method, q);
+	if (announced_too_big(w, c)) {
+		q->too_big = true;
+		return answer(w, c, url, method, q);
+	}
+	/* Maintainers with the token are not counted. */
+	if (!authorized && !client_may_post(w, c))
+		return refuse_now(c, url, MHD_HTTP_TOO_MANY_REQUESTS,
+				  "too many POSTs from this address: at most"
+				  " [web] client_posts a minute");
+	if (h)
+		g_ascii_string_to_unsigned(h, 10, 0, n, &n, NULL);
+	if (!body_hold(w, q, (size_t)n))
+		return refuse_now(c, url, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "too many bodies are being read: try again"
+				  " later");
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *data,
@@ -518,14 +677,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		q = g_new0(struct req, 1);
 		q->body = g_byte_array_new();
 		*con_cls = q;
-		if (!strcmp(method, MHD_HTTP_METHOD_POST) &&
-		    announced_too_big(w, c)) {
-			/* Refused before its body is read: answered now,
-			 * MHD reads none of the body and closes the
-			 * connection after the answer. */
-			q->too_big = true;
-			return answer(w, c, url, method, q);
-		}
+		if (!strcmp(method, MHD_HTTP_METHOD_POST))
+			return on_post_headers(w, c, url, method, q);
+		return MHD_YES;
+	}
+	if (*size && strcmp(method, MHD_HTTP_METHOD_POST)) {
+		/* Only a POST's body is read: any other is dropped as it
+		 * comes, so that it holds no memory. */
+		*size = 0;
 		return MHD_YES;
 	}
 	if (*size) {
@@ -552,6 +711,7 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	if (!q)
 		return;
+	body_release(cls, q);
 	g_byte_array_unref(q->body);
 	g_free(q);
 	*con_cls = NULL;
@@ -658,6 +818,9 @@ void pw_web_stop(struct pw_web *w)
 		g_hash_table_destroy(w->cache);
 	g_mutex_clear(&w->cache_lock);
 	g_cond_clear(&w->cache_made);
+	if (w->clients)
+		g_hash_table_destroy(w->clients);
+	g_mutex_clear(&w->client_lock);
 	pw_web_ops_free(w->ops);
 	g_free(w->db_path);
 	g_free(w);
@@ -698,6 +861,9 @@ static struct pw_web *web_new(const char *db_path, const struct pw_config *cfg)
 	g_mutex_init(&w->write_lock);
 	g_mutex_init(&w->cache_lock);
 	g_cond_init(&w->cache_made);
+	g_mutex_init(&w->client_lock);
+	w->clients = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					   g_free);
 	w->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					 cached_free);
 	w->cfg = cfg;
@@ -758,7 +924,18 @@ enum pw_status pw_web_start(const char *db_path, const struct pw_config *cfg,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&w->addr,
 				MHD_OPTION_THREAD_POOL_SIZE, w->npool,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				/* One client holds at most this many of
+				 * them; the rest of its are refused. */
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned)cfg->web_client_connections,
+				MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned)cfg->web_timeout,
+				/* A connection's own buffer (the request
+				 * line and headers must fit): MHD's
+				 * default, said here, so that 512
+				 * connections hold 16 MiB at most. */
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				(size_t)(32u << 10),
 				MHD_OPTION_NOTIFY_COMPLETED, on_done, w,
 				MHD_OPTION_END);
 	if (!w->d) {

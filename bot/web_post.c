@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bot/check_mail.h"
@@ -80,11 +81,40 @@ static void print_checked(struct pw_printer *p, struct pw_patch *patch,
 	g_ptr_array_unref(fs);
 }
 
-/* What /api/check keeps of a mail source: the printer and a count. */
+/* CPU the calling thread has taken, in microseconds. */
+static gint64 thread_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (gint64)ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+/*
+ * What /api/check keeps of a mail source: the printer, counts, why the
+ * first message was refused unread (bot/mail.h), and the thread's CPU
+ * at which it stops reading ([web] check_cpu; 0: never).
+ */
 struct post_check {
 	struct pw_printer *p;
-	int unreadable;
+	int unreadable, messages;
+	char *refused;
+	gint64 cpu_end;
+	bool over;		/* stopped there */
 };
+
+/* Before each message: on while the request has CPU left. */
+static bool post_go_on(void *ctx)
+{
+	struct post_check *pc = ctx;
+
+	if (pc->cpu_end && thread_cpu() >= pc->cpu_end)
+		pc->over = true;
+	else
+		pc->messages++;
+	return !pc->over;
+}
 
 static void post_patch(void *ctx, const struct pw_raw *raw,
 		       const struct pw_mail *m, struct pw_patch *patch,
@@ -96,8 +126,14 @@ static void post_patch(void *ctx, const struct pw_raw *raw,
 static void post_unreadable(void *ctx, const char *where, const char *why,
 			    bool ended)
 {
-	if (!ended)
-		((struct post_check *)ctx)->unreadable++;
+	struct post_check *pc = ctx;
+
+	if (ended)
+		return;
+	pc->unreadable++;
+	if (!pc->refused && g_str_has_suffix(why, PW_MAIL_REFUSED))
+		pc->refused = g_strdup_printf("message %d: %s", pc->messages,
+					      why);
 }
 
 void pw_web_check(const struct pw_config *cfg, GHashTable *args,
@@ -107,8 +143,9 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 	struct pw_check_opts o;
 	struct pw_printer *p;
 	struct pw_web_sink sink;
+	struct post_check pc = { 0 };
 	char *path = NULL, *err = NULL;
-	int patches = 0, unreadable = 0;
+	int patches = 0;
 
 	if (!len) {
 		pw_web_answer_error(a, true, 400, "the body is empty: post a"
@@ -127,12 +164,14 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 		print_checked(p, pw_check_diff(body, len, &o, fs), fs, NULL);
 		patches = 1;
 	} else if (body_file(body, len, &path, a)) {
-		struct post_check pc = { p, 0 };
 		const struct pw_check_visit v = { &pc, NULL, post_patch,
-						  post_unreadable };
+						  post_unreadable, post_go_on };
 
+		pc.p = p;
+		if (cfg->web_check_cpu)
+			pc.cpu_end = thread_cpu() +
+				     (gint64)cfg->web_check_cpu * G_USEC_PER_SEC;
 		pw_check_mail(path, &o, &v, &patches, &err);
-		unreadable = pc.unreadable;
 		g_free(err);
 		unlink(path);
 		g_free(path);
@@ -143,13 +182,28 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 	}
 	pw_print_end(p);
 	pw_print_int_at(p, "patches", patches);
-	pw_print_int_at(p, "unreadable", unreadable);
+	pw_print_int_at(p, "unreadable", pc.unreadable);
 	pw_print_end(p);
-	if (!patches) {
+	if (pc.over || !patches) {
+		/* A body that takes more CPU than a request may is too
+		 * large in work (413); one refused unread is
+		 * unprocessable (422), and says which and why. */
 		pw_web_printer_done(&sink, p, NULL);
-		pw_web_answer_error(a, true, 400, "no patch found in the body");
+		if (pc.over)
+			pw_web_answer_error(a, true, 413, "the check took more"
+					    " than %d s of CPU ([web] check_cpu):"
+					    " stopped before message %d; post"
+					    " fewer messages at a time",
+					    cfg->web_check_cpu, pc.messages + 1);
+		else if (pc.refused)
+			pw_web_answer_error(a, true, 422, "%s", pc.refused);
+		else
+			pw_web_answer_error(a, true, 400, "no patch found in"
+					    " the body");
+		g_free(pc.refused);
 		return;
 	}
+	g_free(pc.refused);
 	a->status = 200;
 	a->type = "application/json";
 	pw_web_printer_done(&sink, p, a->body);

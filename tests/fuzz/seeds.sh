@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/fuzz/seeds.sh HARNESS WORKDIR: prints, one a line, the files and
 # directories that seed HARNESS (a tests/fuzz/fuzz_*.c name without .c).
-# The mail harness starts from the mail of tests/corpus; the diff, rule
+# The mail harness starts from the mail of tests/corpus and the hostile
+# cases of tests/hostile (deep and broken MIME); the diff, rule
 # and fingerprint harnesses from the cases of tests/cases and that mail,
 # which carries patches of every shape; the subject harness from every
 # Subject line of both, one line a file, written under WORKDIR; the
@@ -19,7 +20,7 @@ mail=("$top/tests/corpus/patchwork" "$top/tests/corpus/b4" \
 	"$top/tests/corpus/public-inbox" "$top/tests/corpus/notmuch")
 case $h in
 fuzz_mail)
-	printf '%s\n' "${mail[@]}" ;;
+	printf '%s\n' "${mail[@]}" "$top/tests/hostile" ;;
 fuzz_diff|fuzz_rules|fuzz_fingerprint)
 	printf '%s\n' "$top/tests/cases" "${mail[@]}" ;;
 fuzz_subject)

@@ -3,7 +3,9 @@
  * findings per patch (pw_check_opts.max_findings, FINDINGS_CAPPED in
  * checks/review.c) and the work of the one lookup that walks back over
  * lines, pw_text_logical_start() (checks/text.c), counted rather than
- * timed.  tests/bench/hostile.sh times the rest at N and 4N.
+ * timed.  tests/bench/hostile.sh times the rest at N and 4N.  And the
+ * limits of the MIME structure bot/mail.c gives GMime (depth, parts,
+ * header fields), each at its edge and one past it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "bot/mail.h"
 #include "checks/rules.h"
 #include "checks/text.h"
 
@@ -239,6 +242,185 @@ static void logical_start_linear(void **state)
 	assert_true(w4 < 5 * w1);
 }
 
+
+/* ---- the MIME structure given to GMime (bot/mail.c) ---- */
+
+static const char head[] = "From: A <a@example.org>\nSubject: [PATCH] x\n"
+			   "Message-ID: <x@example.org>\nMIME-Version: 1.0\n";
+static const char diff[] = "Content-Type: text/plain\n\nx\n---\n"
+			   "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n"
+			   "@@ -1 +1 @@\n-a\n+b\n";
+
+/* Parses s (freed); the reason it was refused (g_free), or NULL when
+ * read, with *has_diff whether its patch was found. */
+static char *parse_refused(GString *s, bool *has_diff)
+{
+	struct pw_mail *m = NULL;
+	char *err = NULL;
+	enum pw_status st = pw_mail_parse(s->str, s->len, &m, &err);
+
+	*has_diff = m && m->diff;
+	if (st == PW_OK)
+		assert_null(err);
+	else
+		assert_non_null(err);
+	pw_mail_free(m);
+	g_string_free(s, TRUE);
+	return err;
+}
+
+/* n multiparts nested, the patch in the innermost. */
+static GString *nested(int n)
+{
+	GString *s = g_string_new(head);
+	int i;
+
+	for (i = 0; i < n; i++)
+		g_string_append_printf(s, "Content-Type: multipart/mixed;"
+				       " boundary=\"b%d\"\n\n--b%d\n", i, i);
+	g_string_append(s, diff);
+	for (i = n - 1; i >= 0; i--)
+		g_string_append_printf(s, "--b%d--\n", i);
+	return s;
+}
+
+/* at is read, its patch found; past is refused for why. */
+static void edge(GString *at, GString *past, const char *why)
+{
+	bool has_diff;
+	char *got;
+
+	assert_null(parse_refused(at, &has_diff));
+	assert_true(has_diff);
+	got = parse_refused(past, &has_diff);
+	assert_string_equal(got, why);
+	g_free(got);
+}
+
+static void too_deep(GString *s)
+{
+	bool has_diff;
+	char *why = parse_refused(s, &has_diff);
+
+	assert_string_equal(why, "MIME parts nested deeper than 32: refused unread");
+	g_free(why);
+}
+
+static void mime_depth_edge(void **state)
+{
+	(void)state;
+	edge(nested(32), nested(33),
+	     "MIME parts nested deeper than 32: refused unread");
+}
+
+/* Embedded messages nest as multiparts do; an encoded one is an
+ * attachment, not read, and does not. */
+static void mime_depth_messages(void **state)
+{
+	GString *s = g_string_new(head);
+	bool has_diff;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 40; i++)
+		g_string_append(s, "Content-Type: message/rfc822\n\n");
+	too_deep(s);
+	s = g_string_new(head);
+	g_string_append(s, "Content-Type: multipart/mixed; boundary=\"o\"\n\n--o\n");
+	for (i = 0; i < 40; i++)
+		g_string_append(s, "Content-Type: message/rfc822\n"
+			        "Content-Transfer-Encoding: base64\n\nQUJD\n--o\n");
+	g_string_append(s, diff);
+	g_string_append(s, "--o--\n");
+	assert_null(parse_refused(s, &has_diff));
+	assert_true(has_diff);
+}
+
+/* In a digest a part whose Content-Type cannot be read is a message, as
+ * GMime's parser takes it (not application/octet-stream, as
+ * g_mime_content_type_parse() alone answers): 40 digests so nested are
+ * 80 levels deep. */
+static void mime_depth_digest(void **state)
+{
+	GString *s = g_string_new(head);
+	int i;
+
+	(void)state;
+	for (i = 0; i < 40; i++)
+		g_string_append_printf(s, "Content-Type: multipart/digest;"
+				       " boundary=\"d%d\"\n\n--d%d\n"
+				       "Content-Type: ///\n\n", i, i);
+	g_string_append(s, "From: b@example.org\n\nhi\n");
+	too_deep(s);
+}
+
+/* Siblings are not depth: 300 multiparts side by side, some closed
+ * only by their parent's boundary, and a digest of 300 messages. */
+static void mime_siblings_not_deep(void **state)
+{
+	GString *s = g_string_new(head);
+	bool has_diff;
+	int i;
+
+	(void)state;
+	g_string_append(s, "Content-Type: multipart/mixed; boundary=\"o\"\n\n");
+	for (i = 0; i < 300; i++) {
+		g_string_append_printf(s, "--o\nContent-Type: multipart/alternative;"
+				       " boundary=\"a%d\"\n\n--a%d\n"
+				       "Content-Type: text/html\n\nx\n", i, i);
+		if (i % 2)
+			g_string_append_printf(s, "--a%d--\n", i);
+	}
+	g_string_append_printf(s, "--o\n%s--o--\n", diff);
+	assert_null(parse_refused(s, &has_diff));
+	assert_true(has_diff);
+	s = g_string_new(head);
+	g_string_append(s, "Content-Type: multipart/digest; boundary=\"d\"\n\n");
+	for (i = 0; i < 300; i++)
+		g_string_append_printf(s, "--d\n\nFrom: b@example.org\nSubject: %d\n\nhi\n", i);
+	g_string_append(s, "--d--\n");
+	assert_null(parse_refused(s, &has_diff));
+}
+
+/* One multipart of n parts, the patch first: n + 1 parts in all. */
+static GString *parts(int n)
+{
+	GString *s = g_string_new(head);
+	int i;
+
+	g_string_append_printf(s, "Content-Type: multipart/mixed; boundary=\"p\"\n\n--p\n%s", diff);
+	for (i = 1; i < n; i++)
+		g_string_append(s, "--p\nContent-Type: text/html\n\nx\n");
+	g_string_append(s, "--p--\n");
+	return s;
+}
+
+static void mime_parts_edge(void **state)
+{
+	(void)state;
+	edge(parts(4999), parts(5000), "more MIME parts than 5000: refused unread");
+}
+
+/* n header fields in all: the head's 4, n - 6 X- fields, the top's
+ * Content-Type and the part's. */
+static GString *fields(int n)
+{
+	GString *s = g_string_new(head);
+	int i;
+
+	for (i = 0; i < n - 6; i++)
+		g_string_append(s, "X-A: b\n");
+	g_string_append_printf(s, "Content-Type: multipart/mixed; boundary=\"p\"\n\n--p\n%s--p--\n", diff);
+	return s;
+}
+
+static void header_fields_edge(void **state)
+{
+	(void)state;
+	edge(fields(10000), fields(10001),
+	     "more header fields than 10000: refused unread");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +432,12 @@ int main(void)
 		cmocka_unit_test(source_capped),
 		cmocka_unit_test(logical_starts),
 		cmocka_unit_test(logical_start_linear),
+		cmocka_unit_test(mime_depth_edge),
+		cmocka_unit_test(mime_depth_messages),
+		cmocka_unit_test(mime_depth_digest),
+		cmocka_unit_test(mime_siblings_not_deep),
+		cmocka_unit_test(mime_parts_edge),
+		cmocka_unit_test(header_fields_edge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;
