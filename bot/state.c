@@ -7,6 +7,7 @@
 #include "bot/mail.h"
 #include "bot/mailcmd.h"
 #include "bot/state.h"
+#include "checks/identity.h"
 #include "checks/lineage.h"
 #include "checks/maintainers.h"
 #include "db/lineage.h"
@@ -29,8 +30,11 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 	enum pw_status s = PW_OK;
 
 	/* A machine's backport (a stable AUTOSEL) is no version of the
-	 * work it copies. */
-	if (m->automated)
+	 * work it copies; mail in the name of a sender who signs, without
+	 * the signature, is no version of theirs (checks/identity.h):
+	 * linked, it would supersede their patch and take it out of the
+	 * queue. */
+	if (m->automated || m->auth == PW_AUTH_LOOKALIKE)
 		return PW_OK;
 	/* Most mail has neither: a look before the lines are split. */
 	if (g_strstr_len(raw, (gssize)len, "change-id:"))
@@ -139,6 +143,14 @@ enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 	*decided = false;
 	if (!m->in_reply_to || !*poster || m->automated || !mentions(raw, len))
 		return PW_OK;
+	/* "Applied" in the name of a maintainer whose mail is signed,
+	 * without the signature, is not the maintainer's word
+	 * (checks/identity.h): it would take a patch out of the queue. */
+	if (m->auth == PW_AUTH_LOOKALIKE) {
+		pw_debug("<%s>: unsigned mail in the name of %s, who signs:"
+			 " not a decision", m->msgid, poster);
+		return PW_OK;
+	}
 	targets = g_array_new(FALSE, FALSE, sizeof(struct pw_db_patch_ref));
 	s = pw_db_lineage_replied(db, m->in_reply_to, targets);
 	/* Else the nearest patch up the thread: "Actually, no, the patch

@@ -57,8 +57,9 @@ store() {
 	  printf '%s\n' "$@"; } >"$C"
 	chmod 600 "$C"
 }
-# pipe FILE: one message through the MTA pipe.
-pipe() { $PW run --config "$C" --db "$DB" - <"$1" >>"$T/pipe.out" 2>&1 || echo "pipe $1: $?" >>"$T/pipe.fail"; }
+# pipe FILE: one message through the MTA pipe, filed under the list
+# (run --list: the operator names it, never the List-Id the sender wrote).
+pipe() { $PW run --list "$LIST" --config "$C" --db "$DB" - <"$1" >>"$T/pipe.out" 2>&1 || echo "pipe $1: $?" >>"$T/pipe.fail"; }
 # Replies that went out (pending or sent) to ADDR, as To or Cc.
 mailed_to() { q "$DB" "SELECT count(*) FROM outbox WHERE state IN ('pending','sending','sent') AND (rcpt_to = '$1' OR instr(char(10) || recipients || char(10), char(10) || '$1' || char(10)) > 0)"; }
 msg_id() { q "$DB" "SELECT id FROM message WHERE msgid = '$1'"; }
@@ -190,3 +191,37 @@ done
 is "ten mails Cc'ing one address: it gets the per-recipient limit, 5" "$(mailed_to target@example.net)" 5
 is "the ten replies still went to their senders" \
 	"$(q "$DB" "SELECT count(*) FROM outbox WHERE in_reply_to LIKE 'v%@evil.example' AND state = 'sent'")" 10
+
+# ---- a forged "Applied": a maintainer who signs, unsigned in his name ----
+store applied "[list $LIST]" "mail = author" "maintainer = boss@kernel.example"
+patch "$T/work.eml" "Contributor <c@contrib.example>" work@contrib.example "[PATCH] bar: modes" drivers/bar/b.c
+pipe "$T/work.eml"
+patch "$T/boss.eml" "Boss <boss@kernel.example>" boss1@kernel.example "[PATCH] baz: modes" drivers/baz/z.c key="$T/dkim.key"
+pipe "$T/boss.eml"
+# verdict OUT MSGID [key=PATH]: the maintainer's "Applied" to work@.
+verdict() {
+	$PY - "$@" <<'PYEOF'
+import sys, dkim
+out, mid = sys.argv[1:3]
+opts = dict(a.split("=", 1) for a in sys.argv[3:])
+msg = ("From: Boss <boss@kernel.example>\nTo: lst@lists.example.org\n"
+       "Subject: Re: [PATCH] bar: modes\nDate: Sat, 05 Dec 2026 11:00:00 +0000\n"
+       f"Message-ID: <{mid}>\nIn-Reply-To: <work@contrib.example>\n"
+       "References: <work@contrib.example>\nList-Id: <lst.lists.example.org>\n\n"
+       "> Use octal modes in drivers/bar/b.c.\n\nApplied, thanks.\n").replace("\n", "\r\n").encode()
+if "key" in opts:
+    msg = dkim.sign(msg, b"sel", b"kernel.example", open(opts["key"], "rb").read(),
+                    include_headers=[b"From", b"To", b"Subject", b"Date", b"Message-ID",
+                                     b"In-Reply-To", b"References"]) + msg
+open(out, "wb").write(msg.replace(b"\r\n", b"\n"))
+PYEOF
+}
+state_of_work() { q "$DB" "SELECT coalesce((SELECT state FROM patch_state s JOIN patch p ON p.id = s.patch WHERE p.message = $(msg_id work@contrib.example)), 'new')"; }
+in_queue() { q "$DB" "SELECT count(*) FROM attention a JOIN patch p ON p.id = a.patch WHERE p.message = $(msg_id work@contrib.example)"; }
+is "the patch is live work before any verdict" "$(state_of_work),$(in_queue)" "new,1"
+verdict "$T/forged-applied.eml" forged-applied@evil.example
+pipe "$T/forged-applied.eml"
+is "an unsigned \"Applied\" in the signing maintainer's name decides nothing" "$(state_of_work),$(in_queue)" "new,1"
+verdict "$T/applied.eml" applied@kernel.example key="$T/dkim.key"
+pipe "$T/applied.eml"
+is "his signed \"Applied\" takes the patch out of the queue" "$(state_of_work),$(in_queue)" "applied,0"
