@@ -338,7 +338,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	if (s)
 		return s;
 	return pw_reply_policy_new_patch(db, cfg, id, m, flood_id,
-					 pw_rule_on(&co, PW_R_FLOOD));
+					 pw_rule_on(&co, PW_R_FLOOD), series_id);
 }
 
 /*

@@ -186,6 +186,27 @@ bool pw_reply_addr_ok(const char *addr)
 	return true;
 }
 
+bool pw_reply_addr_noreply(const char *addr)
+{
+	static const char *const words[] = { "noreply", "donotreply",
+					     "dontreply" };
+	const char *at = addr ? strrchr(addr, '@') : NULL;
+	char local[128];
+	size_t i, n = 0;
+
+	if (!at)
+		return false;
+	/* Separators folded away: no-reply, no_reply, no.reply alike. */
+	for (i = 0; addr + i < at && n + 1 < sizeof(local); i++)
+		if (g_ascii_isalnum(addr[i]))
+			local[n++] = g_ascii_tolower(addr[i]);
+	local[n] = '\0';
+	for (i = 0; i < G_N_ELEMENTS(words); i++)
+		if (strstr(local, words[i]))
+			return true;
+	return false;
+}
+
 bool pw_reply_msgid_ok(const char *id)
 {
 	size_t i, len;
@@ -857,6 +878,10 @@ static enum pw_status build(const struct head *h, const char *body,
 				 "auto-generated", NULL);
 	g_mime_object_set_header(GMIME_OBJECT(m), "X-Mailer",
 				 "patchwarden " PW_VERSION, NULL);
+	/* Patchwork files a reply to a patch as a comment on it unless
+	 * told not to: the bot's verdict reaches Patchwork as a check. */
+	g_mime_object_set_header(GMIME_OBJECT(m), "X-Patchwork-Hint",
+				 "ignore", NULL);
 
 	part = g_mime_part_new_with_type("text", "plain");
 	mem = g_mime_stream_mem_new_with_buffer(body, strlen(body));
@@ -978,6 +1003,10 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 		      "found %zu things of %u kinds worth a second look in %s:",
 		      whose, subj, shown, groups->len, topics);
 	g_string_append_c(b, '\n');
+	if (me->fixed && *me->fixed) {
+		wrap(b, "", me->fixed);
+		g_string_append_c(b, '\n');
+	}
 
 	url = page_url(me, parent->msgid_derived ? NULL : parent->msgid);
 	/* The maintainers' footer links the page, with its forms. */
