@@ -148,3 +148,29 @@ enum pw_status pw_db_voice_series_reported(struct pw_db *db, int64_t series_id,
 	sqlite3_reset(st);
 	return s;
 }
+
+enum pw_status pw_db_voice_history(struct pw_db *db, int64_t since,
+				   int64_t until, const char *list,
+				   GArray *ids, int64_t *newest)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT max(m.date) FROM message m WHERE ?1 IS NULL OR EXISTS"
+		" (SELECT 1 FROM message_list ml JOIN list l ON l.id = ml.list"
+		"  WHERE ml.message = m.id AND l.name = ?1)");
+	enum pw_status s;
+
+	pw_db_bind_text(st, 1, list);
+	s = pw_db_one_int64(db, st, newest);
+	if (s)
+		return s;
+	st = pw_db_stmt(db,
+		"SELECT m.id FROM message m WHERE m.date BETWEEN ?1 AND ?2"
+		" AND (?3 IS NULL OR EXISTS"
+		" (SELECT 1 FROM message_list ml JOIN list l ON l.id = ml.list"
+		"  WHERE ml.message = m.id AND l.name = ?3))"
+		" ORDER BY m.date, m.id");
+	sqlite3_bind_int64(st, 1, since);
+	sqlite3_bind_int64(st, 2, until);
+	pw_db_bind_text(st, 3, list);
+	return pw_db_read_ids(db, st, ids);
+}

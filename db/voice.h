@@ -84,4 +84,14 @@ enum pw_status pw_db_voice_copy_answered(struct pw_db *db, int64_t message,
 enum pw_status pw_db_voice_series_reported(struct pw_db *db, int64_t series_id,
 					   GPtrArray *out);
 
+/*
+ * The history "preview" replays: appends to ids (int64_t) the stored
+ * messages dated from since to until (inclusive), of list (NULL: any),
+ * in Date order (then as stored).  *newest receives the Date of the
+ * newest message of that list (0: none), whatever since and until.
+ */
+enum pw_status pw_db_voice_history(struct pw_db *db, int64_t since,
+				   int64_t until, const char *list,
+				   GArray *ids, int64_t *newest);
+
 #endif
