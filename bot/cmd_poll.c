@@ -26,6 +26,7 @@
 #include "bot/report.h"
 #include "bot/signals.h"
 #include "bot/subscription.h"
+#include "bot/tree.h"
 
 /*
  * Keeps in subs those to poll: the ones named (false unless every name
@@ -108,7 +109,7 @@ int pw_cmd_poll(int argc, char **argv)
 	}
 	if (!choose(subs, argv + 1, argc - 1))
 		goto out;
-	if (!subs->len) {
+	if (!subs->len && !(argc <= 1 && pw_tree_any(cfg))) {
 		fprintf(stderr, "patchwarden poll: nothing to poll: no"
 			" subscriptions, or all paused\n");
 		rc = 0;
@@ -176,6 +177,11 @@ int pw_cmd_poll(int argc, char **argv)
 		if (st)
 			rc = 1;
 	}
+	/* The maintainers' trees after the mail, which they mark applied. */
+	if (rc != EX_TEMPFAIL && argc <= 1 && !pw_stop_requested &&
+	    !pw_tree_poll_all(db, cfg, &pw_stop_requested, stdout,
+			      f == PW_FORMAT_JSON))
+		rc = rc ? rc : 1;
 	if (pw_stop_requested)
 		fprintf(stderr, "patchwarden poll: stopped; what was read is stored\n");
 out:

@@ -48,7 +48,8 @@ static const char *const patchwork_keys[] = {
 };
 static const char *const list_keys[] = {
 	"style", "disable", "enable", "address", "mail", "maintainer",
-	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all", NULL,
+	"maintainers", "cc_maintainers", "digest", "cc_list", "cc_all", "tree",
+	NULL,
 };
 
 static const struct section {
@@ -382,6 +383,8 @@ static void list_release(struct pw_list_conf *l)
 	g_strfreev(l->maintainer_addrs);
 	g_free(l->maintainers_file);
 	pw_maintainers_free(l->maintainers);
+	g_free(l->tree);
+	g_free(l->tree_branch);
 }
 
 static const char *const mail_modes[] = {
@@ -534,6 +537,44 @@ static void read_maintainers(struct loader *ld, const char *group,
 			" maintainer = ADDR to send it to", group);
 }
 
+/*
+ * [list NAME] tree = URL or PATH, BRANCH: the maintainer's git tree
+ * whose commits mark patches applied (bot/tree.c).  A relative path is
+ * taken from the main file's folder; the branch defaults to master.
+ */
+static void read_tree(struct loader *ld, const char *group,
+		      struct pw_list_conf *l)
+{
+	char *v = get_str(ld, group, "tree", NULL), *comma, *dir;
+
+	if (!v)
+		return;
+	comma = strrchr(v, ',');
+	if (comma) {
+		*comma = '\0';
+		l->tree_branch = g_strstrip(g_strdup(comma + 1));
+		g_strstrip(v);
+	}
+	if (!l->tree_branch || !*l->tree_branch) {
+		g_free(l->tree_branch);
+		l->tree_branch = g_strdup("master");
+	}
+	if (!*v) {
+		problem(ld, group, "tree", "[%s] tree: no URL or path before"
+			" the branch", group);
+		g_free(v);
+		return;
+	}
+	if (!strstr(v, "://") && !g_path_is_absolute(v) && ld->main.path) {
+		dir = g_path_get_dirname(ld->main.path);
+		l->tree = g_build_filename(dir, v, NULL);
+		g_free(dir);
+		g_free(v);
+	} else {
+		l->tree = v;
+	}
+}
+
 static void list_free(gpointer p)
 {
 	list_release(p);
@@ -580,6 +621,7 @@ static void read_list(struct loader *ld, struct pw_config *c,
 	l->address = get_str(ld, group, "address", NULL);
 	read_mail(ld, c, group, l);
 	read_maintainers(ld, group, l);
+	read_tree(ld, group, l);
 }
 
 /*

@@ -105,6 +105,11 @@ struct pw_list_conf {
 	struct pw_maintainers *maintainers;
 	bool cc_maintainers;	/* Cc the M: and R: of the touched files */
 	bool digest;		/* a weekly digest to maintainer_addrs */
+	/* [list] tree: the maintainer's git tree (a URL, or an absolute
+	 * path) and its branch, whose commits mark patches applied; NULL
+	 * without one. */
+	char *tree;
+	char *tree_branch;
 };
 
 /* How to log in to the IMAP server of a subscription. */

@@ -24,6 +24,7 @@
 #include "bot/pubinbox.h"
 #include "bot/reply_policy.h"
 #include "bot/source.h"
+#include "bot/state.h"
 #include "checks/rules.h"
 #include "db/flood.h"
 #include "db/series.h"
@@ -130,6 +131,9 @@ static void process(struct job *j, const struct pw_config *cfg,
 				       j->mail->diff, p->len, &j->fp);
 		if (o->progress > 0)
 			j->fp_usec = cpu_usec(true) - t0;
+	} else {
+		/* The patch-id alone: a maintainer's tree is matched by it. */
+		pw_flood_patch_id(j->mail->diff, p->len, j->fp.patch_id);
 	}
 	pw_patch_free(p);
 }
@@ -226,8 +230,81 @@ static enum pw_status late_naked_cover(struct pw_db *db,
 }
 
 /*
+ * Counts stored message j (row id) by its kind and stores what its kind
+ * owes: a patch row and its findings (*patch_id), a pull request's
+ * row; a reply is read for a maintainer's decision (bot/state.h).
+ * *more says whether it goes on to series and lineage (patches and
+ * cover letters).
+ */
+static enum pw_status classify(struct pw_db *db, const struct pw_config *cfg,
+			       const struct pw_ingest_opts *o,
+			       const struct job *j, int64_t id,
+			       int64_t *patch_id, struct pw_ingest_counts *c,
+			       bool *more)
+{
+	const struct pw_mail *m = j->mail;
+	enum pw_status s;
+	bool made;
+
+	*more = false;
+	switch (m->kind) {
+	case PW_MAIL_PATCH:
+		c->patches++;
+		s = pw_db_patch_add(db, id, m->tags.number, NULL, patch_id);
+		if (!s)
+			s = pw_db_findings_add(db, *patch_id, j->findings);
+		c->findings += j->findings ? j->findings->len : 0;
+		*more = !s;
+		return s;
+	case PW_MAIL_COVER:
+		c->covers++;
+		*more = true;
+		return PW_OK;
+	case PW_MAIL_COMMENT:
+		c->comments++;
+		return pw_state_reply(db, cfg, m, id, j->data, j->len,
+				      list_of(o, m), &made);
+	case PW_MAIL_PULL:
+		c->pulls++;
+		return pw_db_patch_add(db, id, 0, m->pull_url, patch_id);
+	case PW_MAIL_OTHER:
+		s = late_naked_cover(db, m, id, &made);
+		if (made)
+			c->covers++;
+		else
+			c->others++;
+		return s;
+	}
+	return PW_OK;
+}
+
+/*
+ * Files stored patch or cover letter j (row id; patch_id for a patch)
+ * under its series (*series_id), a naked cover letter with it, and the
+ * series into its lineage.
+ */
+static enum pw_status file_series(struct pw_db *db, const struct job *j,
+				  int64_t id, int64_t patch_id,
+				  struct pw_ingest_counts *c, int64_t *series_id)
+{
+	const struct pw_mail *m = j->mail;
+	enum pw_status s;
+
+	s = pw_db_series_assign(db, id, patch_id, m, series_id);
+	if (!s && m->kind == PW_MAIL_PATCH)
+		s = naked_cover(db, m, *series_id, c);
+	if (!s)
+		s = pw_state_lineage(db, m, j->data, j->len, *series_id,
+				     patch_id, j->fp.patch_id);
+	return s;
+}
+
+/*
  * Stores one processed message inside the caller's transaction; ff is
- * the load's flood filter, or NULL.
+ * the load's flood filter, or NULL.  Its stages: what the parse said
+ * (an error, a removal), decisions by mail (a command to the bot), the
+ * message itself, its kind, series and lineage, flood detection, and
+ * the reply and Patchwork checks it is owed.
  */
 static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 			    struct pw_flood_filter *ff, struct job *j,
@@ -242,7 +319,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 				      .backfill = !o->reply };
 	int64_t id, patch_id = 0, series_id, flood_id = 0;
 	enum pw_status s;
-	bool is_new, command;
+	bool is_new, command, more;
 
 	c->t.fingerprint_usec += j->fp_usec;
 	if (j->error && j->removed) {
@@ -282,43 +359,11 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	}
 	if (!c->first_id)
 		c->first_id = id;
-	switch (m->kind) {
-	case PW_MAIL_PATCH:
-		c->patches++;
-		break;
-	case PW_MAIL_COVER:
-		c->covers++;
-		break;
-	case PW_MAIL_COMMENT:
-		c->comments++;
-		return PW_OK;
-	case PW_MAIL_PULL:
-		c->pulls++;
-		return pw_db_patch_add(db, id, 0, m->pull_url, &patch_id);
-	case PW_MAIL_OTHER: {
-		bool made;
-
-		s = late_naked_cover(db, m, id, &made);
-		if (made)
-			c->covers++;
-		else
-			c->others++;
+	s = classify(db, cfg, o, j, id, &patch_id, c, &more);
+	if (s || !more)
 		return s;
-	}
-	}
-	if (m->kind == PW_MAIL_PATCH) {
-		s = pw_db_patch_add(db, id, m->tags.number, NULL, &patch_id);
-		if (!s)
-			s = pw_db_findings_add(db, patch_id, j->findings);
-		if (s)
-			return s;
-		c->findings += j->findings ? j->findings->len : 0;
-	}
-	s = pw_db_series_assign(db, id, patch_id, m, &series_id);
+	s = file_series(db, j, id, patch_id, c, &series_id);
 	if (s || m->kind != PW_MAIL_PATCH)
-		return s;
-	s = naked_cover(db, m, series_id, c);
-	if (s)
 		return s;
 	pw_config_check_opts(cfg, list_of(o, m), &co);
 	if (!o->no_floods) {

@@ -389,3 +389,9 @@ out:
 	g_free(kind);
 	return s;
 }
+
+enum pw_status pw_mailcmd_patched_files(struct pw_db *db, int64_t message_id,
+					char ***files)
+{
+	return patched_files(db, message_id, files);
+}

@@ -37,4 +37,12 @@ enum pw_status pw_mailcmd_handle(struct pw_db *db, const struct pw_config *cfg,
 				 const struct pw_mail *m, const char *raw,
 				 size_t len, bool *handled);
 
+/*
+ * The files stored message message_id patches, read from its raw bytes,
+ * into *files: a new NULL-terminated vector (g_strfreev), empty for
+ * none; whose MAINTAINERS entries say who may decide about it.
+ */
+enum pw_status pw_mailcmd_patched_files(struct pw_db *db, int64_t message_id,
+					char ***files);
+
 #endif

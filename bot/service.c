@@ -19,6 +19,7 @@
 #include "bot/service.h"
 #include "bot/signals.h"
 #include "bot/subscription.h"
+#include "bot/tree.h"
 #include "bot/web.h"
 #include "db/query.h"
 
@@ -128,7 +129,7 @@ static void reload(struct service *sv)
 static bool poll_due(struct service *sv, int64_t *next)
 {
 	GPtrArray *subs;
-	bool ok = true;
+	bool ok = true, polled = false;
 	guint i;
 
 	*next = 0;
@@ -219,8 +220,12 @@ static bool poll_due(struct service *sv, int64_t *next)
 		/* The poll stored when it is due again (its interval, or
 		 * its backoff): the next round reads that, a second on. */
 		*next = *next ? MIN(*next, now + 1) : now + 1;
+		polled = true;
 	}
 	g_ptr_array_free(subs, TRUE);
+	/* The maintainers' trees after the mail, which they mark applied. */
+	if (ok && polled && !pw_stop_requested)
+		pw_tree_poll_all(sv->db, sv->cfg, &pw_stop_requested, NULL, false);
 	return ok;
 }
 

@@ -36,6 +36,10 @@
 	" AND NOT EXISTS (SELECT 1 FROM flood_member fm" \
 	"  JOIN flood_group g ON g.id = fm.grp" \
 	"  WHERE fm.message = m.id AND g.detected_at IS NOT NULL))"
+/* Patch p (its id as SQL) is live: not superseded, applied nor rejected
+ * (patch_state, db/lineage.h), which keeps a patch out of the table. */
+#define PW_ATTENTION_LIVE(p) \
+	"NOT EXISTS (SELECT 1 FROM patch_state WHERE patch = " p ")"
 #define PW_ATTENTION_RECOUNT(where) \
 	"SELECT coalesce(ml.list, -1), p.id, coalesce(m.date, 0)," \
 	" sum(f.severity >= 2), sum(f.severity = 1)" \

@@ -179,6 +179,11 @@ enum pw_status pw_db_patch_list(struct pw_db *db, int64_t since,
 enum pw_status pw_db_message_list(struct pw_db *db, int64_t message_id,
 				  char **name);
 
+/* ---- a patch's life (db/lineage.c; the rest in db/lineage.h) ---- */
+
+/* The series that series_id's lineage holds before it, newest first (ids into *out, a GArray of int64_t); none when it is the first. */
+enum pw_status pw_db_lineage_earlier(struct pw_db *db, int64_t series_id, GArray *out);
+
 /* ---- errors and cursors ---- */
 
 enum pw_status pw_db_ingest_error_add(struct pw_db *db, const char *source,

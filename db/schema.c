@@ -1097,6 +1097,67 @@ static const char *const migrations[] = {
 	"DELETE FROM total_sender_date;"
 	"INSERT INTO total_sender_date " PW_TOTALS_RECOUNT_SENDER_DATES ";",
 	/*
+	 * A patch's life (db/lineage.c): lineage links the versions of
+	 * one series (root: the lineage, the id of the first series of it
+	 * found; supersedes: the version this one follows; how: what
+	 * linked them, checks/lineage.h; change_id: b4's); patch_state
+	 * says what became
+	 * of a patch (no row: new); patch_pid holds each patch's
+	 * "git patch-id --stable", which a maintainer's tree is matched
+	 * against.  Only live patches (no state) are in the attention
+	 * queue: a row for any other is never inserted, and a state
+	 * given or taken away counts its patch again.
+	 */
+	"CREATE TABLE IF NOT EXISTS lineage ("
+	"  series INTEGER PRIMARY KEY REFERENCES series(id) ON DELETE CASCADE,"
+	"  root INTEGER NOT NULL,"
+	"  supersedes INTEGER,"
+	"  how TEXT NOT NULL,"
+	"  change_id TEXT"
+	");"
+	"CREATE INDEX IF NOT EXISTS lineage_root ON lineage(root);"
+	"CREATE INDEX IF NOT EXISTS lineage_change_id ON lineage(change_id)"
+	"  WHERE change_id IS NOT NULL;"
+	/* The subjects of a series' cover letter and patches, as
+	 * pw_lineage_subject_key() makes them, per sender: a later
+	 * version is found by any of them. */
+	"CREATE TABLE IF NOT EXISTS lineage_key ("
+	"  sender TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  series INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (sender, key, series)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX IF NOT EXISTS lineage_key_series ON lineage_key(series);"
+	"CREATE TABLE IF NOT EXISTS patch_state ("
+	"  patch INTEGER PRIMARY KEY REFERENCES patch(id) ON DELETE CASCADE,"
+	"  state TEXT NOT NULL CHECK (state = 'superseded' OR state = 'applied'"
+	"   OR state = 'rejected'),"
+	"  by_series INTEGER,"		/* superseded: the newer version */
+	"  by_message INTEGER,"		/* the maintainer's reply */
+	"  by_commit TEXT,"		/* applied: the tree's commit */
+	"  at INTEGER NOT NULL"
+	");"
+	"CREATE TABLE IF NOT EXISTS patch_pid ("
+	"  pid TEXT NOT NULL,"
+	"  patch INTEGER NOT NULL REFERENCES patch(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (pid, patch)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX IF NOT EXISTS patch_pid_patch ON patch_pid(patch);"
+	"CREATE TRIGGER IF NOT EXISTS attention_live"
+	" BEFORE INSERT ON attention"
+	" WHEN EXISTS (SELECT 1 FROM patch_state WHERE patch = new.patch) BEGIN"
+	"  SELECT RAISE(IGNORE);"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS attention_state_insert"
+	" AFTER INSERT ON patch_state BEGIN"
+	"  DELETE FROM attention WHERE patch = new.patch;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS attention_state_delete"
+	" AFTER DELETE ON patch_state BEGIN"
+	AT_REDO("old.patch")
+	" END;"
+	"DELETE FROM attention WHERE patch IN (SELECT patch FROM patch_state);",
+	/*
 	 * One voice per series version (db/voice.c): what each reply
 	 * reported, keyed as a finding is recognised again on another
 	 * version or copy (its author, rule, file and added line); the

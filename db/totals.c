@@ -23,7 +23,7 @@
 /* A stale row differs from the recount: "db check" makes it fresh. */
 #define KEPT_SENDER_DATES \
 	"SELECT list, who, automated, first, last, stale FROM total_sender_date"
-#define RECOUNT_ATTENTION PW_ATTENTION_RECOUNT("true")
+#define RECOUNT_ATTENTION PW_ATTENTION_RECOUNT(PW_ATTENTION_LIVE("p.id"))
 #define KEPT_ATTENTION \
 	"SELECT list, patch, date, errs, warns FROM attention"
 /* How many of KEPT differ from RECOUNT, both ways (a compound SELECT

@@ -1,0 +1,129 @@
+/*
+ * patchwarden: a patch's life, decided without the store.  Which
+ * earlier series a new one is the next version of (its lineage), what a
+ * maintainer's reply says became of a patch, and how a patch's state
+ * changes.  db/lineage.c reads the candidates and stores the verdicts;
+ * bot/state.c judges who may decide.
+ */
+#ifndef PW_LINEAGE_H
+#define PW_LINEAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * What linked a series to the one before it, strongest first.  The
+ * store keeps the name (pw_lineage_how_name()).
+ */
+enum pw_lineage_how {
+	PW_LINEAGE_NONE = 0,	/* the first of its lineage */
+	PW_LINEAGE_CHANGE_ID,	/* b4's "change-id:" is the same */
+	PW_LINEAGE_LINK,	/* a "v1: https://lore.../ID" changelog link */
+	PW_LINEAGE_REPLY,	/* sent in reply to the earlier version */
+	PW_LINEAGE_SUBJECT,	/* the same subject from the same sender */
+};
+
+/* "first", "change-id", "link", "reply" or "subject". */
+const char *pw_lineage_how_name(enum pw_lineage_how how);
+
+/* A series as lineage compares them (strings borrowed). */
+struct pw_lineage_series {
+	int64_t id;
+	const char *name;	/* the subject without markers */
+	const char *from_addr;	/* its poster */
+	int version;
+	int64_t date;		/* its first message's */
+	const char *change_id;	/* b4's, NULL when none */
+	/* Of a candidate only: how the new series names it. */
+	bool replied;		/* the new one answers a message of it */
+	bool linked;		/* a changelog link of the new one names it */
+	bool same_subject;	/* it has a cover or patch whose subject
+				 * key (pw_lineage_subject_key()) one of
+				 * the new one's has, from the same sender */
+};
+
+/*
+ * Whether a comes before b in one lineage: a lower version, else an
+ * earlier date (a copy sent again follows its original), else a lower
+ * id.
+ */
+bool pw_lineage_before(const struct pw_lineage_series *a,
+		       const struct pw_lineage_series *b);
+
+/*
+ * The candidate (of n in cand) that series s follows: the latest one
+ * before s linked by the strongest evidence, its index, or -1 (then
+ * *how is PW_LINEAGE_NONE).  A change-id links any two series; a
+ * changelog link any series before s; a reply or the same subject
+ * (its name compared without case, or same_subject) only series of
+ * the same sender.
+ */
+int pw_lineage_pick(const struct pw_lineage_series *s,
+		    const struct pw_lineage_series *cand, size_t n,
+		    enum pw_lineage_how *how);
+
+/*
+ * The key a subject (its markers stripped) is compared by across
+ * versions: normalised as flood detection does, without its subsystem
+ * prefixes nor parenthesised driver names ("hwmon: (pmbus) Add driver
+ * for X" and "hwmon: Add driver for X" are one key).  A new string, or
+ * NULL when it is too short to tell one series from another ("fix
+ * typo").
+ */
+char *pw_lineage_subject_key(const char *subject);
+
+/*
+ * b4's "change-id: ID" line of a cover letter's (or patch's) text (len
+ * bytes, the whole message will do: b4 writes it below the "---"),
+ * a new string (g_free), or NULL when there is none.
+ */
+char *pw_lineage_change_id(const char *text, size_t len);
+
+/*
+ * The Message-IDs that changelog lines of text link to as earlier
+ * versions ("v1: https://lore.kernel.org/r/ID", "Link to v2:
+ * https://lore.kernel.org/all/ID/"), without <>, of len bytes: a new
+ * NULL-terminated array (g_strfreev), empty when there are none.
+ */
+char **pw_lineage_links(const char *text, size_t len);
+
+/*
+ * A patch's state.  Ordered: a state only gives way to a stronger one
+ * (pw_patch_state_merge()).  The store keeps the name.
+ */
+enum pw_patch_state {
+	PW_STATE_NEW = 0,
+	PW_STATE_SUPERSEDED,
+	PW_STATE_REJECTED,
+	PW_STATE_APPLIED,
+};
+
+/* "new", "superseded", "rejected" or "applied". */
+const char *pw_patch_state_name(enum pw_patch_state st);
+/* The state named name; false when none is. */
+bool pw_patch_state_parse(const char *name, enum pw_patch_state *st);
+
+/* The state of a patch in state now that event happens to. */
+enum pw_patch_state pw_patch_state_merge(enum pw_patch_state now,
+					 enum pw_patch_state event);
+
+/* What a reply says became of the patch it answers. */
+enum pw_reply_verdict {
+	PW_VERDICT_NONE = 0,
+	PW_VERDICT_APPLIED,	/* "Applied.", "Applied to hwmon-next", "Queued" */
+	PW_VERDICT_REJECTED,	/* "NAK", "Nacked-by:", "Rejected" */
+	PW_VERDICT_DROPPED,	/* "Dropped", "I have dropped this patch",
+				 * "Reverted": applied no more */
+};
+
+/*
+ * The verdict of a reply's own text (quoted lines and what follows the
+ * signature separator are not read): the first sentence that starts
+ * with one of the words above decides ("Good catch. Applied.", not
+ * "Applied. I dropped the blank line at the end.").  Who may decide is the caller's
+ * business.
+ */
+enum pw_reply_verdict pw_reply_verdict(const char *text);
+
+#endif
