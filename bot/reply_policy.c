@@ -139,14 +139,22 @@ static void key_of(const struct said *w, guint i, struct pw_voice_key *k)
 		f->message ? f->message : "";
 }
 
+/* "RULE\tFILE\tADDED" of k: what tells one finding from another on
+ * another version (a new string). */
+static char *key_text(const struct pw_voice_key *k)
+{
+	return g_strdup_printf("%s\t%s\t%s", k->rule, k->file, k->added);
+}
+
 /*
  * Adds the findings shown in pf (message pf->m) to w, each labelled
  * with its patch's subject when label; with fresh, only those no reply
- * reported to the same author before.
+ * reported to the same author before.  Every one shown, new or not,
+ * goes into seen (key_text(), when not NULL).
  */
 static enum pw_status said_add(struct pw_db *db, struct said *w,
 			       const struct pw_reply_patch_facts *pf,
-			       bool label, bool fresh)
+			       bool label, bool fresh, GHashTable *seen_keys)
 {
 	char *author = g_ascii_strdown(pw_mail_poster_addr(pf->m->mail), -1);
 	enum pw_status st = PW_OK;
@@ -162,6 +170,8 @@ static enum pw_status said_add(struct pw_db *db, struct said *w,
 		g_array_append_val(w->msgs, pf->m->id);
 		g_ptr_array_add(w->authors, g_strdup(author));
 		key_of(w, w->items->len - 1, &k);
+		if (seen_keys)
+			g_hash_table_add(seen_keys, key_text(&k));
 		if (fresh)
 			st = pw_db_voice_reported(db, &k, &seen);
 		if (seen) {
@@ -266,7 +276,7 @@ static enum pw_status answer_patch(struct pw_db *db, const struct pw_config *cfg
 	key = g_strdup_printf("msg:%s", pf.m->mail->msgid);
 	st = pw_db_outbox_answered(db, key, &answered);
 	if (!st && !answered)
-		st = said_add(db, &w, &pf, false, false);
+		st = said_add(db, &w, &pf, false, false, NULL);
 	if (st || answered)
 		goto out;
 	st = answer(db, cfg, pf.m, "patch", key, &w, forced_hold, 0, NULL,
@@ -369,6 +379,76 @@ static enum pw_status in_flood(struct pw_db *db, int64_t message, bool *yes)
 }
 
 /*
+ * The sentence on what series_id (of version version, whose findings
+ * shown are now_keys, key_text()) fixed of what replies reported on the
+ * newest earlier version of its lineage that was told anything: into
+ * *out (new), NULL when no earlier version was told anything.
+ */
+static enum pw_status fixed_of(struct pw_db *db, int64_t series_id,
+			       int version, GHashTable *now_keys, char **out)
+{
+	GArray *earlier = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GPtrArray *told = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *rules = g_ptr_array_new();
+	struct pw_voice_series es = { 0 };
+	enum pw_status st;
+	guint i, k, fixed = 0;
+	GString *names;
+
+	*out = NULL;
+	st = pw_db_lineage_earlier(db, series_id, earlier);
+	for (i = 0; !st && i < earlier->len && !told->len; i++) {
+		st = pw_db_voice_series_reported(db, g_array_index(earlier,
+								   int64_t, i),
+						 told);
+		if (!st && told->len)
+			st = pw_db_voice_series(db, g_array_index(earlier,
+								  int64_t, i),
+						&es);
+	}
+	if (st || !told->len)
+		goto out;
+	for (i = 0; i + 2 < told->len; i += 3) {
+		struct pw_voice_key k3 = { NULL, told->pdata[i],
+					   told->pdata[i + 1],
+					   told->pdata[i + 2] };
+		char *t = key_text(&k3);
+		bool seen = false;
+
+		if (!g_hash_table_contains(now_keys, t)) {
+			fixed++;
+			for (k = 0; k < rules->len; k++)
+				seen |= !strcmp(rules->pdata[k], told->pdata[i]);
+			if (!seen)
+				g_ptr_array_add(rules, told->pdata[i]);
+		}
+		g_free(t);
+	}
+	names = g_string_new(NULL);
+	for (k = 0; k < rules->len && k < 3; k++)
+		g_string_append_printf(names, "%s%s", k ? ", " : "",
+				       (const char *)rules->pdata[k]);
+	if (rules->len > 3)
+		g_string_append(names, ", ...");
+	if (fixed)
+		*out = g_strdup_printf("Thanks for v%d: it fixes %u of the %u"
+				       " findings reported on v%d (%s); only what"
+				       " is new in it follows.", version, fixed,
+				       told->len / 3, es.version, names->str);
+	else
+		*out = g_strdup_printf("v%d still has the %u findings reported on"
+				       " v%d; they are not repeated here, only"
+				       " what is new in it follows.", version,
+				       told->len / 3, es.version);
+	g_string_free(names, TRUE);
+out:
+	g_array_unref(earlier);
+	g_ptr_array_unref(told);
+	g_ptr_array_unref(rules);
+	return st;
+}
+
+/*
  * One voice per series version: answers series_id (0: the lone patch
  * message_id) with one reply threaded to its cover letter, or to its
  * first patch when it has none, listing the findings of its patches
@@ -383,6 +463,8 @@ static enum pw_status answer_series(struct pw_db *db,
 				    int64_t now)
 {
 	GArray *members = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GHashTable *now_keys = g_hash_table_new_full(g_str_hash, g_str_equal,
+						     g_free, NULL);
 	struct pw_voice_series ss = { 0 };
 	struct pw_outbox_msg *target = NULL;
 	const char *kind = "patch";
@@ -445,9 +527,13 @@ static enum pw_status answer_series(struct pw_db *db,
 					 &found);
 		g_array_append_val(w.facts, pf);
 		if (!st && found)
-			st = said_add(db, &w, &pf, label, true);
+			st = said_add(db, &w, &pf, label, true, now_keys);
 	}
 	if (st || !w.items->len)
+		goto out;
+	if (series_id)
+		st = fixed_of(db, series_id, ss.version, now_keys, &fixed);
+	if (st)
 		goto out;
 	st = answer(db, cfg, target, kind, key, &w, NULL,
 		    label && ss.first ? ss.first : 0, fixed, now);
@@ -459,6 +545,7 @@ out:
 	said_release(&w);
 	pw_outbox_msg_free(target);
 	g_array_unref(members);
+	g_hash_table_destroy(now_keys);
 	g_free(key);
 	g_free(fixed);
 	return st;

@@ -14,7 +14,7 @@ enum pw_status pw_db_voice_series(struct pw_db *db, int64_t series_id,
 				  struct pw_voice_series *out)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT s.total, coalesce(s.cover, 0),"
+		"SELECT s.total, coalesce(s.cover, 0), s.version,"
 		" (SELECT count(*) FROM patch p WHERE p.series = s.id),"
 		" coalesce((SELECT p.message FROM patch p WHERE p.series = s.id"
 		"  ORDER BY p.number, p.id LIMIT 1), 0)"
@@ -28,8 +28,9 @@ enum pw_status pw_db_voice_series(struct pw_db *db, int64_t series_id,
 	if (!s && row) {
 		out->total = sqlite3_column_int(st, 0);
 		out->cover = sqlite3_column_int64(st, 1);
-		out->have = sqlite3_column_int(st, 2);
-		out->first = sqlite3_column_int64(st, 3);
+		out->version = sqlite3_column_int(st, 2);
+		out->have = sqlite3_column_int(st, 3);
+		out->first = sqlite3_column_int64(st, 4);
 	}
 	sqlite3_reset(st);
 	return s;

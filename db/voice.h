@@ -33,6 +33,7 @@ struct pw_voice_key {
  * stored; 0: none).
  */
 struct pw_voice_series {
+	int version;		/* the version its subjects carry, 1: none */
 	int total;
 	int have;
 	int64_t cover;
