@@ -113,3 +113,77 @@ out=$($PW preview --config "$T/pw.conf" --since 60d --show 9 "$HW/it87-lineage.m
 is "preview --show past the end: usage error" "$rc" 2
 check "preview: its temporary stores removed" \
 	bash -c '! ls -d "${TMPDIR:-/tmp}"/patchwarden-preview-* 2>/dev/null | grep -q .'
+
+# ---- a flood found after its first patches were posted to Patchwork ----
+# Their checks said "warning" (PERM_SYMBOLIC); once the flood is found
+# they are posted again, "fail" for the FLOOD, read back with git-pw
+# from the Patchwork stand-in (tests/patchwork_standin.py).
+TOKEN=$(printf 'a%.0s' $(seq 40))
+F=$T/flood
+mkdir -p "$F/mail"
+port=$(free_port)
+$PY "$TOP/tests/patchwork_standin.py" serve --port "$port" --project demo \
+	--user "maint:$TOKEN:demo" >"$F/standin.out" 2>&1 &
+spid=$!
+at_exit "kill $spid 2>/dev/null"
+for i in $(seq 300); do grep -q ready "$F/standin.out" 2>/dev/null && break; sleep 0.1; done
+URL=http://127.0.0.1:$port
+# One sender's separate patches, the same words to different files, as
+# in 2016: the 20th makes them a flood ([flood] count).
+for i in $(seq 1 24); do
+	{
+		printf 'From: Flo Oder <flo@example.org>\nTo: demo@example.org\n'
+		printf 'Subject: [PATCH] drivers: foo%d: Replace numeric parameter like 0444 with macro\n' "$i"
+		printf 'Message-ID: <flood%d@example.org>\nDate: %s\nList-Id: <demo.example.org>\n\n' "$i" "$(date -R)"
+		printf 'Replace numeric parameter like 0444 with macro.\n\nSigned-off-by: Flo Oder <flo@example.org>\n---\n'
+		printf 'diff --git a/drivers/foo%d.c b/drivers/foo%d.c\nindex 1111111..2222222 100644\n' "$i" "$i"
+		printf -- '--- a/drivers/foo%d.c\n+++ b/drivers/foo%d.c\n@@ -9,3 +9,3 @@\n {\n-module_param(debug, int, 0444);\n+module_param(debug, int, S_IRUGO);\n }\n' "$i" "$i"
+	} >"$F/mail/$i.eml"
+	curl -sf -o /dev/null --data-binary @"$F/mail/$i.eml" "$URL/_standin/mail?project=demo"
+done
+printf '[patchwork demo]\ntoken = %s\n' "$TOKEN" >"$F/cred"
+chmod 600 "$F/cred"
+cat >"$F/pw.conf" <<EOF2
+[core]
+db = $F/pw.db
+credentials = cred
+[list demo-list]
+mail = author
+[patchwork demo]
+url = $URL
+project = demo
+lists = demo-list
+EOF2
+chmod 600 "$F/pw.conf"
+for i in $(seq 1 5); do
+	$PW ingest -q --reply --list demo-list --config "$F/pw.conf" "$F/mail/$i.eml" >/dev/null 2>>"$F/err"
+done
+$PW patchwork post --config "$F/pw.conf" >/dev/null 2>>"$F/err"
+GR=$F/repo
+git init -q "$GR"
+git -C "$GR" config pw.server "$URL/api/1.2"
+git -C "$GR" config pw.project demo
+git -C "$GR" config pw.token "$TOKEN"
+# check MSGID: "STATE DESCRIPTION" of the newest check of MSGID's patch.
+check_of() {
+	(cd "$GR" && $PY -c '
+import sys
+from git_pw import api
+p = api.detail("patches", api.index("patches", [("msgid", sys.argv[1])])[0]["id"])
+c = api._get(p["checks"]).json()[-1]
+print(p["check"], c["state"], c["description"])' "$1")
+}
+is "flood: the first patches posted before it is found: warning" \
+	"$(check_of flood1@example.org)" "warning warning 1 PERM_SYMBOLIC"
+for i in $(seq 6 24); do
+	$PW ingest -q --reply --list demo-list --config "$F/pw.conf" "$F/mail/$i.eml" >/dev/null 2>>"$F/err"
+done
+is "flood: found, and the checks already posted queued again with why" \
+	"$(q "$F/pw.db" "SELECT count(*) || '|' || min(last_error) FROM pwcheck WHERE state = 'pending' AND msgid IN ('flood1@example.org','flood2@example.org','flood3@example.org','flood4@example.org','flood5@example.org')")" \
+	"5|posted again: flood $(q "$F/pw.db" "SELECT min(id) FROM flood") of flo@example.org found after it was posted"
+$PW patchwork post --config "$F/pw.conf" >/dev/null 2>>"$F/err"
+contains "flood: read back with git-pw, the first patch's check now fails for the flood" \
+	"$(check_of flood1@example.org)" "fail fail 1 FLOOD"
+contains "flood: so does the fifth's" "$(check_of flood5@example.org)" "fail fail 1 FLOOD"
+is "flood: one summary to its sender, no reply per patch" \
+	"$(q "$F/pw.db" "SELECT group_concat(kind) FROM outbox WHERE state = 'pending'")" "flood"
