@@ -361,21 +361,18 @@ static char *flood_member(int64_t flood_id)
 			       ": answered once, for the whole flood", flood_id);
 }
 
-/* Whether message is a member of a flood of the FLOOD rule, which the
- * flood's summary answers. */
-static enum pw_status in_flood(struct pw_db *db, int64_t message, bool *yes)
+/* Whether the patch pf is one of a FLOOD (it has the finding): the
+ * flood's summary answers it.  A list that switches FLOOD off has
+ * none. */
+static bool in_flood(const struct pw_reply_patch_facts *pf)
 {
-	enum pw_status s;
-	int64_t flood_id = 0;
-	int rule = 0;
-	bool found;
+	guint i;
 
-	*yes = false;
-	s = pw_db_flood_of_message(db, message, &found, &flood_id);
-	if (!s && found)
-		s = pw_db_flood_kind(db, flood_id, &rule, NULL, NULL);
-	*yes = !s && found && rule == PW_R_FLOOD;
-	return s == PW_ERR_INPUT ? PW_OK : s;
+	for (i = 0; pf->all && i < pf->all->len; i++)
+		if (!strcmp(((struct pw_finding *)pf->all->pdata[i])->rule,
+			    pw_rule_at(PW_R_FLOOD)->id))
+			return true;
+	return false;
 }
 
 /*
@@ -518,15 +515,13 @@ static enum pw_status answer_series(struct pw_db *db,
 		struct pw_reply_patch_facts pf;
 		bool skip = false;
 
-		st = in_flood(db, msg, &skip);
-		if (!st && !skip)
-			st = pw_db_voice_copy_answered(db, msg, &skip);
+		st = pw_db_voice_copy_answered(db, msg, &skip);
 		if (st || skip)
 			continue;
 		st = pw_reply_queue_read(db, msg, cfg->reply_min_severity, &pf,
 					 &found);
 		g_array_append_val(w.facts, pf);
-		if (!st && found)
+		if (!st && found && !in_flood(&pf))
 			st = said_add(db, &w, &pf, label, true, now_keys);
 	}
 	if (st || !w.items->len)
@@ -569,7 +564,12 @@ static enum pw_status reply_voice(struct pw_db *db, const struct pw_config *cfg,
 	enum pw_status st;
 	int answered;
 
-	st = pw_reply_policy_release_waiting(db, cfg, now, &answered);
+	/* Replayed (preview), time passes with the mail: a series whose
+	 * wait ran out before this patch's Date is answered first.  Live,
+	 * the end of the source read and the service do it, so that a
+	 * series read in one go is answered in one go. */
+	st = cfg->reply_replay ?
+		pw_reply_policy_release_waiting(db, cfg, now, &answered) : PW_OK;
 	if (!st && series_id)
 		st = pw_db_voice_series(db, series_id, &ss);
 	if (st)
@@ -592,7 +592,7 @@ static enum pw_status reply_voice(struct pw_db *db, const struct pw_config *cfg,
 		g_free(key);
 		if (st)
 			return st;
-		if (!done && since >= now - PW_REPLY_SERIES_WAIT)
+		if (!done)
 			return pw_db_voice_wait(db, series_id, since);
 	}
 	st = answer_series(db, cfg, series_id, message_id, now);
