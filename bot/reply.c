@@ -190,14 +190,14 @@ bool pw_reply_addr_noreply(const char *addr)
 {
 	static const char *const words[] = { "noreply", "donotreply",
 					     "dontreply" };
-	const char *at = addr ? strrchr(addr, '@') : NULL;
-	char local[128];
+	char local[256];
 	size_t i, n = 0;
 
-	if (!at)
+	if (!addr || !strchr(addr, '@'))
 		return false;
-	/* Separators folded away: no-reply, no_reply, no.reply alike. */
-	for (i = 0; addr + i < at && n + 1 < sizeof(local); i++)
+	/* Separators folded away: no-reply, no_reply, no.reply alike; the
+	 * domain counts too (users.noreply.github.com). */
+	for (i = 0; addr[i] && n + 1 < sizeof(local); i++)
 		if (g_ascii_isalnum(addr[i]))
 			local[n++] = g_ascii_tolower(addr[i]);
 	local[n] = '\0';

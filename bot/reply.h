@@ -137,9 +137,10 @@ char *pw_reply_clean(const char *s, size_t max);
 bool pw_reply_addr_ok(const char *addr);
 
 /*
- * True when addr's local part says no one reads it (noreply, no-reply,
- * no_reply, do-not-reply, donotreply, dont-reply, ...): it never gets a
- * copy of a reply.
+ * True when addr says no one reads it (noreply, no-reply, no_reply,
+ * do-not-reply, donotreply, dont-reply, ..., in its local part or its
+ * domain, as users.noreply.github.com): it never gets a copy of a
+ * reply.
  */
 bool pw_reply_addr_noreply(const char *addr);
 
