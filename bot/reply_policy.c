@@ -696,7 +696,18 @@ enum pw_status pw_reply_policy_new_patch(struct pw_db *db,
 					 int64_t series_id)
 {
 	int64_t now = clock_of(cfg, m->date);
+	enum pw_status st;
+	int released, folded;
 
+	/* Replayed (preview), the undecided replies whose flood window
+	 * closed before this patch's Date are decided first, as the
+	 * service would have. */
+	if (cfg->reply_replay) {
+		st = pw_reply_policy_release_undecided(db, cfg, now, &released,
+							&folded);
+		if (st)
+			return st;
+	}
 	/* Mail a machine sent is never answered nor held for a flood it
 	 * takes no part in (the answer stores why). */
 	if (m->automated)
