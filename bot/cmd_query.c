@@ -248,7 +248,7 @@ int pw_cmd_query(int argc, char **argv)
 			fprintf(stderr, "patchwarden query: --%s\n", err);
 			goto out;
 		}
-	p = pw_printer_new(fmt, stdout, pw_report_layout(r->kind), 0);
+	p = pw_printer_new(fmt, stdout, pw_report_layout_of(r), 0);
 	if (pw_report_print(db, r, p, &more, &err)) {
 		pw_error("%s", err ? err : pw_db_errmsg(db));
 		pw_printer_free(p);

@@ -24,7 +24,7 @@ static const char *const kind_names[] = {
 /* The filters each kind takes, space-separated. */
 static const char *const kind_keys[] = {
 	[PW_REPORT_SERIES] = "list from since until version has-findings rule"
-		" state order limit offset",
+		" state series order limit offset",
 	[PW_REPORT_PATCHES] = "list from since until version has-findings rule"
 		" series order limit offset",
 	[PW_REPORT_FINDINGS] = "list from since until rule severity path series"
@@ -622,6 +622,9 @@ enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 		f.limit++;
 	if (r->kind == PW_REPORT_FLOODS)
 		return floods_print(db, r, &f, p, more, err);
+	/* A series' lineage: its versions (bot/report_lineage.c). */
+	if (r->kind == PW_REPORT_SERIES && f.series_id)
+		return pw_report_lineage(db, f.series_id, f.min_severity, p);
 	/* Rows straight from the store to the printer: memory stays flat
 	 * however many rows a query reads (stats rows are few and are
 	 * completed after their read). */

@@ -67,6 +67,25 @@ void pw_report_free(struct pw_report *r);
 bool pw_report_set(struct pw_report *r, struct pw_db *db, const char *key,
 		   const char *value, char **err);
 
+/*
+ * Prints the versions of series_id's lineage (db/lineage.h), oldest
+ * first, to p as one list of records: each version's series, what
+ * linked it, its patches' states, its findings at min and above and
+ * how many of the previous version's it fixed, kept or added (series
+ * with the filter series = ID).
+ */
+enum pw_status pw_report_lineage(struct pw_db *db, int64_t series_id,
+				 enum pw_severity min, struct pw_printer *p);
+
+/*
+ * The text layout, HTML row and HTML table head of r's rows: its
+ * kind's (pw_report_layout(), pw_report_html_row(),
+ * pw_report_html_head()), or a lineage's (series with series = ID).
+ */
+const char *pw_report_layout_of(const struct pw_report *r);
+const char *pw_report_html_row_of(const struct pw_report *r);
+const char *pw_report_html_head_of(const struct pw_report *r);
+
 /* Whether the kind takes the filter key. */
 bool pw_report_takes(const struct pw_report *r, const char *key);
 

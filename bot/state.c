@@ -16,12 +16,22 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 				int64_t series_id, int64_t patch_id,
 				const char *pid)
 {
+	/* A lone patch posted for its author (in-body From) is found by
+	 * the author's earlier subjects too; a series carrying another's
+	 * patch is not that other's work. */
+	bool lone = m->kind == PW_MAIL_PATCH && m->tags.total <= 1;
 	struct pw_lineage_clues k = { .sender = pw_mail_poster_addr(m),
+				      .author = lone && m->sender_addr ?
+						m->from_addr : NULL,
 				      .in_reply_to = m->in_reply_to,
 				      .references = m->references };
 	char *change_id = NULL, **links = NULL, *key;
 	enum pw_status s = PW_OK;
 
+	/* A machine's backport (a stable AUTOSEL) is no version of the
+	 * work it copies. */
+	if (m->automated)
+		return PW_OK;
 	/* Most mail has neither: a look before the lines are split. */
 	if (g_strstr_len(raw, (gssize)len, "change-id:"))
 		k.change_id = change_id = pw_lineage_change_id(raw, len);
@@ -29,6 +39,7 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 	    g_strstr_len(raw, (gssize)len, "patch.msgid.link/"))
 		k.links = links = pw_lineage_links(raw, len);
 	k.subject_key = key = pw_lineage_subject_key(m->subject);
+	k.pid = patch_id ? pid : NULL;
 	if (patch_id && pid && *pid)
 		s = pw_db_patch_pid_add(db, patch_id, pid);
 	if (!s && series_id)
@@ -122,13 +133,18 @@ enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 	const char *poster = pw_mail_poster_addr(m);
 	enum pw_reply_verdict v;
 	enum pw_status s = PW_OK;
-	guint i;
+	guint i, n;
 
 	*decided = false;
 	if (!m->in_reply_to || !*poster || m->automated || !mentions(raw, len))
 		return PW_OK;
 	targets = g_array_new(FALSE, FALSE, sizeof(struct pw_db_patch_ref));
 	s = pw_db_lineage_replied(db, m->in_reply_to, targets);
+	/* Else the nearest patch up the thread: "Actually, no, the patch
+	 * did not apply" answers the maintainer's own "Applied". */
+	for (n = m->references ? g_strv_length(m->references) : 0;
+	     !s && !targets->len && n > 0; n--)
+		s = pw_db_lineage_replied(db, m->references[n - 1], targets);
 	if (s || !targets->len)
 		goto out;
 	/* Ingest reads a reply's header only: its text is read here. */

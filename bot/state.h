@@ -35,7 +35,9 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 
 /*
  * Takes stored reply m (message_id, raw, len bytes, seen on list or
- * NULL) as a maintainer's decision about the patches it answers when
+ * NULL) as a maintainer's decision about the patches it answers (the
+ * patch or cover letter it replies to, else the nearest up its
+ * References) when
  * its sender may decide and its text says one (pw_reply_verdict()):
  * applied, rejected, or applied no more.  *decided says whether it did
  * anything.  Costs a look at the raw bytes for most replies.

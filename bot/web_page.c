@@ -148,7 +148,7 @@ static bool report_table(struct pw_db *db, const struct pw_report *r,
 	GString *rows = g_string_new(NULL);
 	char *err = NULL;
 
-	p = pw_web_printer(&s, PW_FORMAT_HTML, pw_report_html_row(r->kind), 0);
+	p = pw_web_printer(&s, PW_FORMAT_HTML, pw_report_html_row_of(r), 0);
 	st = pw_report_print(db, r, p, more, &err);
 	pw_web_printer_done(&s, p, rows);
 	if (st) {
@@ -164,7 +164,7 @@ static bool report_table(struct pw_db *db, const struct pw_report *r,
 		g_string_append(o, "<p>Nothing found.</p>\n");
 	} else {
 		g_string_append(o, "<table>\n");
-		g_string_append(o, pw_report_html_head(r->kind));
+		g_string_append(o, pw_report_html_head_of(r));
 		g_string_append_len(o, rows->str, (gssize)rows->len);
 		g_string_append(o, "</table>\n");
 	}
@@ -696,6 +696,20 @@ static void series_page(struct pw_db *db, const char *id_text,
 			       se->findings, se->findings == 1 ? "" : "s",
 			       pw_severity_str(min),
 			       se->flood_id ? "; part of a <a href=\"/floods\">flood</a>" : "");
+	/* Its versions, what each fixed (bot/report_lineage.c). */
+	{
+		struct pw_report *lr = pw_report_new("series", 0, 0, false, NULL);
+		bool more;
+
+		lr->f.series_id = se->id;
+		lr->f.min_severity = min;
+		g_string_append(a->body, "<h2>Versions</h2>\n");
+		if (!report_table(db, lr, a->body, &more, a)) {
+			pw_report_free(lr);
+			goto out;
+		}
+		pw_report_free(lr);
+	}
 	/* The findings of every patch of it, to say how many are not shown. */
 	{
 		struct pw_query_filter all = { .series_id = se->id };

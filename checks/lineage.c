@@ -16,6 +16,8 @@ const char *pw_lineage_how_name(enum pw_lineage_how how)
 		return "change-id";
 	case PW_LINEAGE_LINK:
 		return "link";
+	case PW_LINEAGE_COPY:
+		return "copy";
 	case PW_LINEAGE_REPLY:
 		return "reply";
 	case PW_LINEAGE_SUBJECT:
@@ -42,21 +44,41 @@ static bool same_text(const char *a, const char *b)
 	return a && b && *a && !g_ascii_strcasecmp(a, b);
 }
 
-/* How s names candidate c, PW_LINEAGE_NONE when it does not. */
-static enum pw_lineage_how evidence(const struct pw_lineage_series *s,
-				    const struct pw_lineage_series *c)
+enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
+				       const struct pw_lineage_series *c)
 {
 	bool same_sender = same_text(s->from_addr, c->from_addr);
 
+	/* Only an earlier version: a later one follows s, not the other
+	 * way round (it is linked when it arrives). */
+	if (c->id == s->id || !pw_lineage_before(c, s))
+		return PW_LINEAGE_NONE;
 	if (same_text(s->change_id, c->change_id))
 		return PW_LINEAGE_CHANGE_ID;
 	if (c->linked)
 		return PW_LINEAGE_LINK;
-	if (c->replied && same_sender)
+	if (c->same_diff && same_sender && s->total <= 1 && c->total <= 1)
+		return PW_LINEAGE_COPY;
+	/* A patch threaded under another of its posting is no new version. */
+	if (c->replied && same_sender && c->version < s->version)
 		return PW_LINEAGE_REPLY;
-	if (same_sender && (c->same_subject || same_text(s->name, c->name)))
+	if (c->same_subject || (same_sender && same_text(s->name, c->name)))
 		return PW_LINEAGE_SUBJECT;
 	return PW_LINEAGE_NONE;
+}
+
+enum pw_lineage_how pw_lineage_follows(const struct pw_lineage_series *s,
+				       const struct pw_lineage_series *c)
+{
+	struct pw_lineage_series later = *c, earlier = *s;
+
+	/* s's clues named c; which of them hold the other way round. */
+	later.replied = later.linked = false;
+	later.same_subject = later.same_diff = false;
+	earlier.replied = earlier.linked = false;
+	earlier.same_subject = c->same_subject;
+	earlier.same_diff = c->same_diff;
+	return pw_lineage_evidence(&later, &earlier);
 }
 
 int pw_lineage_pick(const struct pw_lineage_series *s,
@@ -69,13 +91,8 @@ int pw_lineage_pick(const struct pw_lineage_series *s,
 	*how = PW_LINEAGE_NONE;
 	for (i = 0; i < n; i++) {
 		const struct pw_lineage_series *c = &cand[i];
-		enum pw_lineage_how h;
+		enum pw_lineage_how h = pw_lineage_evidence(s, c);
 
-		/* Only an earlier version: a later one follows s, not the
-		 * other way round (it is linked when it arrives). */
-		if (c->id == s->id || !pw_lineage_before(c, s))
-			continue;
-		h = evidence(s, c);
 		if (h == PW_LINEAGE_NONE)
 			continue;
 		if (best < 0 || h < *how ||
@@ -169,7 +186,7 @@ static const char *archive_msgid(const char *url)
 	slash = strchr(p, '/');
 	if (slash && !memchr(p, '@', (size_t)(slash - p)))
 		p = slash + 1;
-	return strchr(p, '@') ? p : NULL;
+	return strchr(p, '@') || strstr(p, "%40") ? p : NULL;
 }
 
 /* The Message-ID at p, up to the end of the link: a new string or NULL. */
@@ -207,6 +224,50 @@ char **pw_lineage_links(const char *text, size_t len)
 	g_strfreev(lines);
 	g_ptr_array_add(out, NULL);
 	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A sorted copy of the NULL-terminated keys (strings borrowed). */
+static GPtrArray *sorted(char *const *keys)
+{
+	GPtrArray *a = g_ptr_array_new();
+	size_t i;
+
+	for (i = 0; keys && keys[i]; i++)
+		g_ptr_array_add(a, keys[i]);
+	g_ptr_array_sort(a, cmp_str);
+	return a;
+}
+
+void pw_lineage_compare(char *const *prev, char *const *cur, int *fixed,
+			int *kept, int *added)
+{
+	GPtrArray *a = sorted(prev), *b = sorted(cur);
+	guint i = 0, j = 0;
+
+	*fixed = *kept = *added = 0;
+	while (i < a->len || j < b->len) {
+		int c = i >= a->len ? 1 : j >= b->len ? -1 :
+			strcmp(a->pdata[i], b->pdata[j]);
+
+		if (c < 0) {
+			(*fixed)++;
+			i++;
+		} else if (c > 0) {
+			(*added)++;
+			j++;
+		} else {
+			(*kept)++;
+			i++;
+			j++;
+		}
+	}
+	g_ptr_array_unref(a);
+	g_ptr_array_unref(b);
 }
 
 static const char *const state_names[] = {
@@ -274,6 +335,11 @@ static enum pw_reply_verdict sentence_verdict(const char *s)
 	enum pw_reply_verdict v = PW_VERDICT_NONE;
 	const char *p = s;
 	char w[16];
+
+	/* "Actually, no, the patch did not apply": applied no more. */
+	if (strstr(s, "not apply") || strstr(s, "n't apply") ||
+	    strstr(s, "not applied"))
+		return PW_VERDICT_DROPPED;
 
 	for (;;) {
 		size_t n = 0, i;

@@ -20,11 +20,13 @@ enum pw_lineage_how {
 	PW_LINEAGE_NONE = 0,	/* the first of its lineage */
 	PW_LINEAGE_CHANGE_ID,	/* b4's "change-id:" is the same */
 	PW_LINEAGE_LINK,	/* a "v1: https://lore.../ID" changelog link */
+	PW_LINEAGE_COPY,	/* a lone patch's diff sent again by its
+				 * sender (a corrected or renamed copy) */
 	PW_LINEAGE_REPLY,	/* sent in reply to the earlier version */
 	PW_LINEAGE_SUBJECT,	/* the same subject from the same sender */
 };
 
-/* "first", "change-id", "link", "reply" or "subject". */
+/* "first", "change-id", "link", "copy", "reply" or "subject". */
 const char *pw_lineage_how_name(enum pw_lineage_how how);
 
 /* A series as lineage compares them (strings borrowed). */
@@ -33,14 +35,18 @@ struct pw_lineage_series {
 	const char *name;	/* the subject without markers */
 	const char *from_addr;	/* its poster */
 	int version;
+	int total;		/* its patches announced, 0 for a lone one */
 	int64_t date;		/* its first message's */
 	const char *change_id;	/* b4's, NULL when none */
 	/* Of a candidate only: how the new series names it. */
 	bool replied;		/* the new one answers a message of it */
 	bool linked;		/* a changelog link of the new one names it */
+	bool same_diff;		/* it has a patch whose patch-id one of the
+				 * new one's has, from the same sender */
 	bool same_subject;	/* it has a cover or patch whose subject
 				 * key (pw_lineage_subject_key()) one of
-				 * the new one's has, from the same sender */
+				 * the new one's has, from the same poster
+				 * or in-body author */
 };
 
 /*
@@ -52,12 +58,33 @@ bool pw_lineage_before(const struct pw_lineage_series *a,
 		       const struct pw_lineage_series *b);
 
 /*
+ * How series s names candidate c as an earlier version of itself: the
+ * strongest evidence, or PW_LINEAGE_NONE when c is no earlier version
+ * (not before s, or nothing links them).  A change-id links any two
+ * series; a changelog link any series before s; the same diff
+ * (same_diff), a reply or the same subject (its name compared without
+ * case) only series of the same sender (same_subject says it of the
+ * author too), the same diff only lone patches (a patch of a series
+ * sent again alone is no new version of the whole series), a reply
+ * only a lower version (patches threaded under the first of one
+ * posting are no versions of it).
+ */
+enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
+				       const struct pw_lineage_series *c);
+
+/*
+ * How candidate c, stored before s but a later version of it (mail
+ * arrives out of order), follows s: by what works both ways (a
+ * change-id, the same subject or diff); PW_LINEAGE_NONE when it does
+ * not.
+ */
+enum pw_lineage_how pw_lineage_follows(const struct pw_lineage_series *s,
+				       const struct pw_lineage_series *c);
+
+/*
  * The candidate (of n in cand) that series s follows: the latest one
  * before s linked by the strongest evidence, its index, or -1 (then
- * *how is PW_LINEAGE_NONE).  A change-id links any two series; a
- * changelog link any series before s; a reply or the same subject
- * (its name compared without case, or same_subject) only series of
- * the same sender.
+ * *how is PW_LINEAGE_NONE), by pw_lineage_evidence().
  */
 int pw_lineage_pick(const struct pw_lineage_series *s,
 		    const struct pw_lineage_series *cand, size_t n,
@@ -89,6 +116,15 @@ char *pw_lineage_change_id(const char *text, size_t len);
 char **pw_lineage_links(const char *text, size_t len);
 
 /*
+ * What a version did with the findings of the version before it: keys
+ * (NULL-terminated, any order, one per finding: "RULE<TAB>FILE") of
+ * prev and cur compared as multisets.  fixed: in prev, not in cur;
+ * kept: in both; added: in cur, not in prev.
+ */
+void pw_lineage_compare(char *const *prev, char *const *cur, int *fixed,
+			int *kept, int *added);
+
+/*
  * A patch's state.  Ordered: a state only gives way to a stronger one
  * (pw_patch_state_merge()).  The store keeps the name.
  */
@@ -114,7 +150,8 @@ enum pw_reply_verdict {
 	PW_VERDICT_APPLIED,	/* "Applied.", "Applied to hwmon-next", "Queued" */
 	PW_VERDICT_REJECTED,	/* "NAK", "Nacked-by:", "Rejected" */
 	PW_VERDICT_DROPPED,	/* "Dropped", "I have dropped this patch",
-				 * "Reverted": applied no more */
+				 * "Reverted", "the patch did not apply":
+				 * applied no more */
 };
 
 /*

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/attention.h"
 #include "db/db-private.h"
 #include "db/lineage.h"
 
@@ -43,7 +44,8 @@ static enum pw_status load(struct pw_db *db, struct cands *c, int64_t id,
 			   struct pw_lineage_series *out, bool *found)
 {
 	sqlite3_stmt *st = pw_db_stmt(db,
-		"SELECT s.name, s.from_addr, s.version, s.first_date, l.change_id"
+		"SELECT s.name, s.from_addr, s.version, s.first_date, l.change_id,"
+		" s.total"
 		" FROM series s LEFT JOIN lineage l ON l.series = s.id"
 		" WHERE s.id = ?1");
 	enum pw_status s;
@@ -62,13 +64,16 @@ static enum pw_status load(struct pw_db *db, struct cands *c, int64_t id,
 		out->date = sqlite3_column_int64(st, 3);
 		g_ptr_array_add(c->strings, (str = pw_db_col_dup(st, 4)));
 		out->change_id = str;
+		out->total = sqlite3_column_int(st, 5);
 	}
 	sqlite3_reset(st);
 	return s;
 }
 
 /* How a candidate was found. */
-enum found_by { BY_STORE = 0, BY_REPLY = 1, BY_LINK = 2, BY_SUBJECT = 4 };
+enum found_by {
+	BY_STORE = 0, BY_REPLY = 1, BY_LINK = 2, BY_SUBJECT = 4, BY_DIFF = 8,
+};
 
 /* Adds series id to the candidates, or what it was found by to its row. */
 static enum pw_status add(struct pw_db *db, struct cands *c, int64_t id,
@@ -87,6 +92,7 @@ static enum pw_status add(struct pw_db *db, struct cands *c, int64_t id,
 			r->replied |= !!(by & BY_REPLY);
 			r->linked |= !!(by & BY_LINK);
 			r->same_subject |= !!(by & BY_SUBJECT);
+			r->same_diff |= !!(by & BY_DIFF);
 			return PW_OK;
 		}
 	}
@@ -96,6 +102,7 @@ static enum pw_status add(struct pw_db *db, struct cands *c, int64_t id,
 	row.replied = by & BY_REPLY;
 	row.linked = by & BY_LINK;
 	row.same_subject = by & BY_SUBJECT;
+	row.same_diff = by & BY_DIFF;
 	g_array_append_val(c->rows, row);
 	return PW_OK;
 }
@@ -160,31 +167,53 @@ static enum pw_status gather(struct pw_db *db, const struct pw_lineage_series *s
 		sqlite3_bind_int64(q, 3, s->id);
 		st = add_rows(db, c, q, BY_STORE);
 	}
-	if (!st && k->subject_key && k->sender) {
+	for (i = 0; !st && k->subject_key && i < 2; i++) {
+		const char *who = i ? k->author : k->sender;
+
+		if (!who || (i && k->sender && !strcmp(who, k->sender)))
+			continue;
 		q = pw_db_stmt(db, "SELECT series FROM lineage_key"
 			       " WHERE sender = ?1 AND key = ?2 AND series <> ?3");
-		pw_db_bind_text(q, 1, k->sender);
+		pw_db_bind_text(q, 1, who);
 		pw_db_bind_text(q, 2, k->subject_key);
 		sqlite3_bind_int64(q, 3, s->id);
 		st = add_rows(db, c, q, BY_SUBJECT);
 	}
+	if (!st && k->pid && *k->pid && k->sender) {
+		q = pw_db_stmt(db, "SELECT p.series FROM patch_pid k"
+			       " JOIN patch p ON p.id = k.patch"
+			       " JOIN series s ON s.id = p.series"
+			       " WHERE k.pid = ?1 AND s.from_addr = ?2"
+			       " AND s.id <> ?3");
+		pw_db_bind_text(q, 1, k->pid);
+		pw_db_bind_text(q, 2, k->sender);
+		sqlite3_bind_int64(q, 3, s->id);
+		st = add_rows(db, c, q, BY_DIFF);
+	}
 	return st;
 }
 
-/* Files the subject key of a message of series_id under its sender. */
+/* Files the subject key of a message of series_id under its poster and author. */
 static enum pw_status add_key(struct pw_db *db, int64_t series_id,
 			      const struct pw_lineage_clues *k)
 {
+	enum pw_status s = PW_OK;
 	sqlite3_stmt *st;
+	int i;
 
-	if (!k->subject_key || !k->sender)
-		return PW_OK;
-	st = pw_db_stmt(db, "INSERT OR IGNORE INTO lineage_key(sender, key,"
-			" series) VALUES (?1, ?2, ?3)");
-	pw_db_bind_text(st, 1, k->sender);
-	pw_db_bind_text(st, 2, k->subject_key);
-	sqlite3_bind_int64(st, 3, series_id);
-	return pw_db_done(db, st);
+	for (i = 0; !s && k->subject_key && i < 2; i++) {
+		const char *who = i ? k->author : k->sender;
+
+		if (!who || !*who)
+			continue;
+		st = pw_db_stmt(db, "INSERT OR IGNORE INTO lineage_key(sender,"
+				" key, series) VALUES (?1, ?2, ?3)");
+		pw_db_bind_text(st, 1, who);
+		pw_db_bind_text(st, 2, k->subject_key);
+		sqlite3_bind_int64(st, 3, series_id);
+		s = pw_db_done(db, st);
+	}
+	return s;
 }
 
 /* The root of series id's lineage, which gets a row (the first) when it has none. */
@@ -264,9 +293,9 @@ static enum pw_status put(struct pw_db *db, int64_t series_id, int64_t root,
 /*
  * Each message of a series is looked at: a later one may carry the
  * clue (a cover letter's change-id, patch 3's subject).  A series that
- * was the first of its lineage follows the version found; one that
- * follows another already joins the lineage of the one found to its
- * own (a v3 that gathers patches first sent apart).
+ * was the first of its lineage follows the version found; the lineage
+ * of every earlier version named joins its own, and so does that of a
+ * later version stored before it (mail out of order).
  */
 enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 				  const struct pw_lineage_clues *clues)
@@ -280,6 +309,7 @@ enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 	enum pw_status s;
 	int64_t root = series_id, from = 0, theirs = 0;
 	bool found, had = false, first = true;
+	guint i;
 	int pick;
 
 	sqlite3_bind_int64(st, 1, series_id);
@@ -324,8 +354,30 @@ enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 			pw_db_bind_text(st, 2, clues->change_id);
 			s = pw_db_done(db, st);
 		}
-		if (!s && from)
+	}
+	/* Every earlier version named joins: a v3 that gathers patches
+	 * first sent apart, or that another sender's v2 came between. */
+	for (i = 0; !s && i < c.rows->len; i++) {
+		const struct pw_lineage_series *r =
+			&g_array_index(c.rows, struct pw_lineage_series, i);
+
+		enum pw_lineage_how later = pw_lineage_follows(&me, r);
+
+		if (later == PW_LINEAGE_NONE &&
+		    pw_lineage_evidence(&me, r) == PW_LINEAGE_NONE)
+			continue;
+		s = root_of(db, r->id, &theirs);
+		if (!s)
 			s = merge(db, theirs, root);
+		/* A later version stored first follows this one now. */
+		if (!s && later != PW_LINEAGE_NONE) {
+			st = pw_db_stmt(db, "UPDATE lineage SET supersedes = ?2,"
+					" how = ?3 WHERE series = ?1 AND how = 'first'");
+			sqlite3_bind_int64(st, 1, r->id);
+			sqlite3_bind_int64(st, 2, series_id);
+			pw_db_bind_text(st, 3, pw_lineage_how_name(later));
+			s = pw_db_done(db, st);
+		}
 	}
 	if (!s)
 		s = settle(db, root);
@@ -500,4 +552,113 @@ enum pw_status pw_db_lineage_oldest(struct pw_db *db, const char *list,
 
 	pw_db_bind_text(st, 1, list);
 	return pw_db_one_int64(db, st, date);
+}
+
+void pw_lineage_version_free(struct pw_lineage_version *v)
+{
+	if (!v)
+		return;
+	g_free(v->name);
+	g_free(v->from_addr);
+	g_free(v->how);
+	g_free(v);
+}
+
+/* The findings of series id at min and above as "RULE<TAB>FILE" keys. */
+static enum pw_status finding_keys(struct pw_db *db, int64_t id,
+				   enum pw_severity min, char ***out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT f.rule || char(9) || coalesce(f.file, '')"
+		" FROM patch p JOIN finding f ON f.patch = p.id"
+		" WHERE p.series = ?1 AND f.severity >= ?2"
+		" AND f.rule NOT IN (" PW_ATTENTION_FLOOD_RULES ")");
+	GPtrArray *keys = g_ptr_array_new();
+	enum pw_status s;
+	bool row;
+
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, (int)min);
+	while (!(s = pw_db_read(db, st, &row)) && row)
+		g_ptr_array_add(keys, pw_db_col_dup(st, 0));
+	sqlite3_reset(st);
+	g_ptr_array_add(keys, NULL);
+	*out = (char **)g_ptr_array_free(keys, FALSE);
+	return s;
+}
+
+/* The states of series v->series_id's patches into v. */
+static enum pw_status version_states(struct pw_db *db,
+				     struct pw_lineage_version *v)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT coalesce(ps.state, 'new'), count(*) FROM patch p"
+		" LEFT JOIN patch_state ps ON ps.patch = p.id"
+		" WHERE p.series = ?1 GROUP BY 1");
+	enum pw_status s;
+	bool row;
+
+	sqlite3_bind_int64(st, 1, v->series_id);
+	while (!(s = pw_db_read(db, st, &row)) && row) {
+		enum pw_patch_state ps;
+		int n = sqlite3_column_int(st, 1);
+
+		if (pw_patch_state_parse((const char *)sqlite3_column_text(st, 0),
+					 &ps))
+			v->states[ps] = n;
+		v->patches += n;
+	}
+	sqlite3_reset(st);
+	return s;
+}
+
+static gpointer version_row(sqlite3_stmt *st)
+{
+	struct pw_lineage_version *v = g_new0(struct pw_lineage_version, 1);
+
+	v->series_id = sqlite3_column_int64(st, 0);
+	v->version = sqlite3_column_int(st, 1);
+	v->name = pw_db_col_dup(st, 2);
+	v->from_addr = pw_db_col_dup(st, 3);
+	v->date = sqlite3_column_int64(st, 4);
+	v->how = pw_db_col_dup(st, 5);
+	v->supersedes = sqlite3_column_int64(st, 6);
+	return v;
+}
+
+enum pw_status pw_db_lineage_versions(struct pw_db *db, int64_t series_id,
+				      enum pw_severity min, GPtrArray **out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT s.id, s.version, s.name, s.from_addr, s.first_date,"
+		" coalesce(l.how, 'first'), coalesce(l.supersedes, 0)"
+		" FROM series s LEFT JOIN lineage l ON l.series = s.id"
+		" WHERE s.id = ?1 OR l.root = (SELECT root FROM lineage"
+		"  WHERE series = ?1)"
+		" ORDER BY s.version, s.first_date, s.id");
+	char **prev = NULL, **cur = NULL;
+	enum pw_status s;
+	guint i;
+
+	*out = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)pw_lineage_version_free);
+	sqlite3_bind_int64(st, 1, series_id);
+	s = pw_db_read_rows(db, st, version_row, *out);
+	for (i = 0; !s && i < (*out)->len; i++) {
+		struct pw_lineage_version *v = (*out)->pdata[i];
+
+		s = version_states(db, v);
+		if (!s)
+			s = finding_keys(db, v->series_id, min, &cur);
+		if (s)
+			break;
+		v->findings = (int)g_strv_length(cur);
+		pw_lineage_compare(prev, cur, &v->fixed, &v->kept, &v->added);
+		g_strfreev(prev);
+		prev = cur;
+		cur = NULL;
+	}
+	g_strfreev(prev);
+	g_strfreev(cur);
+	return s;
 }

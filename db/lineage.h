@@ -19,7 +19,9 @@
 /* What a stored series or cover letter says of its earlier versions. */
 struct pw_lineage_clues {
 	const char *sender;		/* its poster */
+	const char *author;		/* a lone patch's in-body From, or NULL */
 	const char *subject_key;	/* pw_lineage_subject_key(), or NULL */
+	const char *pid;		/* a patch's patch-id, or NULL */
 	const char *change_id;		/* b4's, NULL when none */
 	const char *in_reply_to;	/* NULL when none */
 	char **references;		/* NULL-terminated, or NULL */
@@ -88,6 +90,32 @@ enum pw_status pw_db_lineage_replied(struct pw_db *db, const char *msgid,
 enum pw_status pw_db_patch_applied_pid(struct pw_db *db, const char *pid,
 				       const char *list, const char *commit,
 				       int *n);
+
+/* One version of a lineage, as "query series --series ID" shows it. */
+struct pw_lineage_version {
+	int64_t series_id;
+	int version;
+	char *name, *from_addr;
+	int64_t date;			/* its first message's */
+	char *how;			/* what linked it (checks/lineage.h) */
+	int64_t supersedes;		/* the version it follows, 0: none */
+	int patches;			/* its patches stored */
+	int states[PW_STATE_APPLIED + 1];	/* its patches in each state */
+	int findings;			/* at the severity asked and above */
+	/* Against the version before it (all added for the first). */
+	int fixed, kept, added;
+};
+
+void pw_lineage_version_free(struct pw_lineage_version *v);
+
+/*
+ * The versions of series_id's lineage, oldest first, into *out: a new
+ * GPtrArray of struct pw_lineage_version that frees them; the series
+ * alone when it has no lineage; empty when there is no such series.
+ * Findings at min and above count, flood detection's left out.
+ */
+enum pw_status pw_db_lineage_versions(struct pw_db *db, int64_t series_id,
+				      enum pw_severity min, GPtrArray **out);
 
 /*
  * The oldest date of a stored patch seen on list (0 when none): how far

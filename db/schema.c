@@ -1128,6 +1128,8 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (sender, key, series)"
 	") WITHOUT ROWID;"
 	"CREATE INDEX IF NOT EXISTS lineage_key_series ON lineage_key(series);"
+	/* A reply to a cover letter speaks of its series. */
+	"CREATE INDEX IF NOT EXISTS series_cover ON series(cover);"
 	"CREATE TABLE IF NOT EXISTS patch_state ("
 	"  patch INTEGER PRIMARY KEY REFERENCES patch(id) ON DELETE CASCADE,"
 	"  state TEXT NOT NULL CHECK (state = 'superseded' OR state = 'applied'"
