@@ -78,6 +78,30 @@ contains "fix: and lists only the changed line" "$body" \
 	"found one thing worth a second look"
 contains "fix: the changed line quoted" "$body" "S_IRUSR | S_IWUSR"
 
+# ---- a series arriving now waits until it is whole ----
+# The v3 series, dated now: its reply waits while 4/5 and 5/5 are
+# missing (the patch with findings, 3/5, has come), then answers the
+# whole series once.
+mkdir -p "$T/wait"
+$PY - "$HW/it87-lineage.mbox" "$T/wait" <<'EOF2'
+import email.utils, re, sys, time
+raw = open(sys.argv[1], "rb").read().split(b"From mboxrd@z ")[1:]
+v3 = [m for m in raw if b"[PATCH v3 " in m]
+now = email.utils.formatdate(time.time() - 60).encode()
+v3 = [re.sub(rb"(?m)^Date:.*$", b"Date: " + now, m, count=1) for m in v3]
+for name, part in (("first", v3[:4]), ("rest", v3[4:])):
+    open("%s/%s.mbox" % (sys.argv[2], name), "wb").write(
+        b"".join(b"From mboxrd@z " + m for m in part))
+EOF2
+DB=$T/wait/pw.db
+$PW ingest -q --reply --config "$T/pw.conf" --db "$DB" "$T/wait/first.mbox" >/dev/null 2>"$T/wait/err"
+is "wait: cover and 1-3/5 of five: no reply yet, the series waits" \
+	"$(q "$DB" "SELECT count(*) FROM outbox")|$(q "$DB" "SELECT count(*) FROM reply_wait")" "0|1"
+$PW ingest -q --reply --config "$T/pw.conf" --db "$DB" "$T/wait/rest.mbox" >/dev/null 2>>"$T/wait/err"
+is "wait: whole, it is answered once, threaded to its cover" \
+	"$(q "$DB" "SELECT count(*) || '|' || max(in_reply_to) FROM outbox")|$(q "$DB" "SELECT count(*) FROM reply_wait")" \
+	"1|20260110012405.47906-1-yahoo@perenite.com|0"
+
 # ---- resent identical copies: the same patch three times in 26 minutes ----
 answer resent "$HW/oxp-platform-resent.mbox"
 is "resent: three copies stored" \
