@@ -677,7 +677,8 @@ static void append_footer(GString *b, const struct head *h, bool flood)
 	wrapf(b, "", "This is an automated reply from patchwarden %s, a review "
 	      "bot%s%s. It answers %s, and never answers automated mail.",
 	      PW_VERSION, addr ? " for " : "", addr ? addr : "",
-	      flood ? "a flood with one summary" : "a patch once");
+	      flood ? "a flood with one summary" :
+	      "each version of a series once, with what is new in it");
 	if (h->maintainers) {
 		char *url = page_url(h->me, flood ? NULL : h->parent_msgid);
 
