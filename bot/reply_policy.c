@@ -311,7 +311,7 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 {
 	char *key = g_strdup_printf("flood:%s", f->key);
 	char *why = g_strdup_printf("superseded by the summary of flood %s", f->key);
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_of(cfg, f->last_seen);
 	struct pw_etiquette_verdict v = { 0 };
 	struct pw_etiquette_facts ef = { .kind = PW_ETIQUETTE_FLOOD };
 	struct pw_etiquette_rules r;

@@ -110,6 +110,19 @@ is "resent: one reply, to the first" \
 	"$(pending)|$(q "$DB" "SELECT in_reply_to FROM outbox")" \
 	"1|20221029225051.1171795-1-samsagax@gmail.com"
 
+# The veml6030 patch posted four times in 17 minutes (linux-iio, real):
+# the first has no finding, the copies RESEND_IDENTICAL; one reply says
+# so, the later copies add nothing.
+printf '[reply]\nmax_age = 0\n[list linux-iio.vger.kernel.org]\nmail = author+cc\n' >"$T/iio.conf"
+mkdir -p "$T/veml"
+DB=$T/veml/pw.db
+$PW run --config "$T/iio.conf" --db "$DB" "$CORPUS/lore-linux-iio/veml6030-resent.mbox" >/dev/null 2>"$T/veml/err"
+is "veml6030: four copies stored, three with RESEND_IDENTICAL" \
+	"$(q "$DB" "SELECT count(*) FROM message WHERE kind = 'patch'")|$(q "$DB" "SELECT count(*) FROM finding WHERE rule = 'RESEND_IDENTICAL'")" "4|3"
+is "veml6030: one reply, to the first copy that drew a finding" \
+	"$(pending)|$(q "$DB" "SELECT in_reply_to FROM outbox")" \
+	"1|20250623201035.14775-1-gabriellimamoraes@gmail.com"
+
 # ---- no-reply addresses ----
 answer noreply "$HW/oxp-platform-noreply.mbox"
 rcpt=$(q "$DB" "SELECT replace(recipients, char(10), ' ') FROM outbox")
