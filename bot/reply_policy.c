@@ -125,18 +125,23 @@ static void said_release(struct said *w)
 	g_ptr_array_unref(w->authors);
 }
 
-/* The key of item i of w. */
-static void key_of(const struct said *w, guint i, struct pw_voice_key *k)
+/* The key of finding f of author's patch (borrowed from both). */
+static void finding_key(const struct pw_finding *f, const char *author,
+			struct pw_voice_key *k)
 {
-	const struct pw_finding *f = g_array_index(w->items,
-						   struct pw_reply_item, i).f;
-
-	k->author = w->authors->pdata[i];
+	k->author = author;
 	k->rule = f->rule ? f->rule : "";
 	k->file = f->file ? f->file : "";
 	/* A finding that quotes no line is told apart by what it says. */
 	k->added = f->added_line ? f->added_line :
 		f->message ? f->message : "";
+}
+
+/* The key of item i of w. */
+static void key_of(const struct said *w, guint i, struct pw_voice_key *k)
+{
+	finding_key(g_array_index(w->items, struct pw_reply_item, i).f,
+		    w->authors->pdata[i], k);
 }
 
 /* "RULE\tFILE\tADDED" of k: what tells one finding from another on
@@ -182,6 +187,21 @@ static enum pw_status said_add(struct pw_db *db, struct said *w,
 	}
 	g_free(author);
 	return st;
+}
+
+/* Adds the key_text() of every finding shown in pf to keys. */
+static void keys_add(const struct pw_reply_patch_facts *pf, GHashTable *keys)
+{
+	char *author = g_ascii_strdown(pw_mail_poster_addr(pf->m->mail), -1);
+	guint i;
+
+	for (i = 0; i < pf->shown->len; i++) {
+		struct pw_voice_key k;
+
+		finding_key(g_ptr_array_index(pf->shown, i), author, &k);
+		g_hash_table_add(keys, key_text(&k));
+	}
+	g_free(author);
 }
 
 /* Records what reply row id reported (nothing when none was stored). */
@@ -516,12 +536,17 @@ static enum pw_status answer_series(struct pw_db *db,
 		bool skip = false;
 
 		st = pw_db_voice_copy_answered(db, msg, &skip);
-		if (st || skip)
-			continue;
-		st = pw_reply_queue_read(db, msg, cfg->reply_min_severity, &pf,
-					 &found);
+		if (!st)
+			st = pw_reply_queue_read(db, msg, cfg->reply_min_severity,
+						 &pf, &found);
+		else
+			memset(&pf, 0, sizeof(pf));
 		g_array_append_val(w.facts, pf);
-		if (!st && found && !in_flood(&pf))
+		/* An identical copy of a patch answered adds nothing, but
+		 * what it still carries is not fixed. */
+		if (!st && found && skip)
+			keys_add(&pf, now_keys);
+		else if (!st && found && !in_flood(&pf))
 			st = said_add(db, &w, &pf, label, true, now_keys);
 	}
 	if (st || !w.items->len)
