@@ -279,16 +279,18 @@ is "db check: the senders' totals made again" "$rc,$(recount)" "1,0,0,0,0,0"
 # A store from before the totals gets them at its first open.  The
 # migrations from the totals per sender's on, each made again from the
 # rows: total_sender, attention, total_sender_date, lineage (a patch's
-# life, whose tables are dropped too).
+# life, whose tables are dropped too), one voice per series version (its
+# tables too).
 cp "$db" "$T/old.db"; cp "$db-raw" "$T/old.db-raw"
 v=$(q "$db" "PRAGMA user_version")
-LIFE="DROP TABLE lineage; DROP TABLE lineage_key; DROP TABLE patch_state; DROP TABLE patch_pid;"
+LIFE="DROP TABLE lineage; DROP TABLE lineage_key; DROP TABLE patch_state; DROP TABLE patch_pid;
+	DROP TABLE reply_item; DROP TABLE reply_wait; DROP INDEX flood_patch_id_message;"
 sqlite3 "$T/old.db" "DROP TABLE total_sender; DROP TABLE attention; DROP TABLE total_sender_date;
-	$LIFE PRAGMA user_version = $((v - 4))"
+	$LIFE PRAGMA user_version = $((v - 5))"
 $PW ingest -q --db "$T/old.db" /dev/null >/dev/null 2>&1
 is "a store from before the totals per sender: made from its rows" "$(db=$T/old.db recount)" "0,0,0,0,0"
 sqlite3 "$T/old.db" "DROP TABLE total_message; DROP TABLE total_finding; DROP TABLE total_sender;
-	DROP TABLE attention; DROP TABLE total_sender_date; $LIFE PRAGMA user_version = $((v - 5))"
+	DROP TABLE attention; DROP TABLE total_sender_date; $LIFE PRAGMA user_version = $((v - 6))"
 db=$T/old.db
 $PW db stats --db "$db" >/dev/null 2>&1	# read-only: refused, migrates nothing
 $PW ingest -q --db "$db" /dev/null >/dev/null 2>&1
