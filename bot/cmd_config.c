@@ -94,6 +94,12 @@ static void list(const struct pw_list_conf *l)
 	str("maintainers", l->maintainers_file);
 	flag("cc_maintainers", l->cc_maintainers);
 	flag("digest", l->digest);
+	if (l->tree) {
+		char *t = g_strconcat(l->tree, ", ", l->tree_branch, NULL);
+
+		str("tree", t);
+		g_free(t);
+	}
 }
 
 static void patchwork(const struct pw_patchwork_conf *w)

@@ -546,6 +546,7 @@ static void read_tree(struct loader *ld, const char *group,
 		      struct pw_list_conf *l)
 {
 	char *v = get_str(ld, group, "tree", NULL), *comma, *dir;
+	GUri *uri;
 
 	if (!v)
 		return;
@@ -564,6 +565,19 @@ static void read_tree(struct loader *ld, const char *group,
 			" the branch", group);
 		g_free(v);
 		return;
+	}
+	/* URLs are shown and logged: a password belongs nowhere in one. */
+	if (strstr(v, "://") && (uri = g_uri_parse(v, G_URI_FLAGS_HAS_PASSWORD,
+						   NULL))) {
+		bool secret = g_uri_get_password(uri) != NULL;
+
+		g_uri_unref(uri);
+		if (secret) {
+			problem(ld, group, "tree", "[%s] tree: a URL with a"
+				" password", group);
+			g_free(v);
+			return;
+		}
 	}
 	if (!strstr(v, "://") && !g_path_is_absolute(v) && ld->main.path) {
 		dir = g_path_get_dirname(ld->main.path);

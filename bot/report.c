@@ -603,6 +603,12 @@ static bool row_each(gconstpointer row, void *data)
 	return true;
 }
 
+/* Whether r shows a series' lineage (its versions), not series. */
+static bool lineage(const struct pw_report *r)
+{
+	return r->kind == PW_REPORT_SERIES && r->f.series_id;
+}
+
 enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 			       struct pw_printer *p, bool *more, char **err)
 {
@@ -623,7 +629,7 @@ enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 	if (r->kind == PW_REPORT_FLOODS)
 		return floods_print(db, r, &f, p, more, err);
 	/* A series' lineage: its versions (bot/report_lineage.c). */
-	if (r->kind == PW_REPORT_SERIES && f.series_id)
+	if (lineage(r))
 		return pw_report_lineage(db, f.series_id, f.min_severity, p);
 	/* Rows straight from the store to the printer: memory stays flat
 	 * however many rows a query reads (stats rows are few and are
@@ -940,4 +946,22 @@ const char *pw_report_html_row(enum pw_report_kind kind)
 const char *pw_report_html_head(enum pw_report_kind kind)
 {
 	return html_heads[kind];
+}
+
+const char *pw_report_layout_of(const struct pw_report *r)
+{
+	return lineage(r) ? pw_report_lineage_layout(PW_LINEAGE_TEXT) :
+	       text_layouts[r->kind];
+}
+
+const char *pw_report_html_row_of(const struct pw_report *r)
+{
+	return lineage(r) ? pw_report_lineage_layout(PW_LINEAGE_HTML_ROW) :
+	       html_rows[r->kind];
+}
+
+const char *pw_report_html_head_of(const struct pw_report *r)
+{
+	return lineage(r) ? pw_report_lineage_layout(PW_LINEAGE_HTML_HEAD) :
+	       html_heads[r->kind];
 }

@@ -77,6 +77,12 @@ bool pw_report_set(struct pw_report *r, struct pw_db *db, const char *key,
 enum pw_status pw_report_lineage(struct pw_db *db, int64_t series_id,
 				 enum pw_severity min, struct pw_printer *p);
 
+/* The layouts of a lineage's rows (bot/report_lineage.c). */
+enum pw_report_lineage_part {
+	PW_LINEAGE_TEXT, PW_LINEAGE_HTML_ROW, PW_LINEAGE_HTML_HEAD,
+};
+const char *pw_report_lineage_layout(enum pw_report_lineage_part part);
+
 /*
  * The text layout, HTML row and HTML table head of r's rows: its
  * kind's (pw_report_layout(), pw_report_html_row(),

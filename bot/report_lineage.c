@@ -5,42 +5,28 @@
 #include "bot/report.h"
 #include "db/lineage.h"
 
-/* Whether r shows a lineage. */
-static bool lineage(const struct pw_report *r)
+const char *pw_report_lineage_layout(enum pw_report_lineage_part part)
 {
-	return r->kind == PW_REPORT_SERIES && r->f.series_id;
-}
-
-const char *pw_report_layout_of(const struct pw_report *r)
-{
-	return lineage(r) ?
-		"%(id) v%(version) %(state)%(if:applied) applied=%(applied)%(end)"
+	switch (part) {
+	case PW_LINEAGE_HTML_ROW:
+		return "<tr><td><a href=\"/series/%(id)\">%(name)</a></td>"
+			"<td>v%(version)</td><td>%(state)</td><td>%(linked_by)</td>"
+			"<td><a href=\"/senders?from=%(sender:url)\">%(sender)</a></td>"
+			"<td>%(first_seen)</td>"
+			"<td class=\"n%(if:findings) bad%(end)\">%(findings)</td>"
+			"<td class=\"n\">%(fixed)</td><td class=\"n\">%(kept)</td>"
+			"<td class=\"n\">%(added)</td></tr>\n";
+	case PW_LINEAGE_HTML_HEAD:
+		return "<tr><th>series</th><th>version</th><th>state</th>"
+			"<th>linked by</th><th>sender</th><th>first seen</th>"
+			"<th>findings</th><th>fixed</th><th>kept</th><th>added</th></tr>\n";
+	case PW_LINEAGE_TEXT:
+		break;
+	}
+	return "%(id) v%(version) %(state)%(if:applied) applied=%(applied)%(end)"
 		" %(linked_by)%(if:supersedes) after %(supersedes)%(end)"
 		" %(sender) %(first_seen) findings=%(findings) fixed=%(fixed)"
-		" kept=%(kept) added=%(added) \"%(name)\"\n" :
-		pw_report_layout(r->kind);
-}
-
-const char *pw_report_html_row_of(const struct pw_report *r)
-{
-	return lineage(r) ?
-		"<tr><td><a href=\"/series/%(id)\">%(name)</a></td>"
-		"<td>v%(version)</td><td>%(state)</td><td>%(linked_by)</td>"
-		"<td><a href=\"/senders?from=%(sender:url)\">%(sender)</a></td>"
-		"<td>%(first_seen)</td>"
-		"<td class=\"n%(if:findings) bad%(end)\">%(findings)</td>"
-		"<td class=\"n\">%(fixed)</td><td class=\"n\">%(kept)</td>"
-		"<td class=\"n\">%(added)</td></tr>\n" :
-		pw_report_html_row(r->kind);
-}
-
-const char *pw_report_html_head_of(const struct pw_report *r)
-{
-	return lineage(r) ?
-		"<tr><th>series</th><th>version</th><th>state</th>"
-		"<th>linked by</th><th>sender</th><th>first seen</th>"
-		"<th>findings</th><th>fixed</th><th>kept</th><th>added</th></tr>\n" :
-		pw_report_html_head(r->kind);
+		" kept=%(kept) added=%(added) \"%(name)\"\n";
 }
 
 /* "applied", "superseded", ... when every patch is so, else "mixed". */

@@ -25,7 +25,7 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 						m->from_addr : NULL,
 				      .in_reply_to = m->in_reply_to,
 				      .references = m->references };
-	char *change_id = NULL, **links = NULL, *key;
+	char *change_id = NULL, **links = NULL;
 	enum pw_status s = PW_OK;
 
 	/* A machine's backport (a stable AUTOSEL) is no version of the
@@ -38,23 +38,24 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 	if (g_strstr_len(raw, (gssize)len, "lore.kernel.org/") ||
 	    g_strstr_len(raw, (gssize)len, "patch.msgid.link/"))
 		k.links = links = pw_lineage_links(raw, len);
-	k.subject_key = key = pw_lineage_subject_key(m->subject);
+	k.subject_keys = pw_lineage_subject_keys(m->subject);
 	k.pid = patch_id ? pid : NULL;
 	if (patch_id && pid && *pid)
 		s = pw_db_patch_pid_add(db, patch_id, pid);
 	if (!s && series_id)
 		s = pw_db_lineage_link(db, series_id, &k);
-	g_free(key);
+	g_strfreev(k.subject_keys);
 	g_free(change_id);
 	g_strfreev(links);
 	return s;
 }
 
-/* Whether raw (len bytes) has a word a verdict starts with, in any case. */
+/* Whether raw (len bytes) has a word a verdict needs (checks/lineage.h), in any case. */
 static bool mentions(const char *raw, size_t len)
 {
 	static const char *const words[] = {
-		"applied", "queued", "nak", "rejected", "dropped", "reverted",
+		"appl", "queued", "nak", "nack", "rejected", "dropped",
+		"reverted",
 	};
 	char *low = g_ascii_strdown(raw, (gssize)len);
 	bool any = false;

@@ -104,12 +104,33 @@ int pw_lineage_pick(const struct pw_lineage_series *s,
 	return best;
 }
 
-/* Shorter keys say too little ("fix typo", "update documentation"). */
+/* Shorter keys say too little ("fix typo", "update documentation");
+ * a whole subject keeps its prefixes, which say little more. */
 #define KEY_MIN 20
+#define WHOLE_KEY_MIN 30
 
-char *pw_lineage_subject_key(const char *subject)
+/* norm without ( ) : / , and with one space between its words. */
+static char *flat(const char *norm)
 {
-	char *norm = pw_flood_subject_normalise(subject), *key, *p, *out;
+	GString *o = g_string_new(NULL);
+	const char *p;
+
+	for (p = norm; *p; p++) {
+		char c = strchr("():/,", *p) ? ' ' : *p;
+
+		if (c == ' ' && (!o->len || o->str[o->len - 1] == ' '))
+			continue;
+		g_string_append_c(o, c);
+	}
+	if (o->len && o->str[o->len - 1] == ' ')
+		g_string_truncate(o, o->len - 1);
+	return g_string_free(o, FALSE);
+}
+
+char **pw_lineage_subject_keys(const char *subject)
+{
+	char *norm = pw_flood_subject_normalise(subject), *key, *p, *whole;
+	GPtrArray *out = g_ptr_array_new();
 
 	key = pw_flood_subject_strip_subsystem(norm);
 	/* "(pmbus) add driver", "(asus-ec-sensors) add", "hwmon (x):". */
@@ -118,10 +139,18 @@ char *pw_lineage_subject_key(const char *subject)
 		while (*p == ' ' || *p == ':')
 			p++;
 	}
-	out = strlen(p) >= KEY_MIN ? g_strdup(p) : NULL;
+	if (strlen(p) >= KEY_MIN)
+		g_ptr_array_add(out, g_strdup(p));
+	whole = flat(norm);
+	if (strlen(whole) >= WHOLE_KEY_MIN &&
+	    (!out->len || strcmp(whole, out->pdata[0])))
+		g_ptr_array_add(out, whole);
+	else
+		g_free(whole);
 	g_free(key);
 	g_free(norm);
-	return out;
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
 }
 
 /* The lines of len bytes of text: a new array (g_strfreev). */
@@ -336,6 +365,9 @@ static enum pw_reply_verdict sentence_verdict(const char *s)
 	const char *p = s;
 	char w[16];
 
+	/* "I am not going to apply this patch": the maintainer's no. */
+	if (strstr(s, "not going to apply"))
+		return PW_VERDICT_REJECTED;
 	/* "Actually, no, the patch did not apply": applied no more. */
 	if (strstr(s, "not apply") || strstr(s, "n't apply") ||
 	    strstr(s, "not applied"))

@@ -44,7 +44,7 @@ struct pw_lineage_series {
 	bool same_diff;		/* it has a patch whose patch-id one of the
 				 * new one's has, from the same sender */
 	bool same_subject;	/* it has a cover or patch whose subject
-				 * key (pw_lineage_subject_key()) one of
+				 * key (pw_lineage_subject_keys()) one of
 				 * the new one's has, from the same poster
 				 * or in-body author */
 };
@@ -91,14 +91,16 @@ int pw_lineage_pick(const struct pw_lineage_series *s,
 		    enum pw_lineage_how *how);
 
 /*
- * The key a subject (its markers stripped) is compared by across
- * versions: normalised as flood detection does, without its subsystem
- * prefixes nor parenthesised driver names ("hwmon: (pmbus) Add driver
- * for X" and "hwmon: Add driver for X" are one key).  A new string, or
- * NULL when it is too short to tell one series from another ("fix
- * typo").
+ * The keys a subject is compared by across versions, normalised as
+ * flood detection does (markers and version stripped, case folded):
+ * without its subsystem prefixes nor parenthesised driver names
+ * ("hwmon: (pmbus) Add driver for X" and "hwmon: Add driver for X"
+ * share it), and whole without its punctuation ("hwmon: nct6683 Add
+ * X" and "hwmon: (nct6683) Add X" share that).  A new NULL-terminated
+ * array (g_strfreev) of the distinct keys long enough to tell one
+ * series from another (not "fix typo"), maybe empty.
  */
-char *pw_lineage_subject_key(const char *subject);
+char **pw_lineage_subject_keys(const char *subject);
 
 /*
  * b4's "change-id: ID" line of a cover letter's (or patch's) text (len
@@ -148,7 +150,8 @@ enum pw_patch_state pw_patch_state_merge(enum pw_patch_state now,
 enum pw_reply_verdict {
 	PW_VERDICT_NONE = 0,
 	PW_VERDICT_APPLIED,	/* "Applied.", "Applied to hwmon-next", "Queued" */
-	PW_VERDICT_REJECTED,	/* "NAK", "Nacked-by:", "Rejected" */
+	PW_VERDICT_REJECTED,	/* "NAK", "Nacked-by:", "Rejected", "I am
+				 * not going to apply this patch" */
 	PW_VERDICT_DROPPED,	/* "Dropped", "I have dropped this patch",
 				 * "Reverted", "the patch did not apply":
 				 * applied no more */

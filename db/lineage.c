@@ -167,15 +167,15 @@ static enum pw_status gather(struct pw_db *db, const struct pw_lineage_series *s
 		sqlite3_bind_int64(q, 3, s->id);
 		st = add_rows(db, c, q, BY_STORE);
 	}
-	for (i = 0; !st && k->subject_key && i < 2; i++) {
-		const char *who = i ? k->author : k->sender;
+	for (i = 0; !st && k->subject_keys && i < 2 * g_strv_length(k->subject_keys); i++) {
+		const char *who = i % 2 ? k->author : k->sender;
 
-		if (!who || (i && k->sender && !strcmp(who, k->sender)))
+		if (!who || (i % 2 && k->sender && !strcmp(who, k->sender)))
 			continue;
 		q = pw_db_stmt(db, "SELECT series FROM lineage_key"
 			       " WHERE sender = ?1 AND key = ?2 AND series <> ?3");
 		pw_db_bind_text(q, 1, who);
-		pw_db_bind_text(q, 2, k->subject_key);
+		pw_db_bind_text(q, 2, k->subject_keys[i / 2]);
 		sqlite3_bind_int64(q, 3, s->id);
 		st = add_rows(db, c, q, BY_SUBJECT);
 	}
@@ -193,23 +193,23 @@ static enum pw_status gather(struct pw_db *db, const struct pw_lineage_series *s
 	return st;
 }
 
-/* Files the subject key of a message of series_id under its poster and author. */
+/* Files the subject keys of a message of series_id under its poster and author. */
 static enum pw_status add_key(struct pw_db *db, int64_t series_id,
 			      const struct pw_lineage_clues *k)
 {
 	enum pw_status s = PW_OK;
 	sqlite3_stmt *st;
-	int i;
+	guint i;
 
-	for (i = 0; !s && k->subject_key && i < 2; i++) {
-		const char *who = i ? k->author : k->sender;
+	for (i = 0; !s && k->subject_keys && i < 2 * g_strv_length(k->subject_keys); i++) {
+		const char *who = i % 2 ? k->author : k->sender;
 
 		if (!who || !*who)
 			continue;
 		st = pw_db_stmt(db, "INSERT OR IGNORE INTO lineage_key(sender,"
 				" key, series) VALUES (?1, ?2, ?3)");
 		pw_db_bind_text(st, 1, who);
-		pw_db_bind_text(st, 2, k->subject_key);
+		pw_db_bind_text(st, 2, k->subject_keys[i / 2]);
 		sqlite3_bind_int64(st, 3, series_id);
 		s = pw_db_done(db, st);
 	}

@@ -20,7 +20,7 @@
 struct pw_lineage_clues {
 	const char *sender;		/* its poster */
 	const char *author;		/* a lone patch's in-body From, or NULL */
-	const char *subject_key;	/* pw_lineage_subject_key(), or NULL */
+	char **subject_keys;		/* pw_lineage_subject_keys(), or NULL */
 	const char *pid;		/* a patch's patch-id, or NULL */
 	const char *change_id;		/* b4's, NULL when none */
 	const char *in_reply_to;	/* NULL when none */

@@ -1119,7 +1119,7 @@ static const char *const migrations[] = {
 	"CREATE INDEX IF NOT EXISTS lineage_change_id ON lineage(change_id)"
 	"  WHERE change_id IS NOT NULL;"
 	/* The subjects of a series' cover letter and patches, as
-	 * pw_lineage_subject_key() makes them, per sender: a later
+	 * pw_lineage_subject_keys() makes them, per sender: a later
 	 * version is found by any of them. */
 	"CREATE TABLE IF NOT EXISTS lineage_key ("
 	"  sender TEXT NOT NULL,"

@@ -7,6 +7,7 @@
 # not, a maintainer's git tree (commits made with git am) marking
 # patches applied, and "query series --series ID" showing the versions.
 . "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/web_lib.sh"
 
 H=$TOP/tests/corpus/lore-linux-hwmon
 LIST=linux-hwmon.vger.kernel.org
@@ -66,6 +67,17 @@ json=$($PW query series --db "$DB" --series "$(series_of $Q11)" --format json)
 contains "query series --series in JSON: linked_by and supersedes" "$json" \
 	"\"linked_by\" : \"subject\",
     \"supersedes\" : $(series_of $Q10),"
+
+# The dashboard: the series page lists the versions, the API returns them.
+serve "$DB"
+page=$(curl -s "$URL/series/$(series_of $Q8)")
+contains "the series page: its versions" "$page" "<h2>Versions</h2>"
+contains "the series page: v10 applied, what it fixed" "$page" \
+	"<td>v10</td><td>applied</td><td>subject</td>"
+api=$(curl -s "$URL/api/series?series=$(series_of $Q10)")
+is "/api/series?series=ID: the lineage's versions" \
+	"$(printf '%s' "$api" | /usr/bin/python3 -c 'import json,sys; print(" ".join("v%d:%s:%d" % (r["version"], r["state"], r["fixed"]) for r in json.load(sys.stdin)))')" \
+	"v8:superseded:0 v9:superseded:0 v10:applied:1 v11:new:0"
 
 # b4's change-id links versions whose subjects changed.
 CH2=20260326-add-support-for-q50sn12072-and-q54sn120a1-v2-2-77bc77eedc76@inventec.com
@@ -134,8 +146,34 @@ is "a second poll reads nothing again" "$($PW poll -c "$T/pw.conf" --db "$DB" 2>
 $GIT commit -q --allow-empty -m "a later commit"
 is "a later commit only" "$($PW poll -c "$T/pw.conf" --db "$DB" --format json 2>&1)" \
 	"{\"tree\":\"$LIST\",\"commits\":1,\"applied\":0}"
+# The same tree by URL, served by git daemon on loopback: mirrored into
+# [core] mirrors, then read.
+git -C "$T/tree" config daemon.uploadpack true
+port=$(free_port)
+git daemon --base-path="$T" --export-all --listen=127.0.0.1 --port="$port" \
+	--reuseaddr 2>"$T/daemon.err" &
+daemon=$!
+at_exit "kill $daemon 2>/dev/null"
+for i in $(seq 50); do
+	git ls-remote "git://127.0.0.1:$port/tree" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+printf '[list %s]\ntree = git://127.0.0.1:%s/tree, master\n' $LIST "$port" >"$T/url.conf"
+$PW ingest -q -c "$T/url.conf" --db "$T/url.db" --list $LIST "$H/lineage-max20860a.mbox" >/dev/null
+is "a tree by URL: fetched and read" "$($PW poll -c "$T/url.conf" --db "$T/url.db" 2>&1)" \
+	"tree $LIST: commits=3 applied=1"
+check "a tree by URL: its bare mirror under [core] mirrors" \
+	test -f "$T/url.db-mirrors/tree-$LIST.git/HEAD"
+is "a tree by URL: the patch applied" "$(DB=$T/url.db state $M1)" applied
 echo "[list $LIST]
 tree = $T/none, master" >"$T/bad.conf"
 $PW poll -c "$T/bad.conf" --db "$DB" >/dev/null 2>"$T/err"
 is "a tree that cannot be read: poll fails" "$?" 1
 contains "and says why" "$(cat "$T/err")" "tree $LIST: $T/none"
+
+# The configuration: a tree is shown with its branch (master unless
+# given); a URL with a password is refused.
+contains "config check shows the tree" "$($PW config check -c "$T/pw.conf" 2>&1)" "tree = $T/tree, master"
+printf '[list %s]\ntree = https://u:secret@git.example.org/t.git, next\n' $LIST >"$T/pw3.conf"
+contains "a tree URL with a password: a problem" "$($PW config check -c "$T/pw3.conf" 2>&1)" \
+	"tree: a URL with a password"

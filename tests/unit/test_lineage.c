@@ -133,27 +133,47 @@ static void out_of_order(void **state)
 	assert_int_equal(pw_lineage_follows(&v1, &v2), PW_LINEAGE_CHANGE_ID);
 }
 
+/* Whether a and b (keys) share one. */
+static bool share(char **a, char **b)
+{
+	size_t i, j;
+
+	for (i = 0; a[i]; i++)
+		for (j = 0; b[j]; j++)
+			if (!strcmp(a[i], b[j]))
+				return true;
+	return false;
+}
+
 static void subject_keys(void **state)
 {
-	char *a = pw_lineage_subject_key("[PATCH] hwmon: (pmbus) Add driver for"
-					 " STMicroelectronics PM6764 Voltage Regulator");
-	char *b = pw_lineage_subject_key("[PATCH v4] hwmon: Add driver for"
-					 " STMicroelectronics PM6764 Voltage Regulator");
-	char *c = pw_lineage_subject_key("[PATCH v2 3/5] hwmon: it87: expose"
-					 " additional temperature limits");
-	char *d = pw_lineage_subject_key("[PATCH] hwmon: it87: expose additional"
-					 " temperature limits");
+	static const char *const subjects[] = {
+		"[PATCH] hwmon: (pmbus) Add driver for STMicroelectronics"
+		" PM6764 Voltage Regulator",
+		"[PATCH v4] hwmon: Add driver for STMicroelectronics PM6764"
+		" Voltage Regulator",
+		"[PATCH v2 3/5] hwmon: it87: expose additional temperature limits",
+		"[PATCH] hwmon: it87: expose additional temperature limits",
+		/* A corrected resend that named its driver as the list does. */
+		"[PATCH] hwmon: nct6683 Add support for ASRock Z890 Pro-A",
+		"[PATCH] hwmon: (nct6683) Add support for ASRock Z890 Pro-A",
+		"[PATCH] hwmon: (pmbus) fix typo",
+	};
+	char **k[G_N_ELEMENTS(subjects)];
+	size_t i;
 
-	assert_non_null(a);
-	assert_string_equal(a, b);
-	assert_string_equal(c, d);
-	assert_string_not_equal(a, c);
+	for (i = 0; i < G_N_ELEMENTS(subjects); i++)
+		k[i] = pw_lineage_subject_keys(subjects[i]);
+	assert_true(share(k[0], k[1]));
+	assert_true(share(k[2], k[3]));
+	assert_true(share(k[4], k[5]));
+	assert_false(share(k[0], k[2]));
+	assert_false(share(k[4], k[0]));
+	assert_string_equal(k[5][1], "hwmon nct6683 add support for asrock z890 pro-a");
 	/* Too short to tell one series from another. */
-	assert_null(pw_lineage_subject_key("[PATCH] hwmon: fix typo"));
-	g_free(a);
-	g_free(b);
-	g_free(c);
-	g_free(d);
+	assert_null(k[6][0]);
+	for (i = 0; i < G_N_ELEMENTS(subjects); i++)
+		g_strfreev(k[i]);
 }
 
 static void change_id(void **state)
@@ -227,6 +247,10 @@ static void verdicts(void **state)
 		{ "Thanks, queued for 6.10.\n", PW_VERDICT_APPLIED },
 		{ "Applied. I dropped the empty line at the end.\n", PW_VERDICT_APPLIED },
 		{ "NACK\n\nThis belongs in userspace.\n", PW_VERDICT_REJECTED },
+		{ "I don't see what this has to do with hardware monitoring.\n"
+		  "I am not going to apply this patch.\n", PW_VERDICT_REJECTED },
+		/* Changes asked for: no decision yet. */
+		{ "I am not going to accept this patch as-is.\n", PW_VERDICT_NONE },
 		{ "In summary - NACK.\n", PW_VERDICT_NONE },
 		{ "Nacked-by: A Maintainer <m@x.org>\n", PW_VERDICT_REJECTED },
 		{ "I have dropped this patch from the tree.\n", PW_VERDICT_DROPPED },
