@@ -13,6 +13,7 @@
 #include "bot/mail.h"
 #include "bot/pubinbox.h"
 #include "checks/maintainers.h"
+#include "db/voice.h"
 
 #define MAX_CC 20		/* Cc addresses a reply carries, at most */
 
@@ -523,7 +524,7 @@ enum pw_status pw_reply_queue_refresh(struct pw_db *db,
 	bool decided = false, found = false, cc_author = false;
 	const void *raw;
 	gsize len;
-	guint i;
+	guint i, n = 0;
 
 	*dropped = false;
 	memset(&pf, 0, sizeof(pf));
@@ -550,9 +551,28 @@ enum pw_status pw_reply_queue_refresh(struct pw_db *db,
 	if (st)
 		goto out;
 	items = g_new0(struct pw_reply_item, pf.shown->len);
-	for (i = 0; i < pf.shown->len; i++)
-		items[i].f = g_ptr_array_index(pf.shown, i);
-	compose_patch(cfg, pf.m, row->kind, &rc, items, pf.shown->len, NULL,
+	for (i = 0; !st && i < pf.shown->len; i++) {
+		const struct pw_finding *f = g_ptr_array_index(pf.shown, i);
+		struct pw_voice_key k = {
+			NULL, f->rule, f->file ? f->file : "",
+			f->added_line ? f->added_line : f->message ? f->message : "",
+		};
+		bool told = true, any = false;
+
+		/* Only what it reported when composed: a finding reported
+		 * before, on another version, is not mailed again. */
+		st = pw_db_voice_row_told(db, row->id, row->message_id, &k,
+					  &told, &any);
+		if (!st && (told || !any))
+			items[n++].f = f;
+	}
+	if (st)
+		goto out;
+	if (!n) {
+		*dropped = true;
+		goto out;
+	}
+	compose_patch(cfg, pf.m, row->kind, &rc, items, n, NULL,
 		      (int64_t)time(NULL), &r);
 	if (!r)
 		goto out;

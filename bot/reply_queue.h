@@ -131,7 +131,8 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
  * Brings row (a stored reply claimed for sending) up to date with the
  * maintainers' decisions taken since it was composed: a patch reply
  * whose findings were marked wrong or ignored meanwhile is composed
- * again, from the findings still open, with the same Message-ID, and
+ * again, from the findings still open that it reported (none reported
+ * before to the same author comes back), with the same Message-ID, and
  * its row rewritten; *dropped is set when none is left, and then the
  * caller sends nothing.  Other rows, and rows no decision touched, are
  * left as they are.

@@ -112,6 +112,34 @@ enum pw_status pw_db_voice_record(struct pw_db *db, int64_t outbox,
 	return pw_db_write(db, st, NULL);
 }
 
+enum pw_status pw_db_voice_row_told(struct pw_db *db, int64_t outbox,
+				    int64_t message,
+				    const struct pw_voice_key *k, bool *found,
+				    bool *any)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT EXISTS (SELECT 1 FROM reply_item WHERE outbox = ?1"
+		"  AND message = ?2 AND rule = ?3 AND file = ?4 AND added = ?5),"
+		" EXISTS (SELECT 1 FROM reply_item WHERE outbox = ?1)");
+	enum pw_status s;
+	bool row;
+
+	*found = false;
+	sqlite3_bind_int64(st, 1, outbox);
+	sqlite3_bind_int64(st, 2, message);
+	pw_db_bind_text(st, 3, k->rule);
+	pw_db_bind_text(st, 4, k->file ? k->file : "");
+	pw_db_bind_text(st, 5, k->added ? k->added : "");
+	s = pw_db_read(db, st, &row);
+	if (!s && row) {
+		*found = sqlite3_column_int(st, 0) != 0;
+		if (any)
+			*any = sqlite3_column_int(st, 1) != 0;
+	}
+	sqlite3_reset(st);
+	return s;
+}
+
 enum pw_status pw_db_voice_copy_answered(struct pw_db *db, int64_t message,
 					 bool *found)
 {

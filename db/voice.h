@@ -86,6 +86,16 @@ enum pw_status pw_db_voice_series_reported(struct pw_db *db, int64_t series_id,
 					   GPtrArray *out);
 
 /*
+ * *found: whether outbox row outbox reported k found on message; *any
+ * (when not NULL): whether it recorded anything at all (a row stored
+ * before one voice per series version recorded nothing).
+ */
+enum pw_status pw_db_voice_row_told(struct pw_db *db, int64_t outbox,
+				    int64_t message,
+				    const struct pw_voice_key *k, bool *found,
+				    bool *any);
+
+/*
  * The history "preview" replays: appends to ids (int64_t) the stored
  * messages dated from since to until (inclusive), of list (NULL: any),
  * in Date order (then as stored).  *newest receives the Date of the

@@ -78,6 +78,33 @@ contains "fix: and lists only the changed line" "$body" \
 	"found one thing worth a second look"
 contains "fix: the changed line quoted" "$body" "S_IRUSR | S_IWUSR"
 
+# A reply held (the hourly limit) and released after a maintainer's
+# decision is composed again from what it reported: the findings the
+# earlier version was told do not come back with it.
+mkdir -p "$T/held"
+printf '[reply]\nmax_age = 0\nper_recipient_per_hour = 1\n[list %s]\nmail = author+cc\n' "$LIST" >"$T/held/pw.conf"
+$PY - "$HW/it87-lineage.mbox" "$T/held/in.mbox" <<'EOF2'
+import sys
+raw = open(sys.argv[1], "rb").read().split(b"From mboxrd@z ")[1:]
+keep = [m for m in raw if b"20251226222001.41914-1-" in m or b"20260110012613.48150-3-" in m]
+open(sys.argv[2], "wb").write(b"".join(b"From mboxrd@z " + m for m in keep))
+EOF2
+DB=$T/held/pw.db
+$PW ingest -q --reply --config "$T/held/pw.conf" --db "$DB" "$T/held/in.mbox" >/dev/null 2>"$T/held/err"
+rid=$(q "$DB" "SELECT id FROM outbox WHERE state = 'suppressed' AND in_reply_to LIKE '20260110012613.48150-3-%'")
+is "held: v3's 3/5 answered for its 9 new findings, held by the hourly limit" \
+	"$(q "$DB" "SELECT count(*) FROM reply_item WHERE outbox = '$rid'")" 9
+fid=$(q "$DB" "SELECT f.id FROM finding f JOIN patch p ON p.id = f.patch
+	JOIN message m ON m.id = p.message JOIN finding_line l ON l.finding = f.id
+	JOIN reply_item r ON r.outbox = '$rid' AND r.added = l.text
+	WHERE m.msgid = '20260110012613.48150-3-yahoo@perenite.com' ORDER BY f.id LIMIT 1")
+$PW triage wrong "$fid" --by linux@roeck-us.net --db "$DB" --config "$T/held/pw.conf" >/dev/null 2>>"$T/held/err"
+$PW outbox retry "$rid" --db "$DB" --config "$T/held/pw.conf" >/dev/null 2>>"$T/held/err"
+$PW outbox send --db "$DB" --config "$T/held/pw.conf" >/dev/null 2>>"$T/held/err"
+body=$(tr -d '\r' <"$T/held/outbox.mbox" | awk '/^From patchwarden@/ {n++} n == 2' | tr '\n' ' ' | tr -s ' ')
+contains "held: sent without the finding marked wrong, nor the 9 v1 was told" "$body" \
+	"PERM_SYMBOLIC (warning), 8 lines: drivers/hwmon/it87.c:"
+
 # ---- a series arriving now waits until it is whole ----
 # The v3 series, dated now: its reply waits while 4/5 and 5/5 are
 # missing (the patch with findings, 3/5, has come), then answers the
