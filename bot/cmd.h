@@ -32,5 +32,6 @@ int pw_cmd_config(int argc, char **argv);
 int pw_cmd_patchwork(int argc, char **argv);
 int pw_cmd_triage(int argc, char **argv);
 int pw_cmd_digest(int argc, char **argv);
+int pw_cmd_preview(int argc, char **argv);
 
 #endif

@@ -184,6 +184,12 @@ struct pw_config {
 	int global_per_hour;
 	int reply_max_age;	/* seconds; mail dated earlier is never answered */
 	char **automated_senders;
+	/* Not read from the file: set by "preview".  reply_replay: the
+	 * policy's clock is the Date of the mail it answers (a list's
+	 * history replayed as if arriving now); reply_per_patch: every
+	 * patch answered on its own, as before one voice per series. */
+	bool reply_replay;
+	bool reply_per_patch;
 
 	int flood_count;	/* patches that make a flood */
 	int flood_window;	/* seconds */

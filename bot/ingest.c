@@ -463,7 +463,7 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 	if (s)
 		return s;
 	return pw_reply_policy_new_patch(db, cfg, id, m, flood_id,
-					 pw_rule_on(&co, PW_R_FLOOD));
+					 pw_rule_on(&co, PW_R_FLOOD), series_id);
 }
 
 /*
@@ -823,6 +823,27 @@ enum pw_status pw_ingest_path(struct pw_db *db, const struct pw_config *cfg,
 	return pw_ingest_source(db, cfg, src, path, o, c, err);
 }
 
+/* Answers the series whose wait ran out (bot/reply_policy.h), in a
+ * transaction of its own; *err says why when the store failed. */
+static enum pw_status settle_waiting(struct pw_db *db,
+				     const struct pw_config *cfg, char **err)
+{
+	enum pw_status s;
+	int n = 0;
+
+	s = pw_db_begin(db);
+	if (!s)
+		s = pw_reply_policy_release_waiting(db, cfg, (int64_t)time(NULL),
+						    &n);
+	if (!s)
+		s = pw_db_commit(db);
+	if (s) {
+		pw_db_rollback(db);
+		*err = g_strdup(pw_db_errmsg(db));
+	}
+	return s;
+}
+
 enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 				struct pw_source *src, const char *path,
 				const struct pw_ingest_opts *o,
@@ -965,6 +986,12 @@ enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 		s = PW_ERR_IO;
 	}
 	g_free(p.read_error);
+	/* The series whose wait for their missing patches ran out while
+	 * this source was read are answered once it is read whole, so
+	 * that mail read long after it was sent is answered a series at a
+	 * time (preview decides them on its own clock). */
+	if (!s && o->reply && !cfg->reply_replay)
+		s = settle_waiting(db, cfg, err);
 	pw_db_checkpoint_stop(db);
 	/* A subscription's poll ends with its line: how far it got. */
 	if (o->progress_name)

@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ "triage", pw_cmd_triage, "maintainers' decisions: a finding wrong, a rule off, recheck, stop, undo" },
 	{ "config", pw_cmd_config, "check the configuration: the settings in effect and every problem" },
 	{ "digest", pw_cmd_digest, "the weekly digest of a list to its maintainers" },
+	{ "preview", pw_cmd_preview, "replay a list's history: what the bot would have mailed" },
 };
 
 static void usage(FILE *out)

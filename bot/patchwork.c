@@ -640,6 +640,32 @@ enum pw_status pw_patchwork_requeue_changed(struct pw_db *db,
 	return s;
 }
 
+enum pw_status pw_patchwork_requeue_messages(struct pw_db *db,
+					     const struct pw_config *cfg,
+					     const int64_t *messages, size_t n,
+					     const char *why, int *requeued)
+{
+	GPtrArray *rows;
+	enum pw_status s = PW_OK;
+	size_t i;
+	guint k;
+
+	*requeued = 0;
+	if (!cfg->patchwork || !cfg->patchwork->len)
+		return PW_OK;
+	rows = g_ptr_array_new_with_free_func((GDestroyNotify)pw_pwcheck_row_free);
+	for (i = 0; !s && i < n; i++)
+		s = pw_db_pwcheck_of_message(db, messages[i], "posted", rows);
+	for (k = 0; !s && k < rows->len; k++) {
+		bool done = false;
+
+		s = requeue_if_changed(db, cfg, rows->pdata[k], why, &done);
+		*requeued += done;
+	}
+	g_ptr_array_unref(rows);
+	return s;
+}
+
 /* Re-queues posted row id when its check is stale already. */
 static enum pw_status recheck_posted(struct pw_db *db,
 				     const struct pw_config *cfg, int64_t id)

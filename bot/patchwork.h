@@ -76,6 +76,16 @@ enum pw_status pw_patchwork_requeue_changed(struct pw_db *db,
 					    const char *why, int *n);
 
 /*
+ * The same for the posted checks of the n messages only: those of a
+ * flood found after some of them were posted (their checks now fail
+ * for the flood), with why as the reason.  *requeued receives how many.
+ */
+enum pw_status pw_patchwork_requeue_messages(struct pw_db *db,
+					     const struct pw_config *cfg,
+					     const int64_t *messages, size_t n,
+					     const char *why, int *requeued);
+
+/*
  * The service's round: posts what is due when any instance is
  * configured, and logs what happened.  Never fails the round.
  */

@@ -191,6 +191,27 @@ bool pw_reply_addr_ok(const char *addr)
 	return true;
 }
 
+bool pw_reply_addr_noreply(const char *addr)
+{
+	static const char *const words[] = { "noreply", "donotreply",
+					     "dontreply" };
+	char local[256];
+	size_t i, n = 0;
+
+	if (!addr || !strchr(addr, '@'))
+		return false;
+	/* Separators folded away: no-reply, no_reply, no.reply alike; the
+	 * domain counts too (users.noreply.github.com). */
+	for (i = 0; addr[i] && n + 1 < sizeof(local); i++)
+		if (g_ascii_isalnum(addr[i]))
+			local[n++] = g_ascii_tolower(addr[i]);
+	local[n] = '\0';
+	for (i = 0; i < G_N_ELEMENTS(words); i++)
+		if (strstr(local, words[i]))
+			return true;
+	return false;
+}
+
 bool pw_reply_msgid_ok(const char *id)
 {
 	size_t i, len;
@@ -667,7 +688,8 @@ static void append_footer(GString *b, const struct head *h, bool flood)
 	wrapf(b, "", "This is an automated reply from patchwarden %s, a review "
 	      "bot%s%s. It answers %s, and never answers automated mail.",
 	      PW_VERSION, addr ? " for " : "", addr ? addr : "",
-	      flood ? "a flood with one summary" : "a patch once");
+	      flood ? "a flood with one summary" :
+	      "each version of a series once, with what is new in it");
 	if (h->maintainers) {
 		char *url = page_url(h->me, flood ? NULL : h->parent_msgid);
 
@@ -868,6 +890,10 @@ static enum pw_status build(const struct head *h, const char *body,
 				 "auto-generated", NULL);
 	g_mime_object_set_header(GMIME_OBJECT(m), "X-Mailer",
 				 "patchwarden " PW_VERSION, NULL);
+	/* Patchwork files a reply to a patch as a comment on it unless
+	 * told not to: the bot's verdict reaches Patchwork as a check. */
+	g_mime_object_set_header(GMIME_OBJECT(m), "X-Patchwork-Hint",
+				 "ignore", NULL);
 
 	part = g_mime_part_new_with_type("text", "plain");
 	mem = g_mime_stream_mem_new_with_buffer(body, strlen(body));
@@ -989,6 +1015,10 @@ enum pw_status pw_reply_patch(const struct pw_reply_self *me,
 		      "found %zu things of %u kinds worth a second look in %s:",
 		      whose, subj, shown, groups->len, topics);
 	g_string_append_c(b, '\n');
+	if (me->fixed && *me->fixed) {
+		wrap(b, "", me->fixed);
+		g_string_append_c(b, '\n');
+	}
 
 	url = page_url(me, parent->msgid_derived ? NULL : parent->msgid);
 	/* The maintainers' footer links the page, with its forms. */

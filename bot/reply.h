@@ -37,6 +37,10 @@ struct pw_reply_self {
 	 * others Cc; the body then speaks to them of the author, who gets
 	 * no copy.  NULL or empty: to the author. */
 	const char *const *maintainers;
+	/* One sentence on what this version fixed of what an earlier one
+	 * was told (a later version of a series), said after the
+	 * introduction, or NULL. */
+	const char *fixed;
 };
 
 /* One finding to report; it quotes f->added_line when there is one. */
@@ -132,6 +136,14 @@ char *pw_reply_clean(const char *s, size_t max);
 
 /* True when addr is a plain addr-spec safe for a header and SMTP. */
 bool pw_reply_addr_ok(const char *addr);
+
+/*
+ * True when addr says no one reads it (noreply, no-reply, no_reply,
+ * do-not-reply, donotreply, dont-reply, ..., in its local part or its
+ * domain, as users.noreply.github.com): it never gets a copy of a
+ * reply.
+ */
+bool pw_reply_addr_noreply(const char *addr);
 
 /* True when id (without <>) is safe inside <> in a header. */
 bool pw_reply_msgid_ok(const char *id);

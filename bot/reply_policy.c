@@ -6,11 +6,13 @@
 
 #include "bot/reply_policy.h"
 #include "bot/log.h"
+#include "bot/patchwork.h"
 #include "bot/reply_queue.h"
 #include "checks/etiquette.h"
 #include "db/decision.h"
 #include "db/identity.h"
 #include "db/outbox.h"
+#include "db/voice.h"
 
 /* The etiquette's settings, as configured. */
 static void rules_of(const struct pw_config *cfg, struct pw_etiquette_rules *r)
@@ -108,7 +110,9 @@ static enum pw_status gather(struct pw_db *db, const struct pw_config *cfg,
 	if (mail->automated)
 		f->automated = *automated = pw_reply_clean(mail->automated, 80);
 	f->poster = pw_mail_poster_addr(mail);
-	f->poster_ok = pw_reply_addr_ok(f->poster);
+	/* No one reads a no-reply address: no reply goes there. */
+	f->poster_ok = pw_reply_addr_ok(f->poster) &&
+		!pw_reply_addr_noreply(f->poster);
 	st = pw_db_identity_of_message(db, m->id, &f->auth);
 	/* Only the bot's replies carry such Message-IDs (bot/reply.h). */
 	if (!st && g_str_has_prefix(mail->msgid, "patchwarden."))
@@ -118,7 +122,8 @@ static enum pw_status gather(struct pw_db *db, const struct pw_config *cfg,
 	if (!st && kind == PW_ETIQUETTE_PATCH && mail->sender_addr &&
 	    mail->from_addr) {
 		f->author = mail->from_addr;
-		f->author_ok = pw_reply_addr_ok(f->author);
+		f->author_ok = pw_reply_addr_ok(f->author) &&
+			!pw_reply_addr_noreply(f->author);
 		st = pw_db_decision_stopped(db, m->id, f->author, &f->author_stop);
 		if (!st && f->author_ok)
 			st = sent(db, cfg->per_recipient_per_hour, f->author, now,
@@ -129,31 +134,171 @@ static enum pw_status gather(struct pw_db *db, const struct pw_config *cfg,
 	return st;
 }
 
+/* The policy's clock: now, or the Date of the mail answered when a
+ * list's history is replayed (preview). */
+static int64_t clock_of(const struct pw_config *cfg, int64_t date)
+{
+	if (cfg->reply_replay && date > 0)
+		return date;
+	return (int64_t)time(NULL);
+}
 
 /*
- * Decides about the reply of the given kind to m, listing items, under
- * key, and queues it.  held, when not NULL, suppresses it whatever the
- * etiquette says.
+ * The findings a reply lists, each with the message it was found on
+ * and its key as it is recognised again (db/voice.h).  The findings
+ * are borrowed from the facts read (struct pw_reply_patch_facts).
+ */
+struct said {
+	GArray *items;		/* struct pw_reply_item */
+	GArray *msgs;		/* int64_t, the message of each item */
+	GPtrArray *authors;	/* lower-case poster of each item, owned */
+	GArray *facts;		/* struct pw_reply_patch_facts, owned */
+};
+
+static void said_init(struct said *w)
+{
+	w->items = g_array_new(FALSE, TRUE, sizeof(struct pw_reply_item));
+	w->msgs = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	w->authors = g_ptr_array_new_with_free_func(g_free);
+	w->facts = g_array_new(FALSE, TRUE, sizeof(struct pw_reply_patch_facts));
+}
+
+static void said_release(struct said *w)
+{
+	guint i;
+
+	for (i = 0; i < w->facts->len; i++)
+		pw_reply_patch_facts_release(&g_array_index(w->facts,
+					struct pw_reply_patch_facts, i));
+	g_array_unref(w->facts);
+	g_array_unref(w->items);
+	g_array_unref(w->msgs);
+	g_ptr_array_unref(w->authors);
+}
+
+/* The key of finding f of author's patch (borrowed from both). */
+static void finding_key(const struct pw_finding *f, const char *author,
+			struct pw_voice_key *k)
+{
+	k->author = author;
+	k->rule = f->rule ? f->rule : "";
+	k->file = f->file ? f->file : "";
+	/* A finding that quotes no line is told apart by what it says. */
+	k->added = f->added_line ? f->added_line :
+		f->message ? f->message : "";
+}
+
+/* The key of item i of w. */
+static void key_of(const struct said *w, guint i, struct pw_voice_key *k)
+{
+	finding_key(g_array_index(w->items, struct pw_reply_item, i).f,
+		    w->authors->pdata[i], k);
+}
+
+/* "RULE\tFILE\tADDED" of k: what tells one finding from another on
+ * another version (a new string). */
+static char *key_text(const struct pw_voice_key *k)
+{
+	return g_strdup_printf("%s\t%s\t%s", k->rule, k->file, k->added);
+}
+
+/*
+ * Adds the findings shown in pf (message pf->m) to w, each labelled
+ * with its patch's subject when label; with fresh, only those no reply
+ * reported to the same author before.  Every one shown, new or not,
+ * goes into seen (key_text(), when not NULL).
+ */
+static enum pw_status said_add(struct pw_db *db, struct said *w,
+			       const struct pw_reply_patch_facts *pf,
+			       bool label, bool fresh, GHashTable *seen_keys)
+{
+	char *author = g_ascii_strdown(pw_mail_poster_addr(pf->m->mail), -1);
+	enum pw_status st = PW_OK;
+	guint i;
+
+	for (i = 0; !st && i < pf->shown->len; i++) {
+		struct pw_reply_item it = { g_ptr_array_index(pf->shown, i),
+					    label ? pf->m->mail->subject : NULL };
+		struct pw_voice_key k;
+		bool seen = false;
+
+		g_array_append_val(w->items, it);
+		g_array_append_val(w->msgs, pf->m->id);
+		g_ptr_array_add(w->authors, g_strdup(author));
+		key_of(w, w->items->len - 1, &k);
+		if (seen_keys)
+			g_hash_table_add(seen_keys, key_text(&k));
+		if (fresh)
+			st = pw_db_voice_reported(db, &k, &seen);
+		if (seen) {
+			g_array_set_size(w->items, w->items->len - 1);
+			g_array_set_size(w->msgs, w->msgs->len - 1);
+			g_ptr_array_set_size(w->authors, w->authors->len - 1);
+		}
+	}
+	g_free(author);
+	return st;
+}
+
+/* Adds the key_text() of every finding shown in pf to keys. */
+static void keys_add(const struct pw_reply_patch_facts *pf, GHashTable *keys)
+{
+	char *author = g_ascii_strdown(pw_mail_poster_addr(pf->m->mail), -1);
+	guint i;
+
+	for (i = 0; i < pf->shown->len; i++) {
+		struct pw_voice_key k;
+
+		finding_key(g_ptr_array_index(pf->shown, i), author, &k);
+		g_hash_table_add(keys, key_text(&k));
+	}
+	g_free(author);
+}
+
+/* Records what reply row id reported (nothing when none was stored). */
+static enum pw_status said_record(struct pw_db *db, const struct said *w,
+				  int64_t id)
+{
+	enum pw_status st = PW_OK;
+	guint i;
+
+	for (i = 0; id && !st && i < w->items->len; i++) {
+		struct pw_voice_key k;
+
+		key_of(w, i, &k);
+		st = pw_db_voice_record(db, id, g_array_index(w->msgs, int64_t, i),
+					&k);
+	}
+	return st;
+}
+
+/*
+ * Decides about the reply of the given kind to m, listing what w says,
+ * under key, and queues it, recording what it reports.  held, when not
+ * NULL, suppresses it whatever the etiquette says.  files_of: the
+ * message whose touched files name maintainers (0: m's own); fixed:
+ * the sentence on what this version fixed, or NULL.
  */
 static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 			     const struct pw_outbox_msg *m, const char *kind,
-			     const char *key, const struct pw_reply_item *items,
-			     size_t n, const char *held)
+			     const char *key, const struct said *w,
+			     const char *held, int64_t files_of,
+			     const char *fixed, int64_t now)
 {
-	int64_t now = (int64_t)time(NULL);
 	struct pw_etiquette_verdict v = { 0 };
 	struct pw_etiquette_facts f;
 	struct pw_etiquette_rules r;
 	struct pw_reply_rcpt rc = { 0 };
 	char *automated = NULL;
 	enum pw_status st;
+	int64_t id = 0;
 
 	rules_of(cfg, &r);
 	st = gather(db, cfg, m, PW_ETIQUETTE_PATCH, now, &f, &automated);
 	if (st)
 		goto out;
 	f.held = held;
-	st = pw_reply_queue_recipients(db, cfg, m,
+	st = pw_reply_queue_recipients(db, cfg, m, files_of,
 				       pw_etiquette_copy_author(&f, &r, now), &rc);
 	if (st)
 		goto out;
@@ -175,8 +320,11 @@ static enum pw_status answer(struct pw_db *db, const struct pw_config *cfg,
 	if (v.act == PW_ETIQUETTE_NO_ADDRESS)
 		pw_warn("message %s: no usable address to reply to", m->mail->msgid);
 	else
-		st = pw_reply_queue_patch(db, cfg, m, kind, key, &rc, items, n,
-					  v.reason);
+		st = pw_reply_queue_patch(db, cfg, m, kind, key, &rc,
+					  (const struct pw_reply_item *)(void *)w->items->data,
+					  w->items->len, fixed, v.reason, now, &id);
+	if (!st)
+		st = said_record(db, w, id);
 out:
 	pw_etiquette_verdict_release(&v);
 	pw_reply_rcpt_release(&rc);
@@ -188,14 +336,15 @@ static enum pw_status answer_patch(struct pw_db *db, const struct pw_config *cfg
 				   int64_t message_id, const char *forced_hold)
 {
 	struct pw_reply_patch_facts pf;
-	struct pw_reply_item *items = NULL;
+	struct said w;
 	char *key = NULL;
 	enum pw_status st;
 	bool found, answered;
-	guint i;
 
+	said_init(&w);
 	st = pw_reply_queue_read(db, message_id, cfg->reply_min_severity, &pf,
 				 &found);
+	g_array_append_val(w.facts, pf);
 	if (!st && !found) {
 		pw_warn("no message %" G_GINT64_FORMAT " to answer", message_id);
 		st = PW_ERR_INPUT;
@@ -204,19 +353,17 @@ static enum pw_status answer_patch(struct pw_db *db, const struct pw_config *cfg
 		goto out;
 	key = g_strdup_printf("msg:%s", pf.m->mail->msgid);
 	st = pw_db_outbox_answered(db, key, &answered);
+	if (!st && !answered)
+		st = said_add(db, &w, &pf, false, false, NULL);
 	if (st || answered)
 		goto out;
-	items = g_new0(struct pw_reply_item, pf.shown->len);
-	for (i = 0; i < pf.shown->len; i++)
-		items[i].f = g_ptr_array_index(pf.shown, i);
-	st = answer(db, cfg, pf.m, "patch", key, items, pf.shown->len,
-		    forced_hold);
+	st = answer(db, cfg, pf.m, "patch", key, &w, forced_hold, 0, NULL,
+		    clock_of(cfg, pf.m->mail->date));
 out:
 	if (st && st != PW_ERR_INPUT)
 		pw_error("queueing the reply to message %" G_GINT64_FORMAT ": %s",
 			 message_id, pw_db_errmsg(db));
-	g_free(items);
-	pw_reply_patch_facts_release(&pf);
+	said_release(&w);
 	g_free(key);
 	return st;
 }
@@ -242,7 +389,7 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 {
 	char *key = g_strdup_printf("flood:%s", f->key);
 	char *why = g_strdup_printf("superseded by the summary of flood %s", f->key);
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_of(cfg, f->last_seen);
 	struct pw_etiquette_verdict v = { 0 };
 	struct pw_etiquette_facts ef = { .kind = PW_ETIQUETTE_FLOOD };
 	struct pw_etiquette_rules r;
@@ -295,13 +442,285 @@ static char *flood_member(int64_t flood_id)
 			       ": answered once, for the whole flood", flood_id);
 }
 
+/* Whether the patch pf is one of a FLOOD (it has the finding): the
+ * flood's summary answers it.  A list that switches FLOOD off has
+ * none. */
+static bool in_flood(const struct pw_reply_patch_facts *pf)
+{
+	guint i;
+
+	for (i = 0; pf->all && i < pf->all->len; i++)
+		if (!strcmp(((struct pw_finding *)pf->all->pdata[i])->rule,
+			    pw_rule_at(PW_R_FLOOD)->id))
+			return true;
+	return false;
+}
+
+/*
+ * The sentence on what series_id (of version version, whose findings
+ * shown are now_keys, key_text()) fixed of what replies reported on the
+ * newest earlier version of its lineage that was told anything: into
+ * *out (new), NULL when no earlier version was told anything.
+ */
+static enum pw_status fixed_of(struct pw_db *db, int64_t series_id,
+			       int version, GHashTable *now_keys, char **out)
+{
+	GArray *earlier = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GPtrArray *told = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *rules = g_ptr_array_new();
+	struct pw_voice_series es = { 0 };
+	enum pw_status st;
+	guint i, k, fixed = 0;
+	GString *names;
+
+	*out = NULL;
+	st = pw_db_lineage_earlier(db, series_id, earlier);
+	for (i = 0; !st && i < earlier->len && !told->len; i++) {
+		st = pw_db_voice_series_reported(db, g_array_index(earlier,
+								   int64_t, i),
+						 told);
+		if (!st && told->len)
+			st = pw_db_voice_series(db, g_array_index(earlier,
+								  int64_t, i),
+						&es);
+	}
+	if (st || !told->len)
+		goto out;
+	for (i = 0; i + 2 < told->len; i += 3) {
+		struct pw_voice_key k3 = { NULL, told->pdata[i],
+					   told->pdata[i + 1],
+					   told->pdata[i + 2] };
+		char *t = key_text(&k3);
+		bool seen = false;
+
+		if (!g_hash_table_contains(now_keys, t)) {
+			fixed++;
+			for (k = 0; k < rules->len; k++)
+				seen |= !strcmp(rules->pdata[k], told->pdata[i]);
+			if (!seen)
+				g_ptr_array_add(rules, told->pdata[i]);
+		}
+		g_free(t);
+	}
+	names = g_string_new(NULL);
+	for (k = 0; k < rules->len && k < 3; k++)
+		g_string_append_printf(names, "%s%s", k ? ", " : "",
+				       (const char *)rules->pdata[k]);
+	if (rules->len > 3)
+		g_string_append(names, ", ...");
+	if (fixed)
+		*out = g_strdup_printf("Thanks for v%d: it fixes %u of the %u"
+				       " findings reported on v%d (%s); only what"
+				       " is new in it follows.", version, fixed,
+				       told->len / 3, es.version, names->str);
+	else
+		*out = g_strdup_printf("v%d still has the %u findings reported on"
+				       " v%d; they are not repeated here, only"
+				       " what is new in it follows.", version,
+				       told->len / 3, es.version);
+	g_string_free(names, TRUE);
+out:
+	g_array_unref(earlier);
+	g_ptr_array_unref(told);
+	g_ptr_array_unref(rules);
+	return st;
+}
+
+/*
+ * One voice per series version: answers series_id (0: the lone patch
+ * message_id) with one reply threaded to its cover letter, or to its
+ * first patch when it has none, listing the findings of its patches
+ * that no reply reported to their author before.  A patch of a FLOOD
+ * and an identical copy of a patch already answered add nothing.  When
+ * the series was answered already (message_id came after the reply,
+ * its wait over), message_id is answered alone, for what is new in it.
+ */
+static enum pw_status answer_series(struct pw_db *db,
+				    const struct pw_config *cfg,
+				    int64_t series_id, int64_t message_id,
+				    int64_t now)
+{
+	GArray *members = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	GHashTable *now_keys = g_hash_table_new_full(g_str_hash, g_str_equal,
+						     g_free, NULL);
+	struct pw_voice_series ss = { 0 };
+	struct pw_outbox_msg *target = NULL;
+	const char *kind = "patch";
+	char *key = NULL, *fixed = NULL;
+	enum pw_status st = PW_OK;
+	int64_t target_id = message_id;
+	bool found, answered = false, label;
+	struct said w;
+	guint i;
+
+	said_init(&w);
+	if (series_id)
+		st = pw_db_voice_series(db, series_id, &ss);
+	if (!st && series_id)
+		st = pw_db_voice_members(db, series_id, members);
+	if (st)
+		goto out;
+	if (members->len > 1 || (ss.cover && members->len)) {
+		target_id = ss.cover ? ss.cover : ss.first;
+		kind = "series";
+	} else {
+		g_array_set_size(members, 0);
+		g_array_append_val(members, message_id);
+	}
+	st = pw_db_outbox_message(db, target_id, &target, &found);
+	if (st || !found)
+		goto out;
+	key = g_strdup_printf("%s:%s", !strcmp(kind, "series") ? "series" :
+			      "msg", target->mail->msgid);
+	st = pw_db_outbox_answered(db, key, &answered);
+	if (!st && answered && !strcmp(kind, "series")) {
+		/* A late patch of a series answered already. */
+		g_array_set_size(members, 0);
+		g_array_append_val(members, message_id);
+		pw_outbox_msg_free(target);
+		target = NULL;
+		kind = "patch";
+		target_id = message_id;
+		st = pw_db_outbox_message(db, target_id, &target, &found);
+		if (st || !found)
+			goto out;
+		g_free(key);
+		key = g_strdup_printf("msg:%s", target->mail->msgid);
+		st = pw_db_outbox_answered(db, key, &answered);
+	}
+	if (st || answered)
+		goto out;
+	label = !strcmp(kind, "series");
+	for (i = 0; !st && i < members->len; i++) {
+		int64_t msg = g_array_index(members, int64_t, i);
+		struct pw_reply_patch_facts pf;
+		bool skip = false;
+
+		st = pw_db_voice_copy_answered(db, msg, &skip);
+		if (!st)
+			st = pw_reply_queue_read(db, msg, cfg->reply_min_severity,
+						 &pf, &found);
+		else
+			memset(&pf, 0, sizeof(pf));
+		g_array_append_val(w.facts, pf);
+		/* An identical copy of a patch answered adds nothing, but
+		 * what it still carries is not fixed. */
+		if (!st && found && skip)
+			keys_add(&pf, now_keys);
+		else if (!st && found && !in_flood(&pf))
+			st = said_add(db, &w, &pf, label, true, now_keys);
+	}
+	if (st || !w.items->len)
+		goto out;
+	if (series_id)
+		st = fixed_of(db, series_id, ss.version, now_keys, &fixed);
+	if (st)
+		goto out;
+	st = answer(db, cfg, target, kind, key, &w, NULL,
+		    label && ss.first ? ss.first : 0, fixed, now);
+out:
+	if (st)
+		pw_error("queueing the reply to series %" G_GINT64_FORMAT
+			 " (message %" G_GINT64_FORMAT "): %s", series_id,
+			 message_id, pw_db_errmsg(db));
+	said_release(&w);
+	pw_outbox_msg_free(target);
+	g_array_unref(members);
+	g_hash_table_destroy(now_keys);
+	g_free(key);
+	g_free(fixed);
+	return st;
+}
+
+/*
+ * The reply to a patch of series_id (0: none): now when the series is
+ * whole (every patch its counters announce is stored) or was answered
+ * already, else it waits for the rest, PW_REPLY_SERIES_WAIT at most
+ * (pw_reply_policy_release_waiting()).
+ */
+static enum pw_status reply_voice(struct pw_db *db, const struct pw_config *cfg,
+				  int64_t message_id, int64_t series_id,
+				  int64_t date, int64_t now)
+{
+	/* The wait runs from the patch's Date: the patches of a series
+	 * are dated together, and mail read long after it was sent (an
+	 * archive, a queue that was down) has nothing more to wait for. */
+	int64_t since = date > 0 && date < now ? date : now;
+	struct pw_voice_series ss = { 0 };
+	enum pw_status st;
+	int answered;
+
+	/* Replayed (preview), time passes with the mail: a series whose
+	 * wait ran out before this patch's Date is answered first.  Live,
+	 * the end of the source read and the service do it, so that a
+	 * series read in one go is answered in one go. */
+	st = cfg->reply_replay ?
+		pw_reply_policy_release_waiting(db, cfg, now, &answered) : PW_OK;
+	if (!st && series_id)
+		st = pw_db_voice_series(db, series_id, &ss);
+	if (st)
+		return st;
+	if (series_id && ss.total > 1 && ss.have < ss.total) {
+		bool done = false;
+		char *key = NULL;
+		struct pw_outbox_msg *t = NULL;
+		bool found;
+
+		/* Answered already (its wait ran out): the late patch is
+		 * answered alone. */
+		st = pw_db_outbox_message(db, ss.cover ? ss.cover : ss.first, &t,
+					  &found);
+		if (!st && found) {
+			key = g_strdup_printf("series:%s", t->mail->msgid);
+			st = pw_db_outbox_answered(db, key, &done);
+		}
+		pw_outbox_msg_free(t);
+		g_free(key);
+		if (st)
+			return st;
+		if (!done)
+			return pw_db_voice_wait(db, series_id, since);
+	}
+	st = answer_series(db, cfg, series_id, message_id, now);
+	if (!st && series_id)
+		st = pw_db_voice_unwait(db, series_id);
+	return st;
+}
+
+enum pw_status pw_reply_policy_release_waiting(struct pw_db *db,
+					       const struct pw_config *cfg,
+					       int64_t now, int *answered)
+{
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	enum pw_status st;
+	guint i;
+
+	*answered = 0;
+	st = pw_db_voice_waiting(db, now - PW_REPLY_SERIES_WAIT, ids);
+	for (i = 0; !st && i < ids->len; i++) {
+		int64_t series_id = g_array_index(ids, int64_t, i);
+		struct pw_voice_series ss;
+
+		st = pw_db_voice_series(db, series_id, &ss);
+		if (!st && ss.first)
+			st = answer_series(db, cfg, series_id, ss.first, now);
+		if (!st)
+			st = pw_db_voice_unwait(db, series_id);
+		*answered += !st && ss.first;
+	}
+	g_array_unref(ids);
+	return st;
+}
+
 /*
  * A patch of a flood gets no reply of its own (held, with the reason,
  * so that it stays visible); the flood gets one summary, queued by the
- * patch that made it one.
+ * patch that made it one, and the checks Patchwork has of its members
+ * are posted again: they now fail for the flood.
  */
 static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
-				  int64_t flood_id, int64_t message_id)
+				  int64_t flood_id, int64_t message_id,
+				  int64_t series_id, int64_t date, int64_t now)
 {
 	struct pw_flood_info info;
 	GArray *members;
@@ -317,7 +736,9 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 		/* A large series sent properly, threaded under a cover
 		 * letter: its finding is stored, its patches are answered
 		 * as any other patch is. */
-		return pw_reply_policy_answer(db, cfg, message_id);
+		return cfg->reply_per_patch ?
+			pw_reply_policy_answer(db, cfg, message_id) :
+			reply_voice(db, cfg, message_id, series_id, date, now);
 	s = pw_db_flood_mark_reported(db, flood_id, &already);
 	if (s)
 		return s;
@@ -327,9 +748,20 @@ static enum pw_status reply_flood(struct pw_db *db, const struct pw_config *cfg,
 			return s;
 		s = pw_db_flood_members(db, flood_id, &members);
 		if (!s) {
-			s = pw_reply_policy_answer_flood(db, cfg, &info,
-							 (const int64_t *)(void *)members->data,
+			const int64_t *ids = (const int64_t *)(void *)members->data;
+			char *repost = g_strdup_printf("posted again: flood %"
+						       G_GINT64_FORMAT " of %s"
+						       " found after it was posted",
+						       flood_id, info.sender_addr);
+			int n = 0;
+
+			s = pw_reply_policy_answer_flood(db, cfg, &info, ids,
 							 members->len);
+			if (!s)
+				s = pw_patchwork_requeue_messages(db, cfg, ids,
+								  members->len,
+								  repost, &n);
+			g_free(repost);
 			g_array_unref(members);
 		}
 		pw_db_flood_info_release(&info);
@@ -346,19 +778,37 @@ enum pw_status pw_reply_policy_new_patch(struct pw_db *db,
 					 const struct pw_config *cfg,
 					 int64_t message_id,
 					 const struct pw_mail *m,
-					 int64_t flood_id, bool flood_rule_on)
+					 int64_t flood_id, bool flood_rule_on,
+					 int64_t series_id)
 {
-	/* A list that switches FLOOD off answers its patches one by one;
-	 * mail a machine sent is never answered nor held for a flood it
+	int64_t now = clock_of(cfg, m->date);
+	enum pw_status st;
+	int released, folded;
+
+	/* Replayed (preview), the undecided replies whose flood window
+	 * closed before this patch's Date are decided first, as the
+	 * service would have. */
+	if (cfg->reply_replay) {
+		st = pw_reply_policy_release_undecided(db, cfg, now, &released,
+							&folded);
+		if (st)
+			return st;
+	}
+	/* Mail a machine sent is never answered nor held for a flood it
 	 * takes no part in (the answer stores why). */
-	if (!flood_rule_on || m->automated)
+	if (m->automated)
 		return pw_reply_policy_answer(db, cfg, message_id);
-	if (flood_id)
-		return reply_flood(db, cfg, flood_id, message_id);
-	if (m->tags.total >= cfg->flood_count && !m->in_reply_to &&
-	    !(m->references && m->references[0]))
+	/* A list that switches FLOOD off answers its patches as if no
+	 * flood were ever found. */
+	if (flood_rule_on && flood_id)
+		return reply_flood(db, cfg, flood_id, message_id, series_id,
+				   m->date, now);
+	if (flood_rule_on && m->tags.total >= cfg->flood_count &&
+	    !m->in_reply_to && !(m->references && m->references[0]))
 		return pw_reply_policy_hold(db, cfg, message_id, PW_HOLD_UNDECIDED);
-	return pw_reply_policy_answer(db, cfg, message_id);
+	if (cfg->reply_per_patch)
+		return pw_reply_policy_answer(db, cfg, message_id);
+	return reply_voice(db, cfg, message_id, series_id, m->date, now);
 }
 
 /* One undecided reply whose window has closed. */

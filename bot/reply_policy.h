@@ -26,20 +26,47 @@
 #include "db/flood.h"
 
 /*
+ * How long, in seconds, the reply to a series waits for the rest of
+ * its patches: then it answers what arrived, and a later patch is
+ * answered alone for what is new in it.
+ */
+#define PW_REPLY_SERIES_WAIT 3600
+
+/*
  * Decides about the reply to a patch just stored (message row
- * message_id, parsed as m) that was not read while backfilling: for a
- * member of flood flood_id (0: none), the flood's one summary and a
- * held reply; for an unthreaded patch of a series announced as large, a
- * held reply until it is clear whether it is a flood; else
- * pw_reply_policy_answer(); when the list switches FLOOD off
- * (flood_rule_on false), always the latter.  Call it after the patch's findings and
- * flood membership are stored (ingest --reply, the daemon).
+ * message_id of series series_id, 0: none, parsed as m) that was not
+ * read while backfilling: for a member of flood flood_id (0: none), the
+ * flood's one summary and a held reply (and the checks Patchwork has of
+ * its members posted again); for an unthreaded patch of a series
+ * announced as large, a held reply until it is clear whether it is a
+ * flood; when the list switches FLOOD off (flood_rule_on false), as if
+ * there were no flood.  Else one voice per series version: one reply
+ * to the whole series once every patch it announces is stored (or
+ * PW_REPLY_SERIES_WAIT after its first patch came), threaded to its
+ * cover letter (or first patch), listing only findings no reply
+ * reported to their author before (on an earlier version, or an
+ * identical copy); nothing when none is left.  With [reply] per patch
+ * (cfg->reply_per_patch, preview's comparison) each patch is answered
+ * on its own, pw_reply_policy_answer().  Call it after the patch's
+ * findings, series and flood membership are stored (ingest --reply,
+ * the daemon).
  */
 enum pw_status pw_reply_policy_new_patch(struct pw_db *db,
 					 const struct pw_config *cfg,
 					 int64_t message_id,
 					 const struct pw_mail *m,
-					 int64_t flood_id, bool flood_rule_on);
+					 int64_t flood_id, bool flood_rule_on,
+					 int64_t series_id);
+
+/*
+ * Answers the series whose reply has waited PW_REPLY_SERIES_WAIT or
+ * longer at time now for patches that did not come (counted in
+ * *answered).  The service calls it as it goes; a patch that arrives
+ * calls it too.
+ */
+enum pw_status pw_reply_policy_release_waiting(struct pw_db *db,
+					       const struct pw_config *cfg,
+					       int64_t now, int *answered);
 
 /* Why the reply to an unthreaded patch of a series announced as large
  * is held (pw_reply_policy_new_patch()). */

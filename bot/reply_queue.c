@@ -14,12 +14,13 @@
 #include "bot/pubinbox.h"
 #include "checks/maintainers.h"
 #include "db/identity.h"
+#include "db/voice.h"
 
 #define MAX_CC 20		/* Cc addresses a reply carries, at most */
 
 /* The bot as its replies present it, from [smtp] from and [reply]. */
 static void self_init(struct pw_reply_self *me, const struct pw_config *cfg,
-		      const char *msgid)
+		      const char *msgid, int64_t now)
 {
 	memset(me, 0, sizeof(*me));
 	/* [smtp] from was read and checked with the configuration. */
@@ -29,7 +30,7 @@ static void self_init(struct pw_reply_self *me, const struct pw_config *cfg,
 	me->reply_to = cfg->reply_to;
 	me->dashboard_url = cfg->dashboard_url;
 	me->msgid = msgid;
-	me->date = (int64_t)time(NULL);
+	me->date = now;
 }
 
 /* Whether addr is the posting address a List-Id names, as
@@ -94,7 +95,8 @@ static void add_addr(GPtrArray *v, const char *addr, const char *skip,
 {
 	guint i;
 
-	if (!addr || !pw_reply_addr_ok(addr) ||
+	/* No one reads a no-reply address: it gets no copy. */
+	if (!addr || !pw_reply_addr_ok(addr) || pw_reply_addr_noreply(addr) ||
 	    (skip && !g_ascii_strcasecmp(addr, skip)) ||
 	    !g_ascii_strcasecmp(addr, bot) || v->len >= max)
 		return;
@@ -402,7 +404,7 @@ static enum pw_status recipients(struct pw_db *db, const struct pw_config *cfg,
 enum pw_status pw_reply_queue_recipients(struct pw_db *db,
 					 const struct pw_config *cfg,
 					 const struct pw_outbox_msg *m,
-					 bool cc_author,
+					 int64_t files_of, bool cc_author,
 					 struct pw_reply_rcpt *rc)
 {
 	const struct pw_mail *mail = m->mail;
@@ -432,7 +434,7 @@ enum pw_status pw_reply_queue_recipients(struct pw_db *db,
 	}
 	return recipients(db, cfg, m->lists, pw_mail_poster_addr(mail), author,
 			  mail->recipients, pw_identity_cc_arbitrary(auth),
-			  m->id, rc);
+			  files_of ? files_of : m->id, rc);
 }
 
 void pw_reply_queue_flood_recipients(const struct pw_config *cfg,
@@ -521,13 +523,13 @@ enum pw_status pw_reply_queue_store(struct pw_db *db, const char *kind,
 static enum pw_status store(struct pw_db *db, const char *kind,
 			    const char *key, int64_t message_id,
 			    const char *mail_from, const struct pw_reply *r,
-			    const char *in_reply_to, const char *hold)
+			    const char *in_reply_to, const char *hold,
+			    int64_t now, int64_t *id)
 {
 	bool added;
 
 	return pw_reply_queue_store(db, kind, key, message_id, mail_from, r,
-				    in_reply_to, hold, (int64_t)time(NULL),
-				    NULL, &added);
+				    in_reply_to, hold, now, id, &added);
 }
 
 /*
@@ -539,7 +541,7 @@ static void compose_patch(const struct pw_config *cfg,
 			  const struct pw_outbox_msg *m, const char *kind,
 			  const struct pw_reply_rcpt *rc,
 			  const struct pw_reply_item *items, size_t n,
-			  struct pw_reply **r)
+			  const char *fixed, int64_t now, struct pw_reply **r)
 {
 	const struct pw_mail *mail = m->mail;
 	struct pw_reply_self me;
@@ -549,9 +551,10 @@ static void compose_patch(const struct pw_config *cfg,
 				       mail->recipients);
 
 	*r = NULL;
-	self_init(&me, cfg, msgid);
+	self_init(&me, cfg, msgid, now);
 	if (rc)
 		me.maintainers = (const char *const *)rc->maintainers;
+	me.fixed = fixed;
 	if (pw_reply_patch(&me, mail, rc ? (const char *const *)rc->cc : NULL,
 			   list_addr, items, n, r, &err))
 		pw_warn("message %s: cannot compose a reply: %s", mail->msgid, err);
@@ -566,17 +569,19 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const char *kind, const char *key,
 				    const struct pw_reply_rcpt *rc,
 				    const struct pw_reply_item *items, size_t n,
-				    const char *hold)
+				    const char *fixed, const char *hold,
+				    int64_t now, int64_t *id)
 {
 	struct pw_reply *r = NULL;
 	enum pw_status st;
 
-	compose_patch(cfg, m, kind, rc, items, n, &r);
+	*id = 0;
+	compose_patch(cfg, m, kind, rc, items, n, fixed, now, &r);
 	/* Nothing to store when the message cannot be answered. */
 	if (!r)
 		return PW_OK;
 	st = store(db, kind, key, m->id, cfg->from_addr, r,
-		   m->mail->msgid_derived ? NULL : m->mail->msgid, hold);
+		   m->mail->msgid_derived ? NULL : m->mail->msgid, hold, now, id);
 	pw_reply_free(r);
 	return st;
 }
@@ -596,7 +601,7 @@ enum pw_status pw_reply_queue_refresh(struct pw_db *db,
 	bool decided = false, found = false, cc_author = false;
 	const void *raw;
 	gsize len;
-	guint i;
+	guint i, n = 0;
 
 	*dropped = false;
 	memset(&pf, 0, sizeof(pf));
@@ -619,13 +624,33 @@ enum pw_status pw_reply_queue_refresh(struct pw_db *db,
 	was = g_strsplit(row->recipients ? row->recipients : "", "\n", -1);
 	for (i = 0; mail->sender_addr && *mail->from_addr && was[i]; i++)
 		cc_author |= !g_ascii_strcasecmp(was[i], mail->from_addr);
-	st = pw_reply_queue_recipients(db, cfg, pf.m, cc_author, &rc);
+	st = pw_reply_queue_recipients(db, cfg, pf.m, 0, cc_author, &rc);
 	if (st)
 		goto out;
 	items = g_new0(struct pw_reply_item, pf.shown->len);
-	for (i = 0; i < pf.shown->len; i++)
-		items[i].f = g_ptr_array_index(pf.shown, i);
-	compose_patch(cfg, pf.m, row->kind, &rc, items, pf.shown->len, &r);
+	for (i = 0; !st && i < pf.shown->len; i++) {
+		const struct pw_finding *f = g_ptr_array_index(pf.shown, i);
+		struct pw_voice_key k = {
+			NULL, f->rule, f->file ? f->file : "",
+			f->added_line ? f->added_line : f->message ? f->message : "",
+		};
+		bool told = true, any = false;
+
+		/* Only what it reported when composed: a finding reported
+		 * before, on another version, is not mailed again. */
+		st = pw_db_voice_row_told(db, row->id, row->message_id, &k,
+					  &told, &any);
+		if (!st && (told || !any))
+			items[n++].f = f;
+	}
+	if (st)
+		goto out;
+	if (!n) {
+		*dropped = true;
+		goto out;
+	}
+	compose_patch(cfg, pf.m, row->kind, &rc, items, n, NULL,
+		      (int64_t)time(NULL), &r);
 	if (!r)
 		goto out;
 	rcpts = g_strjoinv("\n", r->rcpt);
@@ -657,7 +682,7 @@ enum pw_status pw_reply_queue_flood(struct pw_db *db,
 	char *list_addr = list_address(cfg, f->lists, NULL, NULL);
 	enum pw_status st;
 
-	self_init(&me, cfg, msgid);
+	self_init(&me, cfg, msgid, (int64_t)time(NULL));
 	if (rc)
 		me.maintainers = (const char *const *)rc->maintainers;
 	st = pw_reply_flood(&me, f, list_addr, &r, &err);
@@ -667,7 +692,8 @@ enum pw_status pw_reply_queue_flood(struct pw_db *db,
 		goto out;
 	}
 	st = store(db, "flood", key, 0, me.addr, r,
-		   pw_reply_msgid_ok(f->first_msgid) ? f->first_msgid : NULL, hold);
+		   pw_reply_msgid_ok(f->first_msgid) ? f->first_msgid : NULL, hold,
+		   (int64_t)time(NULL), NULL);
 out:
 	pw_reply_free(r);
 	g_free(err);

@@ -65,7 +65,9 @@ struct pw_reply_rcpt {
 void pw_reply_rcpt_release(struct pw_reply_rcpt *rc);
 
 /*
- * Fills *rc for the reply to m.  cc_author: whether the author, when
+ * Fills *rc for the reply to m; the files it touches are those of the
+ * patch of message files_of (0: m's own; a series reply threaded to
+ * its cover letter names its first patch).  cc_author: whether the author, when
  * someone else posted the patch (the reply then goes To that sender),
  * may be copied (the per-recipient limit allows it).  May read the
  * stored message again for the files it touches (only where a list
@@ -75,7 +77,7 @@ void pw_reply_rcpt_release(struct pw_reply_rcpt *rc);
 enum pw_status pw_reply_queue_recipients(struct pw_db *db,
 					 const struct pw_config *cfg,
 					 const struct pw_outbox_msg *m,
-					 bool cc_author,
+					 int64_t files_of, bool cc_author,
 					 struct pw_reply_rcpt *rc);
 
 /*
@@ -118,10 +120,12 @@ enum pw_status pw_reply_queue_store(struct pw_db *db, const char *kind,
 /*
  * Composes the reply of kind ("patch" or "series") to m listing the n
  * findings of items, to the recipients rc names (NULL: the author
- * alone), and stores it under key (what it answers, unique): pending,
- * or suppressed with the reason hold when hold is not NULL.  A reply
- * that cannot be composed (an unusable address) is reported and not
- * stored; that is no error.  May run inside the caller's transaction.
+ * alone), saying fixed (or NULL: pw_reply_self), and stores it under
+ * key (what it answers, unique): pending, or suppressed with the reason
+ * hold when hold is not NULL, created (and dated) now.  *id receives the new row's id, 0 when
+ * none was stored: a reply that cannot be composed (an unusable
+ * address) is reported and not stored, and that is no error; nor is one
+ * answering key already.  May run inside the caller's transaction.
  */
 enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const struct pw_config *cfg,
@@ -129,13 +133,15 @@ enum pw_status pw_reply_queue_patch(struct pw_db *db,
 				    const char *kind, const char *key,
 				    const struct pw_reply_rcpt *rc,
 				    const struct pw_reply_item *items, size_t n,
-				    const char *hold);
+				    const char *fixed, const char *hold,
+				    int64_t now, int64_t *id);
 
 /*
  * Brings row (a stored reply claimed for sending) up to date with the
  * maintainers' decisions taken since it was composed: a patch reply
  * whose findings were marked wrong or ignored meanwhile is composed
- * again, from the findings still open, with the same Message-ID, and
+ * again, from the findings still open that it reported (none reported
+ * before to the same author comes back), with the same Message-ID, and
  * its row rewritten; *dropped is set when none is left, and then the
  * caller sends nothing.  Other rows, and rows no decision touched, are
  * left as they are.

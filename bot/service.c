@@ -246,7 +246,7 @@ static bool replies(struct service *sv)
 {
 	struct pw_reply_send_opts so = { .stop = &pw_stop_requested };
 	struct pw_reply_send_stats ost = { 0 };
-	int released = 0, folded = 0;
+	int released = 0, folded = 0, waited = 0;
 	enum pw_status st;
 	char *err = NULL;
 
@@ -255,6 +255,9 @@ static bool replies(struct service *sv)
 		st = pw_reply_policy_release_undecided(sv->db, sv->cfg,
 						       (int64_t)time(NULL),
 						       &released, &folded);
+	if (!st)
+		st = pw_reply_policy_release_waiting(sv->db, sv->cfg,
+						     (int64_t)time(NULL), &waited);
 	if (!st)
 		st = pw_db_commit(sv->db);
 	if (st) {
@@ -265,6 +268,9 @@ static bool replies(struct service *sv)
 	if (released || folded)
 		pw_info("outbox: flood window closed: %d held replies released,"
 			" %d answered by their flood's summary", released, folded);
+	if (waited)
+		pw_info("outbox: %d series answered without their missing"
+			" patches", waited);
 	pw_digest_service(sv->db, sv->cfg, (int64_t)time(NULL));
 	if (pw_reply_send_due(sv->db, sv->cfg, &so, &ost, &err)) {
 		pw_warn("outbox: %s; the replies wait for the next send",

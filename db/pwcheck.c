@@ -101,6 +101,18 @@ enum pw_status pw_db_pwcheck_list(struct pw_db *db, const char *state,
 	return pw_db_read_rows(db, st, read_any, out);
 }
 
+enum pw_status pw_db_pwcheck_of_message(struct pw_db *db, int64_t message_id,
+					const char *state, GPtrArray *out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT " ROW_COLUMNS " FROM pwcheck WHERE message = ?1"
+		" AND (?2 IS NULL OR state = ?2) ORDER BY id");
+
+	sqlite3_bind_int64(st, 1, message_id);
+	pw_db_bind_text(st, 2, state);
+	return pw_db_read_rows(db, st, read_any, out);
+}
+
 enum pw_status pw_db_pwcheck_due(struct pw_db *db, int64_t now, bool all,
 				 int limit, GArray *ids)
 {

@@ -68,6 +68,10 @@ enum pw_status pw_db_pwcheck_get(struct pw_db *db, int64_t id,
 enum pw_status pw_db_pwcheck_list(struct pw_db *db, const char *state,
 				  GPtrArray *out);
 
+/* pw_db_pwcheck_list() for the rows of message message_id only. */
+enum pw_status pw_db_pwcheck_of_message(struct pw_db *db, int64_t message_id,
+					const char *state, GPtrArray *out);
+
 /*
  * Appends to ids (a GArray of int64_t) up to limit (<= 0: no limit)
  * pending rows due at or before now (every pending row when all),

@@ -1217,6 +1217,32 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS series_signed ("
 	"  series INTEGER PRIMARY KEY REFERENCES series(id) ON DELETE CASCADE"
 	");",
+	/*
+	 * One voice per series version (db/voice.c): what each reply
+	 * reported, keyed as a finding is recognised again on another
+	 * version or copy (its author, rule, file and added line); the
+	 * series whose reply waits for the series to be whole; patch-ids
+	 * looked up by message, to tell an identical copy of an answered
+	 * patch.
+	 */
+	"CREATE TABLE IF NOT EXISTS reply_item ("
+	"  outbox INTEGER NOT NULL REFERENCES outbox(id) ON DELETE CASCADE,"
+	"  message INTEGER NOT NULL,"
+	"  author TEXT NOT NULL,"
+	"  rule TEXT NOT NULL,"
+	"  file TEXT NOT NULL DEFAULT '',"
+	"  added TEXT NOT NULL DEFAULT ''"
+	");"
+	"CREATE INDEX IF NOT EXISTS reply_item_key"
+	"  ON reply_item(author, rule, file, added);"
+	"CREATE INDEX IF NOT EXISTS reply_item_message ON reply_item(message);"
+	"CREATE INDEX IF NOT EXISTS reply_item_outbox ON reply_item(outbox);"
+	"CREATE TABLE IF NOT EXISTS reply_wait ("
+	"  series INTEGER PRIMARY KEY REFERENCES series(id) ON DELETE CASCADE,"
+	"  since INTEGER NOT NULL"
+	");"
+	"CREATE INDEX IF NOT EXISTS flood_patch_id_message"
+	"  ON flood_patch_id(message);",
 };
 
 const char *const *pw_db_migrations(size_t *n)

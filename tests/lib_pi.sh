@@ -284,7 +284,8 @@ split_mbox() { local m=$1 o=$2; shift 2; $PY "$TOP/tests/mbox_split.py" "$@" "$m
 
 # mkpatch FILE ID [FROM]: a patch mail dated now, Message-ID <ID>, adding a
 # world-writable debugfs file (PERM_WORLD_WRITABLE): answered when it
-# arrives after the backfill.
+# arrives after the backfill.  Each adds its own line (the ID in it): a
+# finding is mailed to an author once, whatever patch carries it again.
 mkpatch() {
 	local f=$1 id=$2 from=${3:-Ada Author <ada@example.com>}
 	cat >"$f" <<EOF
@@ -308,7 +309,7 @@ index 1111111..2222222 100644
 @@ -10,3 +10,4 @@ static int foo_init(void)
  {
  	struct dentry *d = debugfs_create_dir("foo", NULL);
-+	debugfs_create_file("knob", 0666, d, NULL, &knob_fops);
++	debugfs_create_file("knob-$id", 0666, d, NULL, &knob_fops);
  	return 0;
 EOF
 }

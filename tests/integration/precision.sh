@@ -74,6 +74,29 @@ with open(replies_out, "a") as out:
         body = text.replace("\r\n", "\n").split("\n\n", 1)[-1].rstrip("\n")
         out.write("%s %s %d\n" % (r["state"], r["in_reply_to"], len(body.split("\n"))))
 
+# One voice per series version (bot/reply_policy.c): a patch answered
+# by the reply to its series, and one whose findings were all reported
+# before (on another version or an identical copy) draws none itself.
+in_series = {}
+for mid, state, irt in con.execute(
+        "SELECT m.msgid, o.state, o.in_reply_to FROM reply_item r"
+        " JOIN message m ON m.id = r.message JOIN outbox o ON o.id = r.outbox"
+        " WHERE o.message <> r.message GROUP BY m.msgid"):
+    in_series[mid] = "%s (in the reply to %s)" % (state, irt)
+copies = set(mid for (mid,) in con.execute(
+    "SELECT DISTINCT m.msgid FROM message m"
+    " JOIN flood_patch_id a ON a.message = m.id"
+    " JOIN flood_patch_id b ON b.key = a.key AND b.message <> a.message"
+    " JOIN reply_item r ON r.message = b.message"))
+told = set(mid for (mid,) in con.execute(
+    "SELECT m.msgid FROM message m JOIN patch p ON p.message = m.id"
+    " WHERE NOT EXISTS (SELECT 1 FROM finding f"
+    "  LEFT JOIN finding_line l ON l.finding = f.id"
+    "  WHERE f.patch = p.id AND f.severity > 0 AND NOT EXISTS"
+    "  (SELECT 1 FROM reply_item r WHERE r.message <> m.id"
+    "   AND r.rule = f.rule AND r.file = coalesce(f.file, '')"
+    "   AND r.added = coalesce(l.text, f.message)))"))
+
 seen = set()
 for msg in mailbox.mbox(path):
     mid = msgid(msg)
@@ -100,6 +123,8 @@ for msg in mailbox.mbox(path):
                 s += " (%s)" % r["reason"]
             parts.append(s)
         reply = "; ".join(parts)
+    elif mid in in_series:
+        reply = in_series[mid]
     elif kind != "patch":
         reply = "none (not a patch)"
     elif patches.get(mid, {}).get("flood") is not None:
@@ -108,6 +133,10 @@ for msg in mailbox.mbox(path):
         reply = "none (no findings)"
     elif all(k.endswith(":info") for k in counts):
         reply = "none (only info findings)"
+    elif mid in copies:
+        reply = "none (an identical copy of a patch answered)"
+    elif mid in told:
+        reply = "none (every finding reported before)"
     else:
         reply = "none (findings at warning or above, yet no reply)"
     print("%s kind=%s%s%s findings=%s reply=%s"

@@ -353,7 +353,9 @@ long=$($PY -c '
 import base64
 w = ("[PATCH 0001/1285] Replace numeric parameter like 0444 with macro caf\u00e9 \u00fcber " * 12).encode()
 print(" ".join("=?utf-8?b?%s?=" % base64.b64encode(w[i:i+45]).decode() for i in range(0, len(w), 45)))')
-mkmail "$T/subj.mbox" 2 1 prefix=long "rawsubject=$long"
+# A day old: "0001/1285" announces a series, whose reply would wait an
+# hour for the rest of it (one voice per series version).
+mkmail "$T/subj.mbox" 2 1 prefix=long age_days=1 "rawsubject=$long"
 $PW ingest -q --list linux-foo --reply --db "$SDB" --config "$C" "$T/subj.mbox" >/dev/null 2>"$T/err"
 base=$(received s1)
 $PW outbox --db "$SDB" --config "$C" send >/dev/null 2>"$T/err"

@@ -279,7 +279,8 @@ is "db check: the senders' totals made again" "$rc,$(recount)" "1,0,0,0,0,0"
 # A store from before the totals gets them at its first open.  The
 # migrations from the totals per sender's on, each made again from the
 # rows: total_sender, attention, total_sender_date, lineage (a patch's
-# life, whose tables are dropped too).
+# life, whose tables are dropped too), one voice per series version (its
+# tables too).
 cp "$db" "$T/old.db"; cp "$db-raw" "$T/old.db-raw"
 v=$(q "$db" "PRAGMA user_version")
 # made_at TABLE: the version whose migration makes TABLE (db/schema.c),
@@ -302,7 +303,8 @@ made_at() {
 }
 ts=$(made_at total_sender)
 tm=$(made_at total_message)
-LIFE="DROP TABLE lineage; DROP TABLE lineage_key; DROP TABLE patch_state; DROP TABLE patch_pid;"
+LIFE="DROP TABLE lineage; DROP TABLE lineage_key; DROP TABLE patch_state; DROP TABLE patch_pid;
+	DROP TABLE reply_item; DROP TABLE reply_wait; DROP INDEX flood_patch_id_message;"
 sqlite3 "$T/old.db" "DROP TABLE total_sender; DROP TABLE attention; DROP TABLE total_sender_date;
 	$LIFE PRAGMA user_version = $((ts - 1))"
 $PW ingest -q --db "$T/old.db" /dev/null >/dev/null 2>&1

@@ -101,6 +101,24 @@ static void test_addr_ok(void **state)
 	assert_false(pw_reply_msgid_ok(""));
 }
 
+/* No one reads these: they never get a copy (bot/reply_queue.c). */
+static void test_addr_noreply(void **state)
+{
+	assert_true(pw_reply_addr_noreply("noreply@github.com"));
+	assert_true(pw_reply_addr_noreply("No-Reply@example.org"));
+	assert_true(pw_reply_addr_noreply("do-not-reply@ci.example.org"));
+	assert_true(pw_reply_addr_noreply("donotreply@example.org"));
+	assert_true(pw_reply_addr_noreply("dont_reply@example.org"));
+	/* GitHub's: the domain says it. */
+	assert_true(pw_reply_addr_noreply("1234+user@users.noreply.github.com"));
+	assert_true(pw_reply_addr_noreply("bot.no.reply@example.org"));
+	assert_false(pw_reply_addr_noreply("reply@example.org"));
+	assert_false(pw_reply_addr_noreply("nora.eply@example.org"));
+	assert_false(pw_reply_addr_noreply("linux-hwmon@vger.kernel.org"));
+	assert_false(pw_reply_addr_noreply("nobody"));
+	assert_false(pw_reply_addr_noreply(NULL));
+}
+
 static char *flatten(const char *text);
 
 /* flatten(), the result freed at the next call. */
@@ -184,6 +202,9 @@ static void test_compose_patch(void **state)
 	assert_string_equal(g_mime_message_get_message_id(m), me.msgid);
 	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "Auto-Submitted"),
 			    "auto-generated");
+	/* Patchwork files no comment for it: the verdict is a check. */
+	assert_string_equal(g_mime_object_get_header(GMIME_OBJECT(m), "X-Patchwork-Hint"),
+			    "ignore");
 	assert_non_null(g_mime_object_get_header(GMIME_OBJECT(m), "Reply-To"));
 	assert_string_equal(r->rcpt[0], "author@example.org");
 	assert_string_equal(r->rcpt[1], "list@vger.example.org");
@@ -658,6 +679,28 @@ static void test_compose_series(void **state)
 	g_free(text);
 }
 
+/* What a later version fixed: one sentence after the introduction. */
+static void test_compose_fixed(void **state)
+{
+	struct pw_finding f = { .rule = "PERM_SYMBOLIC", .severity = PW_SEV_WARNING,
+				.file = "a.c", .line = 1, .message = "use octal" };
+	struct pw_reply_item it = { &f, "[PATCH v4 3/5] hwmon: three" };
+	struct pw_reply_self me = plain_me;
+	char *text;
+
+	me.fixed = "Thanks for v4: it fixes 1 of the 9 findings reported on v3"
+		" (PERM_SYMBOLIC); only what is new in it follows.";
+	text = compose(&me, NULL, &it, 1);
+	assert_non_null(strstr(flatten_text(text), "Thanks for v4: it fixes 1 of"
+			       " the 9 findings reported on v3 (PERM_SYMBOLIC)"));
+	assert_true(strstr(text, "second look") < strstr(text, "Thanks for v4"));
+	assert_true(strstr(text, "Thanks for v4") < strstr(text, "PERM_SYMBOLIC (warning)"));
+	g_free(text);
+	text = compose(&plain_me, NULL, &it, 1);
+	assert_null(strstr(text, "Thanks for v4"));
+	g_free(text);
+}
+
 /* Places: files named once, a finding of the whole patch names none. */
 static void test_compose_places(void **state)
 {
@@ -887,6 +930,8 @@ int main(void)
 		cmocka_unit_test(test_long_subject),
 		cmocka_unit_test(test_msgid),
 		cmocka_unit_test(test_addr_ok),
+		cmocka_unit_test(test_addr_noreply),
+		cmocka_unit_test(test_compose_fixed),
 		cmocka_unit_test(test_compose_patch),
 		cmocka_unit_test(test_compose_refuses),
 		cmocka_unit_test(test_compose_many),
