@@ -12,6 +12,24 @@
 #include "checks/text.h"
 
 /*
+ * The public-suffix list, read once per process: live mail is verified
+ * in ingest's parser threads, a message at a time, and the list is some
+ * 10,000 rules to parse.  libpsl only reads a loaded context, so the
+ * threads share it; it lives as long as the process.
+ */
+static const psl_ctx_t *suffixes(void)
+{
+	static gsize once;
+	static psl_ctx_t *psl;
+
+	if (g_once_init_enter(&once)) {
+		psl = psl_latest(NULL);
+		g_once_init_leave(&once, 1);
+	}
+	return psl;
+}
+
+/*
  * Whether signing domain d is aligned with from (RFC 7489 3.1.1,
  * relaxed): d is from or a parent of it, and no shorter than from's
  * organisational domain, the label under its public suffix as the
@@ -141,7 +159,7 @@ enum pw_dkim_result pw_dkim_verify(const char *raw, size_t len,
 	enum pw_dkim_result r = PW_DKIM_FAIL;
 	DKIM_LIB *lib = dkim_init(NULL, NULL);
 	DKIM_SIGINFO **sigs = NULL;
-	psl_ctx_t *psl = psl_latest(NULL);
+	const psl_ctx_t *psl = suffixes();
 	DKIM *dk = NULL;
 	DKIM_STAT st;
 	GString *w = NULL, *seen = g_string_new(NULL);
@@ -231,6 +249,5 @@ out:
 		dkim_free(dk);
 	if (lib)
 		dkim_close(lib);
-	psl_free(psl);	/* also the built-in list psl_latest() may give */
 	return r;
 }
