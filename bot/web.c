@@ -537,10 +537,18 @@ static bool client_address(struct MHD_Connection *c, char *buf, size_t n)
 
 	if (!sa)
 		return false;
-	return !getnameinfo(sa, sa->sa_family == AF_INET6 ?
-			    sizeof(struct sockaddr_in6) :
-			    sizeof(struct sockaddr_in),
-			    buf, (socklen_t)n, NULL, 0, NI_NUMERICHOST);
+	if (sa->sa_family == AF_INET6) {
+		/* One IPv6 client holds a /64 at least: counted as one. */
+		struct sockaddr_in6 net;
+
+		memcpy(&net, sa, sizeof(net));
+		if (!IN6_IS_ADDR_V4MAPPED(&net.sin6_addr))
+			memset(net.sin6_addr.s6_addr + 8, 0, 8);
+		return !getnameinfo((const struct sockaddr *)&net, sizeof(net),
+				    buf, (socklen_t)n, NULL, 0, NI_NUMERICHOST);
+	}
+	return !getnameinfo(sa, sizeof(struct sockaddr_in), buf, (socklen_t)n,
+			    NULL, 0, NI_NUMERICHOST);
 }
 
 static gboolean client_old(gpointer key, gpointer value, gpointer now)
@@ -550,8 +558,9 @@ static gboolean client_old(gpointer key, gpointer value, gpointer now)
 
 /*
  * Counts a POST of c's client; false when it is past [web] client_posts
- * this minute.  The table forgets clients a minute after their first
- * POST, and everyone when it is full of newer ones.
+ * this minute, or when CLIENTS_KEPT other clients are counted this
+ * minute and it is not one of them.  The table forgets clients a minute
+ * after their first POST.
  */
 static bool client_may_post(struct pw_web *w, struct MHD_Connection *c)
 {
@@ -568,10 +577,16 @@ static bool client_may_post(struct pw_web *w, struct MHD_Connection *c)
 		k->since = now;
 		k->posts = 0;
 	}
+	if (!k && g_hash_table_size(w->clients) >= CLIENTS_KEPT)
+		g_hash_table_foreach_remove(w->clients, client_old, &now);
+	/* Full of clients counted within the minute: a new one is refused
+	 * until room is made, rather than every count forgotten, which
+	 * would let whoever holds many addresses reset everyone's. */
+	if (!k && g_hash_table_size(w->clients) >= CLIENTS_KEPT) {
+		g_mutex_unlock(&w->client_lock);
+		return false;
+	}
 	if (!k) {
-		if (g_hash_table_size(w->clients) >= CLIENTS_KEPT &&
-		    !g_hash_table_foreach_remove(w->clients, client_old, &now))
-			g_hash_table_remove_all(w->clients);
 		k = g_new0(struct client, 1);
 		k->since = now;
 		g_hash_table_insert(w->clients, g_strdup(addr), k);
