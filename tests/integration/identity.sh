@@ -281,6 +281,15 @@ is "hijack: it lists Vic's three files and nothing of Eve's" \
 	"drivers/bar/one.c drivers/bar/three.c drivers/bar/two.c"
 is "hijack: Eve's finding goes to Eve alone" \
 	"$(q "$DB" "SELECT count(*) FROM outbox o JOIN reply_item r ON r.outbox = o.id WHERE r.file = 'drivers/bar/evil.c' AND o.rcpt_to = 'eve@evil.example' AND instr(o.recipients, 'vic@') = 0 AND instr(o.recipients, 'vcc@') = 0")" 1
+# Unsigned threads keep what they had: another sender's 2/2 under an
+# unsigned 1/2 joins its series.
+patch "$T/u1.eml" "Ann <ann@unsigned.example>" u1@unsigned.example "[PATCH 1/2] qux: octal modes" drivers/qux/u1.c minute=30
+patch "$T/u2.eml" "Bob <bob@other.example>" u2@other.example "[PATCH 2/2] qux: octal modes" drivers/qux/u2.c \
+	irt=u1@unsigned.example minute=31
+pipe "$T/u1.eml"
+pipe "$T/u2.eml"
+is "hijack: unsigned, another sender's 2/2 threaded under a 1/2 joins its series, as before" \
+	"$(q "$DB" "SELECT count(DISTINCT series) || '|' || count(*) FROM patch WHERE message IN ($(msg_id u1@unsigned.example), $(msg_id u2@other.example))")" "1|2"
 
 # ---- told to unsigned mail is not told to the signer (reply_item.author) ----
 # Unsigned mail claiming Val's address, before Val was seen signed
