@@ -151,7 +151,7 @@ static int64_t clock_of(const struct pw_config *cfg, int64_t date)
 struct said {
 	GArray *items;		/* struct pw_reply_item */
 	GArray *msgs;		/* int64_t, the message of each item */
-	GPtrArray *authors;	/* lower-case poster of each item, owned */
+	GPtrArray *authors;	/* author_key() of each item, owned */
 	GArray *facts;		/* struct pw_reply_patch_facts, owned */
 };
 
@@ -203,6 +203,28 @@ static char *key_text(const struct pw_voice_key *k)
 }
 
 /*
+ * The author under which the findings of pf (message pf->m) are told
+ * (*out, a new string): its poster, lower case, named as its identity
+ * names it (pw_identity_flood_sender()), so that what was told to mail
+ * merely claiming an address never counts as told to that address's
+ * signed mail.  Unauthenticated mail keeps the bare address, the key
+ * of every row stored before.
+ */
+static enum pw_status author_key(struct pw_db *db,
+				 const struct pw_reply_patch_facts *pf,
+				 char **out)
+{
+	char *addr = g_ascii_strdown(pw_mail_poster_addr(pf->m->mail), -1);
+	enum pw_auth auth = PW_AUTH_NONE;
+	enum pw_status st;
+
+	st = pw_db_identity_of_message(db, pf->m->id, &auth);
+	*out = pw_identity_flood_sender(addr, st ? PW_AUTH_NONE : auth);
+	g_free(addr);
+	return st;
+}
+
+/*
  * Adds the findings shown in pf (message pf->m) to w, each labelled
  * with its patch's subject when label; with fresh, only those no reply
  * reported to the same author before.  Every one shown, new or not,
@@ -212,10 +234,11 @@ static enum pw_status said_add(struct pw_db *db, struct said *w,
 			       const struct pw_reply_patch_facts *pf,
 			       bool label, bool fresh, GHashTable *seen_keys)
 {
-	char *author = g_ascii_strdown(pw_mail_poster_addr(pf->m->mail), -1);
-	enum pw_status st = PW_OK;
+	char *author = NULL;
+	enum pw_status st;
 	guint i;
 
+	st = author_key(db, pf, &author);
 	for (i = 0; !st && i < pf->shown->len; i++) {
 		struct pw_reply_item it = { g_ptr_array_index(pf->shown, i),
 					    label ? pf->m->mail->subject : NULL };

@@ -1220,7 +1220,9 @@ static const char *const migrations[] = {
 	/*
 	 * One voice per series version (db/voice.c): what each reply
 	 * reported, keyed as a finding is recognised again on another
-	 * version or copy (its author, rule, file and added line); the
+	 * version or copy (its author, named for how the mail was
+	 * authenticated: pw_identity_flood_sender(), a bare address for
+	 * unsigned mail; rule, file and added line); the
 	 * series whose reply waits for the series to be whole; patch-ids
 	 * looked up by message, to tell an identical copy of an answered
 	 * patch.

@@ -147,25 +147,34 @@ static enum pw_status register_refs(struct pw_db *db, const struct pw_mail *m,
 /*
  * Whether series *id was sent as m claims to be (0 in *id when not): a
  * message DKIM-signed by its sender joins only a series that signed
- * mail started (series_signed), and any other only one that unsigned
- * mail started (checks/identity.h), so
- * that mail merely claiming an address, threaded under its cover or
- * numbered into its series, is never part of that address's series.
+ * mail of that same address started (series_signed, series.from_addr),
+ * and any other only one that unsigned mail started
+ * (checks/identity.h), so that mail merely claiming an address, or
+ * signed by another domain, threaded under its cover or numbered into
+ * its series, is never part of that address's series.  Unsigned
+ * threads join as they always did, whoever started them.
  */
 static enum pw_status same_sender(struct pw_db *db, const struct pw_mail *m,
 				  int64_t *id)
 {
+	bool is_signed = m->auth == PW_AUTH_DKIM;
 	sqlite3_stmt *st;
-	int64_t is_signed = 0;
 	enum pw_status s;
+	bool found;
 
 	if (!*id)
 		return PW_OK;
-	st = pw_db_stmt(db, "SELECT count(*) FROM series_signed WHERE series = ?1");
+	st = pw_db_stmt(db, "SELECT EXISTS (SELECT 1 FROM series_signed"
+			"  WHERE series = ?1) = ?2"
+			" AND (NOT ?2 OR from_addr = ?3)"
+			" FROM series WHERE id = ?1");
 	sqlite3_bind_int64(st, 1, *id);
-	s = pw_db_one_int64(db, st, &is_signed);
-	if (!s && (is_signed > 0) != (m->auth == PW_AUTH_DKIM))
+	sqlite3_bind_int(st, 2, is_signed);
+	pw_db_bind_text(st, 3, pw_mail_poster_addr(m));
+	s = pw_db_read(db, st, &found);
+	if (!s && !(found && sqlite3_column_int(st, 0)))
 		*id = 0;
+	sqlite3_reset(st);
 	return s;
 }
 

@@ -19,7 +19,10 @@
 
 /* A finding as it is recognised on another version: all borrowed. */
 struct pw_voice_key {
-	const char *author;	/* the patch's poster, lower case */
+	const char *author;	/* the patch's poster, lower case, as
+				 * pw_identity_flood_sender() names it for
+				 * how its mail was authenticated: the bare
+				 * address unless signed */
 	const char *rule;
 	const char *file;	/* "" when none */
 	const char *added;	/* the added line, or the message when the

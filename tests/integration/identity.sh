@@ -225,3 +225,96 @@ is "an unsigned \"Applied\" in the signing maintainer's name decides nothing" "$
 verdict "$T/applied.eml" applied@kernel.example key="$T/dkim.key"
 pipe "$T/applied.eml"
 is "his signed \"Applied\" takes the patch out of the queue" "$(state_of_work),$(in_queue)" "applied,0"
+
+# ---- another signer joins a signed series (db/series.c same_sender) ----
+# evil.example signs its own mail with a key of its own (a second line
+# of the key file): its [PATCH 2/3], threaded under the cover letter
+# Vic signed, takes no slot of Vic's series, draws nothing into the
+# series reply and does not make the series whole.
+openssl genrsa -out "$T/evil.key" 2048 2>/dev/null
+printf 'sel._domainkey.evil.example v=DKIM1; k=rsa; p=%s\n' \
+	"$(openssl rsa -in "$T/evil.key" -pubout -outform DER 2>/dev/null | base64 -w0)" >>"$T/keys.txt"
+# cover OUT FROM MSGID SUBJECT KEY CC: a signed cover letter.
+cover() {
+	$PY - "$@" <<'PYEOF'
+import sys, dkim
+out, frm, mid, subj, key, cc = sys.argv[1:7]
+msg = (f"From: {frm}\nTo: lst@lists.example.org\nCc: {cc}\nSubject: {subj}\n"
+       "Date: Sat, 05 Dec 2026 10:00:00 +0000\n"
+       f"Message-ID: <{mid}>\nList-Id: <lst.lists.example.org>\n\n"
+       "Three drivers move to octal modes.\n\n--\n2.43.0\n").replace("\n", "\r\n").encode()
+msg = dkim.sign(msg, b"sel", frm.rsplit("@", 1)[1].rstrip(">").encode(), open(key, "rb").read(),
+                include_headers=[b"From", b"To", b"Cc", b"Subject", b"Date", b"Message-ID",
+                                 b"List-Id"]) + msg
+open(out, "wb").write(msg.replace(b"\r\n", b"\n"))
+PYEOF
+}
+store hijack "[list $LIST]" "mail = author+cc" "address = lst@lists.example.org"
+VS="bar: octal modes"
+cover "$T/h0.eml" "Vic <vic@kernel.example>" h0@kernel.example "[PATCH 0/3] $VS" "$T/dkim.key" vcc@example.net
+patch "$T/h1.eml" "Vic <vic@kernel.example>" h1@kernel.example "[PATCH 1/3] $VS" drivers/bar/one.c \
+	key="$T/dkim.key" irt=h0@kernel.example minute=1
+patch "$T/hevil.eml" "Eve <eve@evil.example>" hevil@evil.example "[PATCH 2/3] $VS" drivers/bar/evil.c \
+	key="$T/evil.key" irt=h0@kernel.example minute=2
+patch "$T/h2.eml" "Vic <vic@kernel.example>" h2@kernel.example "[PATCH 2/3] $VS" drivers/bar/two.c \
+	key="$T/dkim.key" irt=h0@kernel.example minute=3
+patch "$T/h3.eml" "Vic <vic@kernel.example>" h3@kernel.example "[PATCH 3/3] $VS" drivers/bar/three.c \
+	key="$T/dkim.key" irt=h0@kernel.example minute=4
+# Read in one go, as a series that arrives together is: its reply
+# waits until the series is whole.
+for f in h0 h1 hevil h2 h3; do printf 'From mboxrd@z Thu Jan  1 00:00:00 1970\n'; cat "$T/$f.eml"; echo; done >"$T/hijack.mbox"
+$PW run --list "$LIST" --config "$C" --db "$DB" "$T/hijack.mbox" >"$T/hijack.out" 2>&1
+is "hijack: the run took every message" "$?" 0
+is "hijack: Vic's and Eve's mail, each signed by its own domain" \
+	"$(q "$DB" "SELECT group_concat(a.auth, ',') FROM (SELECT a.auth FROM message_auth a JOIN message m ON m.id = a.message ORDER BY m.id) a")" "1,1,1,1,1"
+vic_series=$(q "$DB" "SELECT series FROM patch WHERE message = $(msg_id h1@kernel.example)")
+is "hijack: Eve's signed 2/3 under Vic's cover is no part of Vic's series" \
+	"$(q "$DB" "SELECT count(*) FROM patch WHERE message = $(msg_id hevil@evil.example) AND series = $vic_series")" 0
+is "hijack: Vic's own 2/3 and 3/3 fill Vic's series" \
+	"$(q "$DB" "SELECT group_concat(m.msgid, ' ') FROM (SELECT m.msgid FROM patch p JOIN message m ON m.id = p.message WHERE p.series = $vic_series ORDER BY p.number) m")" \
+	"h1@kernel.example h2@kernel.example h3@kernel.example"
+is "hijack: one series reply to Vic, on the cover letter" \
+	"$(q "$DB" "SELECT count(*) || '|' || group_concat(in_reply_to) FROM outbox WHERE kind = 'series' AND state IN ('pending','sent') AND rcpt_to = 'vic@kernel.example'")" \
+	"1|h0@kernel.example"
+is "hijack: it lists Vic's three files and nothing of Eve's" \
+	"$(q "$DB" "SELECT group_concat(f, ' ') FROM (SELECT DISTINCT r.file f FROM reply_item r JOIN outbox o ON o.id = r.outbox WHERE o.kind = 'series' ORDER BY 1)")" \
+	"drivers/bar/one.c drivers/bar/three.c drivers/bar/two.c"
+is "hijack: Eve's finding goes to Eve alone" \
+	"$(q "$DB" "SELECT count(*) FROM outbox o JOIN reply_item r ON r.outbox = o.id WHERE r.file = 'drivers/bar/evil.c' AND o.rcpt_to = 'eve@evil.example' AND instr(o.recipients, 'vic@') = 0 AND instr(o.recipients, 'vcc@') = 0")" 1
+# Unsigned threads keep what they had: another sender's 2/2 under an
+# unsigned 1/2 joins its series.
+patch "$T/u1.eml" "Ann <ann@unsigned.example>" u1@unsigned.example "[PATCH 1/2] qux: octal modes" drivers/qux/u1.c minute=30
+patch "$T/u2.eml" "Bob <bob@other.example>" u2@other.example "[PATCH 2/2] qux: octal modes" drivers/qux/u2.c \
+	irt=u1@unsigned.example minute=31
+pipe "$T/u1.eml"
+pipe "$T/u2.eml"
+is "hijack: unsigned, another sender's 2/2 threaded under a 1/2 joins its series, as before" \
+	"$(q "$DB" "SELECT count(DISTINCT series) || '|' || count(*) FROM patch WHERE message IN ($(msg_id u1@unsigned.example), $(msg_id u2@other.example))")" "1|2"
+
+# ---- told to unsigned mail is not told to the signer (reply_item.author) ----
+# Unsigned mail claiming Val's address, before Val was seen signed
+# (judged as any sender: PW_AUTH_NONE), is answered; Val's first signed
+# patch with the same added line in the same file is told it all the
+# same.  A sender who never signs is still told a finding once.
+store told "[list $LIST]" "mail = author"
+patch "$T/t-forged.eml" "Val <val@kernel.example>" t-forged@evil.example "[PATCH] baz: octal modes" drivers/baz/t.c minute=10
+patch "$T/t-real.eml" "Val <val@kernel.example>" t-real@kernel.example "[PATCH v2] baz: octal modes" drivers/baz/t.c \
+	key="$T/dkim.key" minute=20
+rm -f "$T/pipe.fail"
+pipe "$T/t-forged.eml"
+pipe "$T/t-real.eml"
+is "told: the pipe took both" "$(cat "$T/pipe.fail" 2>/dev/null)" ""
+is "told: the unsigned one judged as any sender, the signed one signed" \
+	"$(q "$DB" "SELECT coalesce((SELECT auth FROM message_auth WHERE message = $(msg_id t-forged@evil.example)), 0) || ',' || (SELECT auth FROM message_auth WHERE message = $(msg_id t-real@kernel.example))")" "0,1"
+is "told: the unsigned mail was answered, its finding recorded under the bare address" \
+	"$(q "$DB" "SELECT o.state || '|' || r.author || '|' || r.rule FROM outbox o JOIN reply_item r ON r.outbox = o.id WHERE o.in_reply_to = 't-forged@evil.example'")" \
+	"sent|val@kernel.example|PERM_SYMBOLIC"
+is "told: Val's signed patch is answered with that finding, under Val's identity" \
+	"$(q "$DB" "SELECT o.state || '|' || r.author || '|' || r.rule || '|' || r.file FROM outbox o JOIN reply_item r ON r.outbox = o.id WHERE o.in_reply_to = 't-real@kernel.example'")" \
+	"sent|val@kernel.example dkim|PERM_SYMBOLIC|drivers/baz/t.c"
+contains "told: and its mail says so" "$(tr -d '\r' <"$T/told/outbox.mbox" | awk '/^From patchwarden@/ {n++} n == 2' | tr '\n' ' ')" "PERM_SYMBOLIC"
+patch "$T/t-again.eml" "Val <val@kernel.example>" t-again@kernel.example "[PATCH v3] baz: octal modes" drivers/baz/t.c \
+	key="$T/dkim.key" minute=30
+pipe "$T/t-again.eml"
+is "told: Val's next signed version is not told it again" \
+	"$(q "$DB" "SELECT count(*) FROM reply_item r JOIN outbox o ON o.id = r.outbox WHERE o.in_reply_to = 't-again@kernel.example' AND o.state IN ('pending','sent')")" 0
