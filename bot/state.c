@@ -3,6 +3,7 @@
  */
 #include <string.h>
 
+#include "bot/dkim.h"
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/mailcmd.h"
@@ -10,6 +11,7 @@
 #include "checks/identity.h"
 #include "checks/lineage.h"
 #include "checks/maintainers.h"
+#include "db/identity.h"
 #include "db/lineage.h"
 
 enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
@@ -22,12 +24,12 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 	 * patch is not that other's work. */
 	bool lone = m->kind == PW_MAIL_PATCH && m->tags.total <= 1;
 	struct pw_lineage_clues k = { .sender = pw_mail_poster_addr(m),
-				      .author = lone && m->sender_addr ?
-						m->from_addr : NULL,
+				      .dkim = m->auth == PW_AUTH_DKIM,
 				      .in_reply_to = m->in_reply_to,
 				      .references = m->references };
 	char *change_id = NULL, **links = NULL;
 	enum pw_status s = PW_OK;
+	bool signs = false;
 
 	/* A machine's backport (a stable AUTOSEL) is no version of the
 	 * work it copies; mail in the name of a sender who signs, without
@@ -36,6 +38,17 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 	 * queue. */
 	if (m->automated || m->auth == PW_AUTH_LOOKALIKE)
 		return PW_OK;
+	/* Nor does an in-body From: (a line anyone writes) make the mail a
+	 * version of an author who signs, unless signed for that author's
+	 * domain (checks/identity.h), as a reply copies no such author. */
+	if (lone && m->sender_addr && m->from_addr) {
+		s = pw_db_identity_signs(db, m->from_addr, &signs);
+		if (s)
+			return s;
+		if (!signs || pw_identity_author_ok(m->auth, k.sender,
+						    m->from_addr, signs))
+			k.author = m->from_addr;
+	}
 	/* Most mail has neither: a look before the lines are split. */
 	if (g_strstr_len(raw, (gssize)len, "change-id:"))
 		k.change_id = change_id = pw_lineage_change_id(raw, len);
@@ -150,6 +163,25 @@ enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 		pw_debug("<%s>: unsigned mail in the name of %s, who signs:"
 			 " not a decision", m->msgid, poster);
 		return PW_OK;
+	}
+	/* Mail read while backfilling was not judged (bot/ingest.c): a
+	 * verdict in the name of a sender who signs is verified now, the
+	 * few of them a backfill has.  Live mail judged PW_AUTH_NONE is
+	 * from a sender who does not sign: nothing to verify. */
+	if (m->auth == PW_AUTH_NONE) {
+		bool signs;
+
+		s = pw_db_identity_signs(db, poster, &signs);
+		if (s)
+			return s;
+		if (signs && pw_dkim_verify(raw, len, pw_identity_domain(poster),
+					    NULL, cfg->dkim_keys, NULL) !=
+			     PW_DKIM_PASS) {
+			pw_debug("<%s>: a verdict in the name of %s, who signs,"
+				 " without a valid signature: not a decision",
+				 m->msgid, poster);
+			return PW_OK;
+		}
 	}
 	targets = g_array_new(FALSE, FALSE, sizeof(struct pw_db_patch_ref));
 	s = pw_db_lineage_replied(db, m->in_reply_to, targets);
