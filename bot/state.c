@@ -141,6 +141,32 @@ static enum pw_status decide(struct pw_db *db, int64_t patch_id,
 				     PW_STATE_REJECTED, &why, changed);
 }
 
+/*
+ * Whether a verdict m (raw, len bytes) that was not judged at ingest
+ * may be its poster's word: *ok unless the poster's address or domain
+ * signs and its DKIM signature does not verify.  Mail read while
+ * backfilling is not judged (bot/ingest.c); its few verdicts that
+ * found a patch are verified here, which keeps a backfill fast.  Live
+ * mail judged PW_AUTH_NONE is from a sender who does not sign: nothing
+ * is verified.
+ */
+static enum pw_status vouched(struct pw_db *db, const struct pw_config *cfg,
+			      const struct pw_mail *m, const char *raw,
+			      size_t len, bool *ok)
+{
+	const char *poster = pw_mail_poster_addr(m);
+	bool signs;
+	enum pw_status s = pw_db_identity_signs(db, poster, &signs);
+
+	*ok = !s && (!signs ||
+		     pw_dkim_verify(raw, len, pw_identity_domain(poster), NULL,
+				    cfg->dkim_keys, NULL) == PW_DKIM_PASS);
+	if (!s && !*ok)
+		pw_debug("<%s>: a verdict in the name of %s, who signs, without"
+			 " a valid signature: not a decision", m->msgid, poster);
+	return s;
+}
+
 enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 			      const struct pw_mail *m, int64_t message_id,
 			      const char *raw, size_t len, const char *list,
@@ -164,25 +190,6 @@ enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 			 " not a decision", m->msgid, poster);
 		return PW_OK;
 	}
-	/* Mail read while backfilling was not judged (bot/ingest.c): a
-	 * verdict in the name of a sender who signs is verified now, the
-	 * few of them a backfill has.  Live mail judged PW_AUTH_NONE is
-	 * from a sender who does not sign: nothing to verify. */
-	if (m->auth == PW_AUTH_NONE) {
-		bool signs;
-
-		s = pw_db_identity_signs(db, poster, &signs);
-		if (s)
-			return s;
-		if (signs && pw_dkim_verify(raw, len, pw_identity_domain(poster),
-					    NULL, cfg->dkim_keys, NULL) !=
-			     PW_DKIM_PASS) {
-			pw_debug("<%s>: a verdict in the name of %s, who signs,"
-				 " without a valid signature: not a decision",
-				 m->msgid, poster);
-			return PW_OK;
-		}
-	}
 	targets = g_array_new(FALSE, FALSE, sizeof(struct pw_db_patch_ref));
 	s = pw_db_lineage_replied(db, m->in_reply_to, targets);
 	/* Else the nearest patch up the thread: "Actually, no, the patch
@@ -196,6 +203,13 @@ enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 	if (pw_mail_parse(raw, len, &full, NULL))
 		goto out;
 	v = pw_reply_verdict(full->commit_msg);
+	if (v != PW_VERDICT_NONE && m->auth == PW_AUTH_NONE) {
+		bool ok;
+
+		s = vouched(db, cfg, m, raw, len, &ok);
+		if (s || !ok)
+			goto out;
+	}
 	for (i = 0; v != PW_VERDICT_NONE && !s && i < targets->len; i++) {
 		const struct pw_db_patch_ref *t =
 			&g_array_index(targets, struct pw_db_patch_ref, i);
