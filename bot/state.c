@@ -3,6 +3,7 @@
  */
 #include <string.h>
 
+#include "bot/dkim.h"
 #include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/mailcmd.h"
@@ -10,6 +11,7 @@
 #include "checks/identity.h"
 #include "checks/lineage.h"
 #include "checks/maintainers.h"
+#include "db/identity.h"
 #include "db/lineage.h"
 
 enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
@@ -22,12 +24,12 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 	 * patch is not that other's work. */
 	bool lone = m->kind == PW_MAIL_PATCH && m->tags.total <= 1;
 	struct pw_lineage_clues k = { .sender = pw_mail_poster_addr(m),
-				      .author = lone && m->sender_addr ?
-						m->from_addr : NULL,
+				      .dkim = m->auth == PW_AUTH_DKIM,
 				      .in_reply_to = m->in_reply_to,
 				      .references = m->references };
 	char *change_id = NULL, **links = NULL;
 	enum pw_status s = PW_OK;
+	bool signs = false;
 
 	/* A machine's backport (a stable AUTOSEL) is no version of the
 	 * work it copies; mail in the name of a sender who signs, without
@@ -36,6 +38,17 @@ enum pw_status pw_state_lineage(struct pw_db *db, const struct pw_mail *m,
 	 * queue. */
 	if (m->automated || m->auth == PW_AUTH_LOOKALIKE)
 		return PW_OK;
+	/* Nor does an in-body From: (a line anyone writes) make the mail a
+	 * version of an author who signs, unless signed for that author's
+	 * domain (checks/identity.h), as a reply copies no such author. */
+	if (lone && m->sender_addr && m->from_addr) {
+		s = pw_db_identity_signs(db, m->from_addr, &signs);
+		if (s)
+			return s;
+		if (!signs || pw_identity_author_ok(m->auth, k.sender,
+						    m->from_addr, signs))
+			k.author = m->from_addr;
+	}
 	/* Most mail has neither: a look before the lines are split. */
 	if (g_strstr_len(raw, (gssize)len, "change-id:"))
 		k.change_id = change_id = pw_lineage_change_id(raw, len);
@@ -128,6 +141,32 @@ static enum pw_status decide(struct pw_db *db, int64_t patch_id,
 				     PW_STATE_REJECTED, &why, changed);
 }
 
+/*
+ * Whether a verdict m (raw, len bytes) that was not judged at ingest
+ * may be its poster's word: *ok unless the poster's address or domain
+ * signs and its DKIM signature does not verify.  Mail read while
+ * backfilling is not judged (bot/ingest.c); its few verdicts that
+ * found a patch are verified here, which keeps a backfill fast.  Live
+ * mail judged PW_AUTH_NONE is from a sender who does not sign: nothing
+ * is verified.
+ */
+static enum pw_status vouched(struct pw_db *db, const struct pw_config *cfg,
+			      const struct pw_mail *m, const char *raw,
+			      size_t len, bool *ok)
+{
+	const char *poster = pw_mail_poster_addr(m);
+	bool signs;
+	enum pw_status s = pw_db_identity_signs(db, poster, &signs);
+
+	*ok = !s && (!signs ||
+		     pw_dkim_verify(raw, len, pw_identity_domain(poster), NULL,
+				    cfg->dkim_keys, NULL) == PW_DKIM_PASS);
+	if (!s && !*ok)
+		pw_debug("<%s>: a verdict in the name of %s, who signs, without"
+			 " a valid signature: not a decision", m->msgid, poster);
+	return s;
+}
+
 enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 			      const struct pw_mail *m, int64_t message_id,
 			      const char *raw, size_t len, const char *list,
@@ -164,6 +203,13 @@ enum pw_status pw_state_reply(struct pw_db *db, const struct pw_config *cfg,
 	if (pw_mail_parse(raw, len, &full, NULL))
 		goto out;
 	v = pw_reply_verdict(full->commit_msg);
+	if (v != PW_VERDICT_NONE && m->auth == PW_AUTH_NONE) {
+		bool ok;
+
+		s = vouched(db, cfg, m, raw, len, &ok);
+		if (s || !ok)
+			goto out;
+	}
 	for (i = 0; v != PW_VERDICT_NONE && !s && i < targets->len; i++) {
 		const struct pw_db_patch_ref *t =
 			&g_array_index(targets, struct pw_db_patch_ref, i);

@@ -44,6 +44,21 @@ static bool same_text(const char *a, const char *b)
 	return a && b && *a && !g_ascii_strcasecmp(a, b);
 }
 
+/*
+ * Whether the lineages of s and c may become one: a lineage that signed
+ * mail started takes only its signer's signed mail (checks/identity.h),
+ * and a signed one takes no lineage of others either, whose later
+ * versions would supersede the signer's.
+ */
+static bool may_join(const struct pw_lineage_series *s,
+		     const struct pw_lineage_series *c)
+{
+	if (!c->signer && !s->signer)
+		return true;
+	return s->dkim && same_text(s->signer, c->signer) &&
+	       same_text(s->from_addr, c->signer);
+}
+
 enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
 				       const struct pw_lineage_series *c)
 {
@@ -51,7 +66,7 @@ enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
 
 	/* Only an earlier version: a later one follows s, not the other
 	 * way round (it is linked when it arrives). */
-	if (c->id == s->id || !pw_lineage_before(c, s))
+	if (c->id == s->id || !pw_lineage_before(c, s) || !may_join(s, c))
 		return PW_LINEAGE_NONE;
 	if (same_text(s->change_id, c->change_id))
 		return PW_LINEAGE_CHANGE_ID;
@@ -72,7 +87,12 @@ enum pw_lineage_how pw_lineage_follows(const struct pw_lineage_series *s,
 {
 	struct pw_lineage_series later = *c, earlier = *s;
 
-	/* s's clues named c; which of them hold the other way round. */
+	if (!may_join(s, c))
+		return PW_LINEAGE_NONE;
+	/* s's clues named c; which of them hold the other way round;
+	 * may_join() was asked of s and c as they are. */
+	later.signer = NULL;
+	earlier.signer = NULL;
 	later.replied = later.linked = false;
 	later.same_subject = later.same_diff = false;
 	earlier.replied = earlier.linked = false;

@@ -38,6 +38,14 @@ struct pw_lineage_series {
 	int total;		/* its patches announced, 0 for a lone one */
 	int64_t date;		/* its first message's */
 	const char *change_id;	/* b4's, NULL when none */
+	/* Of the new series: the mail read now was DKIM-signed by its
+	 * poster (checks/identity.h). */
+	bool dkim;
+	/* The sender (the poster of a series DKIM-signed mail started)
+	 * whose signed series its lineage holds, "" when it holds those
+	 * of more than one, NULL when none: it links only to a series of
+	 * the same signer, by mail that signer signed. */
+	const char *signer;
 	/* Of a candidate only: how the new series names it. */
 	bool replied;		/* the new one answers a message of it */
 	bool linked;		/* a changelog link of the new one names it */
@@ -67,7 +75,12 @@ bool pw_lineage_before(const struct pw_lineage_series *a,
  * author too), the same diff only lone patches (a patch of a series
  * sent again alone is no new version of the whole series), a reply
  * only a lower version (patches threaded under the first of one
- * posting are no versions of it).
+ * posting are no versions of it).  Whatever the evidence, lineages
+ * that hold signed series (signer) link only to each other, of one
+ * signer, by mail that signer signed (s->dkim): anyone can copy a
+ * change-id, cite a link, reuse a subject or write an in-body From:,
+ * and the link would supersede the signer's patches; a sender who
+ * starts signing starts a lineage of its own.
  */
 enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
 				       const struct pw_lineage_series *c);
@@ -76,7 +89,7 @@ enum pw_lineage_how pw_lineage_evidence(const struct pw_lineage_series *s,
  * How candidate c, stored before s but a later version of it (mail
  * arrives out of order), follows s: by what works both ways (a
  * change-id, the same subject or diff); PW_LINEAGE_NONE when it does
- * not.
+ * not, or when their lineages may not join (as above).
  */
 enum pw_lineage_how pw_lineage_follows(const struct pw_lineage_series *s,
 				       const struct pw_lineage_series *c);

@@ -39,6 +39,35 @@ struct cands {
 	GPtrArray *strings;	/* what the rows point to */
 };
 
+/*
+ * The signer of series id's lineage (struct pw_lineage_series) into
+ * *out: a string kept in c, or NULL.
+ */
+static enum pw_status signer_of(struct pw_db *db, struct cands *c, int64_t id,
+				const char **out)
+{
+	sqlite3_stmt *st = pw_db_stmt(db,
+		"SELECT count(DISTINCT lower(x.from_addr)), min(lower(x.from_addr))"
+		" FROM series x JOIN series_signed ss ON ss.series = x.id"
+		" WHERE x.id = ?1 OR x.id IN (SELECT o.series FROM lineage l"
+		"  JOIN lineage o ON o.root = l.root WHERE l.series = ?1)");
+	enum pw_status s;
+	char *str = NULL;
+	bool row;
+
+	*out = NULL;
+	sqlite3_bind_int64(st, 1, id);
+	s = pw_db_read(db, st, &row);
+	if (!s && row && sqlite3_column_int(st, 0) > 0)
+		str = sqlite3_column_int(st, 0) > 1 ? g_strdup("") :
+		      pw_db_col_dup(st, 1);
+	sqlite3_reset(st);
+	if (str)
+		g_ptr_array_add(c->strings, str);
+	*out = str;
+	return s;
+}
+
 /* Reads series id into *out (strings kept in c); *found says whether it is stored. */
 static enum pw_status load(struct pw_db *db, struct cands *c, int64_t id,
 			   struct pw_lineage_series *out, bool *found)
@@ -67,6 +96,8 @@ static enum pw_status load(struct pw_db *db, struct cands *c, int64_t id,
 		out->total = sqlite3_column_int(st, 5);
 	}
 	sqlite3_reset(st);
+	if (!s && *found)
+		s = signer_of(db, c, id, &out->signer);
 	return s;
 }
 
@@ -193,7 +224,8 @@ static enum pw_status gather(struct pw_db *db, const struct pw_lineage_series *s
 	return st;
 }
 
-/* Files the subject keys of a message of series_id under its poster and author. */
+/* Files the subject keys of a message of series_id under its poster and
+ * author (bot/state.c names no author the mail may not speak for). */
 static enum pw_status add_key(struct pw_db *db, int64_t series_id,
 			      const struct pw_lineage_clues *k)
 {
@@ -327,6 +359,7 @@ enum pw_status pw_db_lineage_link(struct pw_db *db, int64_t series_id,
 		goto out;
 	if (clues->change_id)
 		me.change_id = clues->change_id;
+	me.dkim = clues->dkim;
 	s = gather(db, &me, clues, &c);
 	if (s)
 		goto out;

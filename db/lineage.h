@@ -19,7 +19,9 @@
 /* What a stored series or cover letter says of its earlier versions. */
 struct pw_lineage_clues {
 	const char *sender;		/* its poster */
-	const char *author;		/* a lone patch's in-body From, or NULL */
+	const char *author;		/* a lone patch's in-body From, or NULL
+					 * (bot/state.c: one it may name) */
+	bool dkim;			/* the mail was DKIM-signed by its poster */
 	char **subject_keys;		/* pw_lineage_subject_keys(), or NULL */
 	const char *pid;		/* a patch's patch-id, or NULL */
 	const char *change_id;		/* b4's, NULL when none */

@@ -19,9 +19,10 @@ pub=$(openssl rsa -in "$T/dkim.key" -pubout -outform DER 2>/dev/null | base64 -w
 printf 'sel._domainkey.kernel.example v=DKIM1; k=rsa; p=%s\n' "$pub" >"$T/keys.txt"
 
 # patch OUT FROM MSGID SUBJECT FILE [key=PATH] [cc=A,B] [minute=M]
-# [irt=MSGID] [inbody=FROM]: a patch adding a symbolic mode (one
-# PERM_SYMBOLIC) to FILE, to the list, in reply to irt, with an in-body
-# From:, signed for the From domain with key when given.
+# [irt=MSGID] [inbody=FROM] [note=TEXT]: a patch adding a symbolic mode
+# (one PERM_SYMBOLIC) to FILE, to the list, in reply to irt, with an
+# in-body From: and TEXT below its "---" (a change-id, a changelog
+# link), signed for the From domain with key when given.
 patch() {
 	$PY - "$@" <<'PYEOF'
 import sys, dkim
@@ -33,7 +34,8 @@ hdr = (f"From: {frm}\nTo: lst@lists.example.org\n" +
        f"Message-ID: <{mid}>\nList-Id: <lst.lists.example.org>\n" +
        (f"In-Reply-To: <{opts['irt']}>\nReferences: <{opts['irt']}>\n" if opts.get("irt") else ""))
 body = ((f"From: {opts['inbody']}\n\n" if opts.get("inbody") else "") +
-        f"Use octal modes in {path}.\n\nSigned-off-by: {frm}\n---\n"
+        f"Use octal modes in {path}.\n\nSigned-off-by: {frm}\n---\n" +
+        (f"{opts['note']}\n\n" if opts.get("note") else "") +
         f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
         "@@ -1,3 +1,3 @@\n #include <linux/module.h>\n-static int debug;\n"
         "+module_param(debug, int, S_IRUGO);\n MODULE_LICENSE(\"GPL\");\n-- \n2.43.0\n")
@@ -318,3 +320,84 @@ patch "$T/t-again.eml" "Val <val@kernel.example>" t-again@kernel.example "[PATCH
 pipe "$T/t-again.eml"
 is "told: Val's next signed version is not told it again" \
 	"$(q "$DB" "SELECT count(*) FROM reply_item r JOIN outbox o ON o.id = r.outbox WHERE o.in_reply_to = 't-again@kernel.example' AND o.state IN ('pending','sent')")" 0
+# ---- a forged next version: a signing sender's patch superseded ----
+state_of() { q "$DB" "SELECT coalesce((SELECT state FROM patch_state s JOIN patch p ON p.id = s.patch WHERE p.message = $(msg_id "$1")), 'new')"; }
+queued() { q "$DB" "SELECT count(*) FROM attention a JOIN patch p ON p.id = a.patch WHERE p.message = $(msg_id "$1")"; }
+LSUBJ="bar: use octal modes in the bar driver"
+store lineage "[list $LIST]" "mail = author"
+patch "$T/lv1.eml" "Dev <dev@kernel.example>" lv1@kernel.example "[PATCH] $LSUBJ" drivers/bar/l.c key="$T/dkim.key"
+pipe "$T/lv1.eml"
+# Mallory's v99 names Dev as its author in an in-body From:.
+patch "$T/lv99.eml" "Mallory <mallory@evil.example>" lv99@evil.example "[PATCH v99] $LSUBJ" drivers/bar/m.c \
+	inbody="Dev <dev@kernel.example>" minute=10
+pipe "$T/lv99.eml"
+is "an in-body From: of a signing sender supersedes none of theirs" \
+	"$(state_of lv1@kernel.example),$(queued lv1@kernel.example)" "new,1"
+is "nor files its subject under them" \
+	"$(q "$DB" "SELECT count(*) FROM lineage_key k JOIN patch p ON p.series = k.series WHERE k.sender = 'dev@kernel.example' AND p.message = $(msg_id lv99@evil.example)")" 0
+patch "$T/lv2.eml" "Dev <dev@kernel.example>" lv2@kernel.example "[PATCH v2] $LSUBJ" drivers/bar/l.c key="$T/dkim.key" minute=20
+pipe "$T/lv2.eml"
+is "Dev's signed v2 follows Dev's v1, not the forgery" \
+	"$(state_of lv1@kernel.example),$(state_of lv2@kernel.example),$(queued lv2@kernel.example)" "superseded,new,1"
+is "and the forgery is in no lineage of Dev's" \
+	"$(q "$DB" "SELECT count(*) FROM lineage a JOIN lineage b ON b.root = a.root JOIN patch p ON p.series = a.series JOIN patch v ON v.series = b.series WHERE p.message = $(msg_id lv99@evil.example) AND v.message = $(msg_id lv1@kernel.example)")" 0
+# Dev's b4 change-id, or a changelog link to Dev's patch, copied into
+# Mallory's own unsigned mail.
+store changeid "[list $LIST]" "mail = author"
+patch "$T/cv1.eml" "Dev <dev@kernel.example>" cv1@kernel.example "[PATCH] baz: octal modes for baz" drivers/baz/c.c \
+	key="$T/dkim.key" note="change-id: 20261205-baz-0123abcd"
+patch "$T/cv99.eml" "Mallory <mallory@evil.example>" cv99@evil.example "[PATCH v99] qux: something else entirely" drivers/qux/x.c \
+	note="change-id: 20261205-baz-0123abcd" minute=10
+patch "$T/kv1.eml" "Dev <dev@kernel.example>" kv1@kernel.example "[PATCH] quux: octal modes for quux" drivers/quux/c.c \
+	key="$T/dkim.key" minute=11
+patch "$T/kv99.eml" "Mallory <mallory@evil.example>" kv99@evil.example "[PATCH v99] corge: another thing again" drivers/corge/x.c \
+	note="v1: https://lore.kernel.org/r/kv1@kernel.example" minute=12
+for f in cv1 cv99 kv1 kv99; do pipe "$T/$f.eml"; done
+is "a copied change-id supersedes no signed patch" \
+	"$(state_of cv1@kernel.example),$(queued cv1@kernel.example)" "new,1"
+is "a link to a signed patch supersedes it no more" \
+	"$(state_of kv1@kernel.example),$(queued kv1@kernel.example)" "new,1"
+patch "$T/cv2.eml" "Dev <dev@kernel.example>" cv2@kernel.example "[PATCH v2] baz: octal modes for baz" drivers/baz/c.c \
+	key="$T/dkim.key" note="change-id: 20261205-baz-0123abcd" minute=20
+pipe "$T/cv2.eml"
+is "Dev's own signed v2 with the change-id still supersedes Dev's v1" \
+	"$(state_of cv1@kernel.example),$(state_of cv2@kernel.example)" "superseded,new"
+# One who never signs keeps today's lineage: an in-body From: of theirs
+# is their next version.
+patch "$T/uv1.eml" "Ann <ann@unsigned.example>" uv1@unsigned.example "[PATCH] grault: octal modes for grault" drivers/grault/c.c minute=30
+patch "$T/uv2.eml" "Bob <bob@other.example>" uv2@other.example "[PATCH v2] grault: octal modes for grault" drivers/grault/c.c \
+	inbody="Ann <ann@unsigned.example>" minute=31
+for f in uv1 uv2; do pipe "$T/$f.eml"; done
+is "an unsigned author's v2 posted by another supersedes the v1, as before" \
+	"$(state_of uv1@unsigned.example),$(state_of uv2@other.example)" "superseded,new"
+
+# ---- backfill: a verdict read without --reply ----
+# The maintainer is known to sign (live mail); an archive read later
+# holds an unsigned "Applied" in his name, and a signed one.
+store backfill "[list $LIST]" "mail = author" "maintainer = boss@kernel.example"
+pipe "$T/work.eml"
+pipe "$T/boss.eml"
+mbox() { for f in "$@"; do printf 'From mboxrd@z Thu Jan  1 00:00:00 1970\n'; cat "$f"; echo; done; }
+verdict "$T/bf-forged.eml" bf-forged@evil.example
+mbox "$T/bf-forged.eml" >"$T/bf-forged.mbox"
+$PW ingest -q --config "$C" --db "$DB" --list "$LIST" "$T/bf-forged.mbox" >/dev/null 2>&1
+is "backfilled: an unsigned \"Applied\" in the signing maintainer's name decides nothing" \
+	"$(state_of work@contrib.example),$(queued work@contrib.example)" "new,1"
+verdict "$T/bf-signed.eml" bf-signed@kernel.example key="$T/dkim.key"
+mbox "$T/bf-signed.eml" >"$T/bf-signed.mbox"
+$PW ingest -q --config "$C" --db "$DB" --list "$LIST" "$T/bf-signed.mbox" >/dev/null 2>&1
+is "backfilled: his signed \"Applied\" is verified and decides" \
+	"$(state_of work@contrib.example),$(queued work@contrib.example)" "applied,0"
+# A maintainer never seen signing: backfilled verdicts as before.
+store backfill2 "[list $LIST]" "mail = author" "maintainer = boss@kernel.example"
+pipe "$T/work.eml"
+$PW ingest -q --config "$C" --db "$DB" --list "$LIST" "$T/bf-forged.mbox" >/dev/null 2>&1
+is "backfilled: an unsigned verdict of one never seen signing decides, as before" \
+	"$(state_of work@contrib.example)" "applied"
+# The other order: Mallory's copy of the change-id comes first, Dev's
+# signed patch after it; Dev's patch is not made an earlier version.
+store changeid2 "[list $LIST]" "mail = author"
+pipe "$T/cv99.eml"
+pipe "$T/cv1.eml"
+is "a copied change-id sent first supersedes no signed patch either" \
+	"$(state_of cv1@kernel.example),$(queued cv1@kernel.example)" "new,1"

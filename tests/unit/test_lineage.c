@@ -46,6 +46,46 @@ static void order(void **state)
 	assert_false(pw_lineage_before(&same, &copy));
 }
 
+/* A lineage that signed mail started joins only its signer's signed mail. */
+static void signed_lineage(void **state)
+{
+	struct pw_lineage_series v1 = series(1, "hwmon: add x", ANN, 1, 100);
+	struct pw_lineage_series v2 = series(2, "hwmon: add x", BOB, 2, 200);
+
+	v1.change_id = v2.change_id = "20240101-x-0123abcd";
+	v1.same_subject = v1.linked = true;
+	/* Neither signed: any evidence, as before. */
+	assert_int_equal(pw_lineage_evidence(&v2, &v1), PW_LINEAGE_CHANGE_ID);
+	/* Ann's v1 signed: Bob's unsigned v2, nor his signed one. */
+	v1.signer = ANN;
+	assert_int_equal(pw_lineage_evidence(&v2, &v1), PW_LINEAGE_NONE);
+	v2.dkim = true;
+	v2.signer = BOB;
+	assert_int_equal(pw_lineage_evidence(&v2, &v1), PW_LINEAGE_NONE);
+	/* Ann's own, unsigned: no; signed: yes. */
+	v2.from_addr = ANN;
+	v2.signer = ANN;
+	v2.dkim = false;
+	assert_int_equal(pw_lineage_evidence(&v2, &v1), PW_LINEAGE_NONE);
+	v2.dkim = true;
+	assert_int_equal(pw_lineage_evidence(&v2, &v1), PW_LINEAGE_CHANGE_ID);
+	/* A lineage of two signers takes no one's. */
+	v1.signer = "";
+	assert_int_equal(pw_lineage_evidence(&v2, &v1), PW_LINEAGE_NONE);
+	/* Ann's signed v1 adopts no lineage of Bob's unsigned v2 stored
+	 * first (its later versions would supersede hers)... */
+	v1 = series(1, "hwmon: add x", ANN, 1, 100);
+	v2 = series(2, "hwmon: add x", BOB, 2, 50);
+	v1.change_id = v2.change_id = "20240101-x-0123abcd";
+	v1.dkim = true;
+	v1.signer = ANN;
+	assert_int_equal(pw_lineage_follows(&v1, &v2), PW_LINEAGE_NONE);
+	/* ...but her own signed v2, yes. */
+	v2.from_addr = ANN;
+	v2.signer = ANN;
+	assert_int_equal(pw_lineage_follows(&v1, &v2), PW_LINEAGE_CHANGE_ID);
+}
+
 static void pick(void **state)
 {
 	struct pw_lineage_series s = series(10, "hwmon: add x", ANN, 3, 1000);
@@ -279,6 +319,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(order),
 		cmocka_unit_test(pick),
+		cmocka_unit_test(signed_lineage),
 		cmocka_unit_test(copies),
 		cmocka_unit_test(out_of_order),
 		cmocka_unit_test(subject_keys),
