@@ -475,6 +475,45 @@ print(p["check"], len(api._get(p["checks"]).json()))'; git -C "$GR" config pw.pr
 	$PW patchwork retry "$(sqlite3 "$DB" "SELECT id FROM pwcheck WHERE msgid = 'p1@example.org' AND instance = 'demo'")" --config "$C" >/dev/null 2>"$D/err"
 	is "$be: retry of a posted check: refused (exit 2)" "$?" 2
 
+	# A flood found after its first patches were posted: their checks
+	# said "warning" (PERM_SYMBOLIC); once the 20th of one sender's
+	# separate patches makes the flood, the checks already posted are
+	# posted again, "fail" for the FLOOD (one store of its own).
+	local FD=$D/flood i
+	mkdir -p "$FD/mail"
+	for i in $(seq 1 24); do
+		{
+			printf 'From: Flo Oder <flo@example.org>\nTo: demo@example.org\n'
+			printf 'Subject: [PATCH] drivers: foo%d: Replace numeric parameter like 0444 with macro\n' "$i"
+			printf 'Message-ID: <flood%d@example.org>\nDate: %s\nList-Id: <demo.example.org>\n\n' "$i" "$(date -R)"
+			printf 'Replace numeric parameter like 0444 with macro.\n\nSigned-off-by: Flo Oder <flo@example.org>\n---\n'
+			printf 'diff --git a/drivers/foo%d.c b/drivers/foo%d.c\nindex 1111111..2222222 100644\n' "$i" "$i"
+			printf -- '--- a/drivers/foo%d.c\n+++ b/drivers/foo%d.c\n@@ -9,3 +9,3 @@\n {\n-module_param(debug, int, 0444);\n+module_param(debug, int, S_IRUGO);\n }\n' "$i" "$i"
+		} >"$FD/mail/$i.eml"
+		"be_mail_$be" demo "$FD/mail/$i.eml" || not_ok "$be: parse flood$i"
+	done
+	printf '[patchwork demo]\ntoken = %s\n' "$TOKEN_MAINT" >"$FD/cred"
+	chmod 600 "$FD/cred"
+	printf '[core]\ndb = %s\ncredentials = cred\n[list demo-list]\nmail = author\n[patchwork demo]\nurl = %s\nproject = demo\nlists = demo-list\n' \
+		"$FD/pw.db" "$PWURL" >"$FD/pw.conf"
+	chmod 600 "$FD/pw.conf"
+	for i in $(seq 1 5); do
+		$PW ingest -q --reply --list demo-list --config "$FD/pw.conf" "$FD/mail/$i.eml" >/dev/null 2>>"$FD/err"
+	done
+	$PW patchwork post --config "$FD/pw.conf" >/dev/null 2>>"$FD/err"
+	contains "$be: flood: the first patches posted before it is found: warning" \
+		"$(checks flood1@example.org)" "warning|patchwarden:warning:1 PERM_SYMBOLIC"
+	for i in $(seq 6 24); do
+		$PW ingest -q --reply --list demo-list --config "$FD/pw.conf" "$FD/mail/$i.eml" >/dev/null 2>>"$FD/err"
+	done
+	$PW patchwork post --config "$FD/pw.conf" >/dev/null 2>>"$FD/err"
+	contains "$be: flood: read back with git-pw, the first patch's check now fails for the flood" \
+		"$(checks flood1@example.org)" "fail|"
+	contains "$be: flood: the newest check names the flood" \
+		"$(checks flood5@example.org | tr '|' '\n' | tail -n 1)" "patchwarden:fail:1 FLOOD"
+	is "$be: flood: every member's check posted, none left" \
+		"$(sqlite3 "$FD/pw.db" "SELECT count(*) || '|' || sum(state = 'posted') || '|' || sum(check_state = 'fail') FROM pwcheck")" "24|24|24"
+
 	kill "$BE_PID" 2>/dev/null
 	wait "$BE_PID" 2>/dev/null || true	# killed: 143
 }
