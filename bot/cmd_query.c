@@ -33,7 +33,8 @@
 
 static const char usage_text[] =
 	"usage: patchwarden query [--db PATH] [--config FILE] KIND [filters] [--format text|json|csv]\n"
-	"  KIND: series, patches, findings, floods, senders, stats, errors, decisions;\n"
+	"  KIND: series, patches, findings, floods, senders, stats, errors, attention,\n"
+	"        decisions;\n"
 	"        or message MSGID\n"
 	"  filters: --list NAME --from ADDR --since WHEN --until WHEN --rule ID\n"
 	"           --severity LEVEL --path GLOB --version N --has-findings yes|no\n"
