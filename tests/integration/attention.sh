@@ -125,3 +125,13 @@ text=$($PW query attention --db "$DB" --severity error)
 contains "query attention: a line per patch" "$text" "<$Q9> xiao.mx.ma@deltaww.com v9 of 2"
 $PW query attention --db "$DB" --path '*.c' >/dev/null 2>&1
 is "query attention --path: refused" "$?" 2
+
+# Mail's text is escaped on the page: a hostile patch's subject and sender.
+H2=$T/hostile.db
+$PW ingest -q --db "$H2" --list hostile.example.org "$TOP/tests/data/hostile.eml" >/dev/null
+serve "$H2" || exit 1
+page=$(get "$URL/attention")
+check "hostile: the patch is in the worklist" test "$(jq .total <<<"$(get "$URL/api/attention")")" -ge 1
+contains "hostile: its subject as text" "$page" "&lt;script&gt;document.title"
+is "hostile: no markup from mail" "$(grep -c '<script\|<img' <<<"$page")" 0
+is "hostile: none on the overview either" "$(get "$URL/" | grep -c '<script\|<img')" 0
