@@ -49,8 +49,9 @@ struct pw_report {
 
 /*
  * A new report of the kind named (series, patches, findings, floods,
- * senders, stats, errors, attention) with the defaults of a front end: rows per page
- * (limit, 0: all), the largest limit a caller may ask, and the order.
+ * senders, stats, errors, attention) with the defaults of a front end:
+ * rows per page (limit, 0: all), the largest limit a caller may ask,
+ * and the order.
  * NULL with a reason in *err (new) for an unknown kind.
  */
 struct pw_report *pw_report_new(const char *kind, int64_t limit,
