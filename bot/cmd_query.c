@@ -33,7 +33,8 @@
 
 static const char usage_text[] =
 	"usage: patchwarden query [--db PATH] [--config FILE] KIND [filters] [--format text|json|csv]\n"
-	"  KIND: series, patches, findings, floods, senders, stats, errors, decisions;\n"
+	"  KIND: series, patches, findings, floods, senders, stats, errors, attention,\n"
+	"        decisions;\n"
 	"        or message MSGID\n"
 	"  filters: --list NAME --from ADDR --since WHEN --until WHEN --rule ID\n"
 	"           --severity LEVEL --path GLOB --version N --has-findings yes|no\n"
@@ -175,7 +176,7 @@ int pw_cmd_query(int argc, char **argv)
 		{ "since", 0, 0, G_OPTION_ARG_STRING, &vals[2], "only what is dated since (YYYY-MM-DD, @unix, 7d, 12h)", "WHEN" },
 		{ "until", 0, 0, G_OPTION_ARG_STRING, &vals[3], "only what is dated before", "WHEN" },
 		{ "rule", 0, 0, G_OPTION_ARG_STRING, &vals[4], "only this rule ID (any case)", "ID" },
-		{ "severity", 0, 0, G_OPTION_ARG_STRING, &vals[5], "findings, stats, senders: the least severe shown: error, warning (default) or info (every finding)", "LEVEL" },
+		{ "severity", 0, 0, G_OPTION_ARG_STRING, &vals[5], "findings, stats, senders, attention: the least severe shown: error, warning (default) or info (every finding)", "LEVEL" },
 		{ "path", 0, 0, G_OPTION_ARG_STRING, &vals[6], "findings: in files matching this glob", "GLOB" },
 		{ "version", 0, 0, G_OPTION_ARG_STRING, &vals[7], "series, patches: only this version", "N" },
 		{ "has-findings", 0, 0, G_OPTION_ARG_STRING, &vals[8], "series, patches, senders: with findings (yes) or without (no)", "yes|no" },

@@ -8,6 +8,7 @@
 #include "bot/ingest.h"
 #include "bot/report.h"
 #include "checks/rules.h"
+#include "db/attention.h"
 #include "db/flood.h"
 #include "db/outbox.h"
 
@@ -19,6 +20,7 @@ static const char *const kind_names[] = {
 	[PW_REPORT_SENDERS] = "senders",
 	[PW_REPORT_STATS] = "stats",
 	[PW_REPORT_ERRORS] = "errors",
+	[PW_REPORT_ATTENTION] = "attention",
 };
 
 /* The filters each kind takes, space-separated. */
@@ -35,6 +37,7 @@ static const char *const kind_keys[] = {
 	[PW_REPORT_STATS] = "list from since until severity per order limit"
 		" offset",
 	[PW_REPORT_ERRORS] = "list since until order limit offset",
+	[PW_REPORT_ATTENTION] = "list rule severity since age limit offset",
 };
 
 /* Most rows to skip: a page number past this is a mistake. */
@@ -52,7 +55,7 @@ struct pw_report *pw_report_new(const char *kind, int64_t limit,
 			break;
 	if (i == G_N_ELEMENTS(kind_names)) {
 		*err = g_strdup("not a report: series, patches, findings,"
-				" floods, senders, stats or errors");
+				" floods, senders, stats, errors or attention");
 		return NULL;
 	}
 	r = g_new0(struct pw_report, 1);
@@ -183,6 +186,16 @@ bool pw_report_set(struct pw_report *r, struct pw_db *db, const char *key,
 			return false;
 		}
 		f->from = keep(r, v);
+	} else if (!strcmp(key, "age")) {
+		/* How old the newest patch shown may be: "since" as an age. */
+		size_t len = strlen(v);
+
+		if (!len || (v[len - 1] != 'd' && v[len - 1] != 'h') ||
+		    !pw_cli_parse_time(v, &t)) {
+			*err = g_strdup("age: Nd or Nh (days or hours)");
+			return false;
+		}
+		f->since = t;
 	} else if (!strcmp(key, "since") || !strcmp(key, "until")) {
 		if (!pw_cli_parse_time(v, &t)) {
 			char *shown = g_utf8_make_valid(v, -1);
@@ -469,8 +482,79 @@ static void row_print(struct pw_printer *p, enum pw_report_kind kind,
 		error_print(p, row);
 		break;
 	case PW_REPORT_FLOODS:
+	case PW_REPORT_ATTENTION:
 		break;
 	}
+}
+
+/* One patch of the worklist. */
+static void attention_item_print(struct pw_printer *p,
+				 const struct pw_attention_item *q)
+{
+	pw_print_begin_record(p);
+	pw_print_int_at(p, "patch", q->patch_id);
+	pw_print_str_at(p, "msgid", q->msgid);
+	pw_print_str_at(p, "subject", q->subject);
+	pw_print_str_at(p, "from", q->from_addr);
+	pw_print_str_at(p, "from_name", q->from_name);
+	pw_print_date_at(p, "date", q->date);
+	id_at(p, "series", q->series_id);
+	id_at(p, "version", q->version);
+	id_at(p, "versions", q->versions);
+	pw_print_str_at(p, "severity", q->errors ? "error" : "warning");
+	pw_print_strv_at(p, "rules", q->rules);
+	pw_print_key(p, "counts");
+	pw_print_begin_map(p);
+	pw_print_int_at(p, "errors", q->errors);
+	pw_print_int_at(p, "warnings", q->warnings);
+	pw_print_end(p);
+	pw_print_end(p);
+}
+
+/*
+ * The worklist as {total, offset, items}: text, CSV and HTML show the
+ * items (records), JSON the whole.
+ */
+static enum pw_status attention_print(struct pw_db *db,
+				      const struct pw_report *r,
+				      struct pw_printer *p, bool *more)
+{
+	GPtrArray *a = NULL;
+	int64_t total = 0;
+	enum pw_status s;
+	guint i;
+
+	s = pw_db_attention_list(db, &r->f, &total, &a);
+	if (s)
+		return s;
+	pw_print_begin_map(p);
+	pw_print_int_at(p, "total", total);
+	pw_print_int_at(p, "offset", r->f.offset);
+	pw_print_key(p, "items");
+	pw_print_begin_list(p);
+	for (i = 0; i < a->len; i++)
+		attention_item_print(p, a->pdata[i]);
+	pw_print_end(p);
+	pw_print_end(p);
+	*more = r->f.offset + (int64_t)a->len < total;
+	g_ptr_array_unref(a);
+	return PW_OK;
+}
+
+enum pw_status pw_report_attention_total(struct pw_db *db,
+					 const struct pw_report *r,
+					 int64_t *total)
+{
+	struct pw_query_filter f = r->f;
+	GPtrArray *a = NULL;
+	enum pw_status s;
+
+	f.limit = 1;
+	f.offset = 0;
+	s = pw_db_attention_list(db, &f, total, &a);
+	if (a)
+		g_ptr_array_unref(a);
+	return s;
 }
 
 /* The row id of the message msgid ("<...>" or bare) in *id, 0 for none. */
@@ -630,6 +714,8 @@ enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 		f.limit++;
 	if (r->kind == PW_REPORT_FLOODS)
 		return floods_print(db, r, &f, p, more, err);
+	if (r->kind == PW_REPORT_ATTENTION)
+		return attention_print(db, r, p, more);
 	/* A series' lineage: its versions (bot/report_lineage.c). */
 	if (lineage(r))
 		return pw_report_lineage(db, f.series_id, f.min_severity, p);
@@ -872,6 +958,11 @@ static const char *const text_layouts[] = {
 	[PW_REPORT_ERRORS] =
 		"%(at) %(location)%(if:msgid) <%(msgid)>%(end): %(error)\n"
 		"  from %(source)%(if:kept) (%(kept) bytes kept)%(end)\n",
+	[PW_REPORT_ATTENTION] =
+		"%(patch) %(severity:-7) %(date) <%(msgid)> %(from)"
+		"%(if:version) v%(version)%(if:versions) of %(versions)%(end)%(end)"
+		" errors=%(counts.errors) warnings=%(counts.warnings) %(rules)"
+		" \"%(subject)\"\n",
 };
 
 const char *pw_report_layout(enum pw_report_kind kind)
@@ -922,6 +1013,16 @@ static const char *const html_rows[] = {
 		"<tr><td>%(at)</td><td>%(subscription)</td><td><code>%(source)</code></td>"
 		"<td><code>%(location)</code></td><td>%(if:msgid)<code>%(msgid)</code>%(end)</td>"
 		"<td>%(error)</td><td class=\"n\">%(kept)</td></tr>\n",
+	[PW_REPORT_ATTENTION] =
+		"<tr class=\"sev-%(severity)\" data-patch=\"%(patch)\">"
+		"<td>%(severity)</td><td>%(date)</td>"
+		"<td><a href=\"/message/%(msgid:url)\">%(subject)</a></td>"
+		"<td><a href=\"/senders?from=%(from:url)\">%(from)</a></td>"
+		"<td>%(if:series)<a href=\"/series/%(series)\">v%(version)</a>"
+		"%(if:versions) of %(versions)%(end)%(end)</td>"
+		"<td>%(each:rules)<a href=\"/findings?rule=%(.:url)\">%(.)</a> %(end)</td>"
+		"<td class=\"n\">%(counts.errors)</td>"
+		"<td class=\"n\">%(counts.warnings)</td></tr>\n",
 };
 
 static const char *const html_heads[] = {
@@ -941,6 +1042,9 @@ static const char *const html_heads[] = {
 		"<th>patches</th><th>pull requests</th><th>findings</th><th>by rule</th></tr>\n",
 	[PW_REPORT_ERRORS] = "<tr><th>when</th><th>subscription</th><th>source</th>"
 		"<th>where</th><th>Message-ID</th><th>why</th><th>bytes kept</th></tr>\n",
+	[PW_REPORT_ATTENTION] = "<tr><th>severity</th><th>date</th>"
+		"<th>patch</th><th>from</th><th>version</th><th>rules</th>"
+		"<th>errors</th><th>warnings</th></tr>\n",
 };
 
 const char *pw_report_html_row(enum pw_report_kind kind)

@@ -23,6 +23,7 @@ enum pw_report_kind {
 	PW_REPORT_SENDERS,
 	PW_REPORT_STATS,
 	PW_REPORT_ERRORS,	/* messages that could not be read or stored */
+	PW_REPORT_ATTENTION,	/* the worklist: db/attention.h */
 };
 
 /*
@@ -48,8 +49,9 @@ struct pw_report {
 
 /*
  * A new report of the kind named (series, patches, findings, floods,
- * senders, stats, errors) with the defaults of a front end: rows per page
- * (limit, 0: all), the largest limit a caller may ask, and the order.
+ * senders, stats, errors, attention) with the defaults of a front end:
+ * rows per page (limit, 0: all), the largest limit a caller may ask,
+ * and the order.
  * NULL with a reason in *err (new) for an unknown kind.
  */
 struct pw_report *pw_report_new(const char *kind, int64_t limit,
@@ -60,7 +62,7 @@ void pw_report_free(struct pw_report *r);
 /*
  * Sets the filter key (list, from, since, until, rule, severity, path,
  * version, has-findings, state, series, per, order, limit, offset,
- * message) to value, checked against what the kind takes and what the
+ * message, age: since as an age, "30d") to value, checked against what the kind takes and what the
  * store holds (a list must be known to it, hence db).  False with a
  * short reason in *err (new) that names what is valid.
  */
@@ -103,6 +105,14 @@ bool pw_report_takes(const struct pw_report *r, const char *key);
  */
 enum pw_status pw_report_print(struct pw_db *db, const struct pw_report *r,
 			       struct pw_printer *p, bool *more, char **err);
+
+/*
+ * The number of patches of the worklist under r's filters (attention),
+ * whatever its limit and offset, into *total.
+ */
+enum pw_status pw_report_attention_total(struct pw_db *db,
+					 const struct pw_report *r,
+					 int64_t *total);
 
 struct pw_outbox_row;
 

@@ -133,7 +133,7 @@ static bool report_table(struct pw_db *db, const struct pw_report *r,
 /* The keys a report page's form offers, in order. */
 static const char *const form_keys[] = {
 	"list", "from", "since", "until", "rule", "severity", "path", "version",
-	"has-findings", "state", "series", "per", "order", "limit",
+	"has-findings", "state", "series", "per", "order", "limit", "age",
 };
 
 /* A link to path with args, offset replaced by offset. */
@@ -186,7 +186,31 @@ static bool senders_automated(struct pw_db *db, GHashTable *args, GString *o,
 	return ok;
 }
 
-/* /series, /patches, /findings, /floods, /senders, /stats, /errors. */
+/*
+ * The worklist's size under its filters, above its table (/attention);
+ * false after answering an error.
+ */
+static bool attention_total(struct pw_db *db, const struct pw_report *r,
+			    GString *o, struct pw_web_answer *a)
+{
+	enum pw_status st;
+	int64_t total = 0;
+
+	if ((st = pw_report_attention_total(db, r, &total))) {
+		store_error(a, false, db, st);
+		return false;
+	}
+	g_string_append_printf(o, "<p class=\"hint\"><span class=\"total\">%"
+			       G_GINT64_FORMAT "</span> patch%s with warnings or"
+			       " errors not yet triaged, errors first, newest"
+			       " first; superseded, applied and rejected"
+			       " patches are left out.</p>\n", (gint64)total,
+			       total == 1 ? "" : "es");
+	return true;
+}
+
+/* /series, /patches, /findings, /floods, /senders, /stats, /errors,
+ * /attention. */
 static void report_page(struct pw_db *db, const char *kind, GHashTable *args,
 			struct pw_web_answer *a)
 {
@@ -245,6 +269,8 @@ static void report_page(struct pw_db *db, const char *kind, GHashTable *args,
 				" (bots, the stable trees' scripts) is counted apart,"
 				" <a href=\"#automated\">below</a>.</p>\n");
 	}
+	if (r->kind == PW_REPORT_ATTENTION && !attention_total(db, r, o, a))
+		goto out;
 	if (!report_table(db, r, o, &more, a))
 		goto out;
 	if (!strcmp(kind, "senders") && !senders_automated(db, args, o, a))
@@ -715,6 +741,38 @@ static bool campaigns(struct pw_db *db, GString *o, struct pw_web_answer *a)
 	return true;
 }
 
+/* Patches of the worklist (/attention) the overview shows. */
+#define WORKLIST_HEAD 10
+
+/*
+ * The head of the worklist, errors first (the rows of /attention), and
+ * a link to the whole; false after answering an error.
+ */
+static bool worklist_head(struct pw_db *db, GString *o,
+			  struct pw_web_answer *a)
+{
+	struct pw_report *r = pw_report_new("attention", WORKLIST_HEAD,
+					    WORKLIST_HEAD, true, NULL);
+	enum pw_status st;
+	int64_t total = 0;
+	bool more = false, ok = false;
+
+	if ((st = pw_report_attention_total(db, r, &total))) {
+		store_error(a, false, db, st);
+		goto out;
+	}
+	ok = true;
+	if (!total)
+		goto out;
+	g_string_append_printf(o, "<h3 class=\"worklist\">Worklist: errors first,"
+			       " then warnings, newest first (<a href=\"/attention\">"
+			       "all %" G_GINT64_FORMAT "</a>)</h3>\n", (gint64)total);
+	ok = report_table(db, r, o, &more, a);
+out:
+	pw_report_free(r);
+	return ok;
+}
+
 /*
  * What needs attention, at the top of the overview: untriaged patches
  * with warnings or errors, floods in progress, subscriptions failing.
@@ -789,6 +847,8 @@ static bool attention(struct pw_db *db, const struct pw_config *cfg,
 		if (!report_table(db, floods, o, &more, a))
 			goto out;
 	}
+	if (!worklist_head(db, o, a))
+		goto out;
 	attention_patches(o, queue);
 	if (!failing && !recent->len && !queue->len)
 		g_string_append(o, "<p class=\"nothing\">Nothing needs attention:"
@@ -1225,7 +1285,7 @@ static bool is_report(const char *name)
 	return !strcmp(name, "series") || !strcmp(name, "patches") ||
 	       !strcmp(name, "findings") || !strcmp(name, "floods") ||
 	       !strcmp(name, "senders") || !strcmp(name, "stats") ||
-	       !strcmp(name, "errors");
+	       !strcmp(name, "errors") || !strcmp(name, "attention");
 }
 
 void pw_web_get(struct pw_db *db, const struct pw_config *cfg,
@@ -1250,7 +1310,7 @@ void pw_web_get(struct pw_db *db, const struct pw_config *cfg,
 		else
 			pw_web_answer_error(a, true, 404, "no such API; there are"
 					    " /api/series, patches, findings, floods,"
-					    " senders, stats, errors, subscriptions and"
+					    " senders, stats, errors, attention, subscriptions and"
 					    " message/MSGID");
 	} else if (is_report(path + 1)) {
 		report_page(db, path + 1, args, a);

@@ -13,6 +13,7 @@
 
 #include "checks/patch.h"
 #include "db/db.h"
+#include "db/query.h"
 
 /*
  * The queue as the rows make it, kept in the table attention (list,
@@ -75,5 +76,32 @@ struct pw_attention_patch {
 enum pw_status pw_db_attention_patches(struct pw_db *db,
 				       enum pw_severity min, int per_list,
 				       GPtrArray **out);
+
+/* One patch of the worklist (pw_db_attention_list()).  Owns its strings. */
+struct pw_attention_item {
+	int64_t patch_id;
+	char *msgid, *subject, *from_name, *from_addr;
+	int64_t date;			/* 0 when unknown */
+	int64_t series_id;		/* 0: in no series */
+	int version;			/* its series' version, 0: none */
+	int versions;			/* versions of its lineage, 0: unknown */
+	int errors, warnings;		/* its findings at each severity */
+	char **rules;			/* the rules of those findings, sorted */
+};
+
+/*
+ * The whole queue as one worklist, for the dashboard's /attention,
+ * /api/attention and "query attention": each patch once (whatever the
+ * lists it was seen on), the patches with errors first, then those
+ * with warnings, newest first within each.  f narrows it: list (seen
+ * on it), rule (an open finding of it), min_severity (error: only
+ * patches with errors), since (dated at or after), then limit (0: all)
+ * and offset.  *total receives the patches under the filters before
+ * limit and offset; *out a new GPtrArray of struct pw_attention_item
+ * that frees them.
+ */
+enum pw_status pw_db_attention_list(struct pw_db *db,
+				    const struct pw_query_filter *f,
+				    int64_t *total, GPtrArray **out);
 
 #endif

@@ -291,7 +291,7 @@ bad "has-findings" "yes or no" series --has-findings maybe
 bad "version" "version: a number" series --version 0
 bad "order" "newest or oldest" findings --order random
 bad "a filter the kind does not take" "does not apply" series --severity error
-bad "unknown kind" "series, patches, findings, floods, senders, stats or errors" bogus
+bad "unknown kind" "series, patches, findings, floods, senders, stats, errors or attention" bogus
 
 # The filters have indexes (migration 11).
 for ix in message_list_list message_date_kind message_patch_from finding_patch_rule series_last series_first finding_file message_sender_addr flood_group_sender; do

@@ -135,7 +135,7 @@ check "real mail: the unreadable message and why" grep -q 'not a mail message' "
 # sideways (a table folds or wraps, the navigation wraps, long words
 # break; a diff scrolls inside its own box).
 series=$(rq "SELECT p.series FROM patch p WHERE p.series IS NOT NULL ORDER BY p.id DESC LIMIT 1")
-for page in / /series /patches /findings /floods /senders /stats /outbox \
+for page in / /attention /series /patches /findings /floods /senders /stats /outbox \
 	/subscriptions /errors /decisions "/series/$series" \
 	"/message/$(jq -rn --arg s "$msg" '$s | @uri')" /list/linux-hwmon.vger.kernel.org \
 	/no-such-page; do
