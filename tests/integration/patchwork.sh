@@ -506,11 +506,16 @@ print(p["check"], len(api._get(p["checks"]).json()))'; git -C "$GR" config pw.pr
 	for i in $(seq 6 24); do
 		$PW ingest -q --reply --list demo-list --config "$FD/pw.conf" "$FD/mail/$i.eml" >/dev/null 2>>"$FD/err"
 	done
+	is "$be: flood: found, and the checks already posted queued again with why" \
+		"$(sqlite3 "$FD/pw.db" "SELECT count(*) || '|' || min(last_error) FROM pwcheck WHERE state = 'pending' AND msgid IN ('flood1@example.org','flood2@example.org','flood3@example.org','flood4@example.org','flood5@example.org')")" \
+		"5|posted again: flood $(sqlite3 "$FD/pw.db" "SELECT min(id) FROM flood") of flo@example.org found after it was posted"
 	$PW patchwork post --config "$FD/pw.conf" >/dev/null 2>>"$FD/err"
 	contains "$be: flood: read back with git-pw, the first patch's check now fails for the flood" \
 		"$(checks flood1@example.org)" "fail|"
 	contains "$be: flood: the newest check names the flood" \
 		"$(checks flood5@example.org | tr '|' '\n' | tail -n 1)" "patchwarden:fail:1 FLOOD"
+	is "$be: flood: one summary to its sender, no reply per patch" \
+		"$(sqlite3 "$FD/pw.db" "SELECT group_concat(kind) FROM outbox WHERE state = 'pending'")" "flood"
 	is "$be: flood: every member's check posted, none left" \
 		"$(sqlite3 "$FD/pw.db" "SELECT count(*) || '|' || sum(state = 'posted') || '|' || sum(check_state = 'fail') FROM pwcheck")" "24|24|24"
 
