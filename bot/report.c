@@ -987,7 +987,7 @@ static const char *const html_rows[] = {
 	[PW_REPORT_FINDINGS] =
 		"<tr class=\"sev-%(severity)\"><td>%(rule)</td><td>%(severity)</td>"
 		"<td><a href=\"/message/%(msgid:url)\">%(subject)</a></td>"
-		"<td><code>%(file)%(if:line):%(line)%(end)</code>%(if:line)%(else) (whole file)%(end)</td>"
+		"<td><code>%(file)%(if:line):%(line)%(end)</code>%(if:file)%(if:line)%(else) (whole file)%(end)%(end)</td>"
 		"<td>%(message)</td></tr>\n",
 	[PW_REPORT_FLOODS] =
 		"<tr id=\"f%(id)\"><td>%(id)</td><td>%(rule)</td>"

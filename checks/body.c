@@ -418,47 +418,36 @@ void pw_body_release(struct pw_body *b)
 	if (b->rest)
 		g_string_free(b->rest, TRUE);
 	g_free(b->pull_url);
-	g_free(b->stop);
 	memset(b, 0, sizeof(*b));
 }
 
-/*
- * Appends [start, end) of t (n bytes) to the diff; when a hunk of it
- * was cut, what follows in t is kept too, the first such, to show the
- * patch as sent.
- */
-static void append_diff(struct pw_body *b, const char *t, size_t n,
-			size_t start, size_t end, bool cut)
+/* Appends [start, end) of t to the diff. */
+static void append_diff(struct pw_body *b, const char *t, size_t start,
+			size_t end)
 {
 	g_string_append_len(b->diff, t + start, (gssize)(end - start));
 	if (b->diff->len && b->diff->str[b->diff->len - 1] != '\n')
 		g_string_append_c(b->diff, '\n');
-	if (cut && !b->rest && end < n) {
-		b->rest = g_string_new_len(t + end, (gssize)(n - end));
-		if (b->rest->str[b->rest->len - 1] != '\n')
-			g_string_append_c(b->rest, '\n');
-	}
 }
 
 /*
- * Notes a diff of t that ends at de with a hunk cut short: the line it
- * stops at (what the mail client or a relay did to it is there), NULL
- * when t ends.  Only the first diff's is kept, as only it is read.
+ * Notes a diff of t (n bytes) that ends at de with a hunk cut short:
+ * what follows it in t, from the line it stops at (what the mail client
+ * or a relay did to it is there), to show the patch as sent and to
+ * name the cause; none when t ends there.  Only the first diff's is
+ * kept, as only it is read.
  */
 static void note_cut(struct pw_body *b, const char *t, size_t n, size_t de,
 		     bool cut)
 {
-	size_t l;
-
 	if (!cut || b->cut)
 		return;
 	b->cut = true;
 	if (de >= n)
 		return;
-	l = line_len(t + de, n - de);
-	if (l > PW_DIFF_STOP_MAX)
-		l = PW_DIFF_STOP_MAX;
-	b->stop = g_strndup(t + de, l);
+	b->rest = g_string_new_len(t + de, (gssize)(n - de));
+	if (b->rest->str[b->rest->len - 1] != '\n')
+		g_string_append_c(b->rest, '\n');
 }
 
 bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
@@ -511,7 +500,7 @@ bool pw_body_add_text(struct pw_body *b, const char *t, size_t n,
 	if (found) {
 		b->separated = true;
 		note_cut(b, t, n, de, cut);
-		append_diff(b, t, n, ds, de, cut);
+		append_diff(b, t, ds, de);
 	}
 	return cut;
 }
@@ -525,7 +514,7 @@ bool pw_body_add_patch(struct pw_body *b, const char *t, size_t n)
 		return false;
 	b->separated = true;
 	note_cut(b, t, n, de, cut);
-	append_diff(b, t, n, ds, de, cut);
+	append_diff(b, t, ds, de);
 	return true;
 }
 
@@ -540,9 +529,7 @@ void pw_body_finish(struct pw_body *b, struct pw_mail *m)
 			m->diff_rest = g_string_free(b->rest, FALSE);
 			b->rest = NULL;
 		}
-		m->diff_stop = b->stop;
 		m->diff_unflowed = b->unflowed;
-		b->stop = NULL;
 	}
 	m->pull_url = b->pull_url;
 	b->pull_url = NULL;

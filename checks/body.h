@@ -22,9 +22,8 @@ struct pw_body {
 	char *pull_url;		/* "URL branch" of the first pull request */
 	bool separated;		/* a patch separator was seen: msg is whole */
 	bool cut;		/* a hunk of the diff ends early */
-	GString *rest;		/* when cut: its part's text after it */
-	char *stop;		/* then: the line the diff stops at, cut to
-				 * PW_DIFF_STOP_MAX bytes; NULL at the end */
+	GString *rest;		/* when cut: its part's text after it,
+				 * from the line the diff stops at */
 	bool unflowed;		/* then: whole before format=flowed unwrapping */
 };
 
@@ -62,8 +61,8 @@ bool pw_body_add_patch(struct pw_body *b, const char *t, size_t n);
  * Hands what b read over to m: m->commit_msg (leading blank lines and
  * trailing white space trimmed, "" or text ending in one newline),
  * m->diff (NULL when there is none), m->diff_cut, m->diff_rest,
- * m->diff_stop, m->diff_unflowed and m->pull_url; m must not hold them
- * yet.  b is released.
+ * m->diff_unflowed and m->pull_url; m must not hold them yet.  b is
+ * released.
  */
 void pw_body_finish(struct pw_body *b, struct pw_mail *m);
 

@@ -79,7 +79,11 @@ void pw_fix_apply(const char *s, size_t len, bool diff,
 
 				if (to > body || from > to)
 					continue;
-				while (n > 0 && held(keep->pdata[n - 1], from, to, skip))
+				/* Only a fix that overlaps those kept may take their
+				 * place: one that ends where a kept insertion sits
+				 * leaves it be. */
+				while (to > limit && n > 0 &&
+				       held(keep->pdata[n - 1], from, to, skip))
 					n--;
 				if (to > limit && (n == keep->len ||
 						   (n > 0 && ((struct pw_finding *)keep->pdata[n - 1])->fix_from + skip < to)))

@@ -279,7 +279,6 @@ void pw_mail_free(struct pw_mail *m)
 	g_free(m->commit_msg);
 	g_free(m->diff);
 	g_free(m->diff_rest);
-	g_free(m->diff_stop);
 	g_free(m->pull_url);
 	g_strfreev(m->warnings);
 	g_free(m);
@@ -297,7 +296,14 @@ const char *pw_mail_poster_addr(const struct pw_mail *m)
 
 struct pw_patch *pw_mail_diff(const struct pw_mail *m)
 {
-	struct pw_diff_context ctx = { m->diff_stop, m->diff_unflowed };
+	/* The line the diff stops at: the first of what follows it. */
+	const char *r = m->diff_rest;
+	char *stop = r ? g_strndup(r, MIN(strcspn(r, "\n"),
+					  (size_t)PW_DIFF_STOP_MAX)) : NULL;
+	struct pw_diff_context ctx = { stop, m->diff_unflowed };
+	struct pw_patch *p;
 
-	return pw_diff_parse_ctx(m->diff, strlen(m->diff), m->diff_cut ? &ctx : NULL);
+	p = pw_diff_parse_ctx(m->diff, strlen(m->diff), m->diff_cut ? &ctx : NULL);
+	g_free(stop);
+	return p;
 }

@@ -80,9 +80,6 @@ struct pw_mail {
 				 * part after where git stops reading it,
 				 * as sent (the rest of the patch, to show
 				 * it whole), else NULL */
-	char *diff_stop;	/* when diff_cut: the start of the line the
-				 * diff stops at (pw_diff_context), NULL
-				 * when the text ends there; owned */
 	bool diff_unflowed;	/* when diff_cut: read from format=flowed
 				 * text, and whole as sent, before the
 				 * unwrapping git am does too */

@@ -91,7 +91,7 @@ struct pw_patch *pw_diff_parse(const char *text, size_t len);
  * short, so that PATCH_MALFORMED names the cause the bytes show (a
  * line indented with U+00A0 no-break spaces, format=flowed unwrapping,
  * the mail ending) rather than a guess.  checks/body.c finds it
- * (struct pw_mail's diff_stop and diff_unflowed).
+ * (struct pw_mail's diff_rest and diff_unflowed).
  */
 struct pw_diff_context {
 	const char *stop;	/* the line the diff stops at, NULL when the

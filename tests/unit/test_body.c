@@ -217,7 +217,6 @@ static void cut_rest(void **state)
 	g_free(m.commit_msg);
 	g_free(m.diff);
 	g_free(m.diff_rest);
-	g_free(m.diff_stop);
 
 	memset(&m, 0, sizeof(m));
 	pw_body_init(&b);
@@ -228,7 +227,6 @@ static void cut_rest(void **state)
 	g_free(m.commit_msg);
 	g_free(m.diff);
 	g_free(m.diff_rest);
-	g_free(m.diff_stop);
 }
 
 /*
@@ -255,12 +253,11 @@ static void cut_stop(void **state)
 	pw_body_finish(&b, &m);
 	assert_string_equal(m.diff, "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n+a\n");
 	assert_true(m.diff_cut);
-	assert_string_equal(m.diff_stop, "\xc2\xa0" "b");
+	assert_string_equal(m.diff_rest, "\xc2\xa0" "b\n\xc2\xa0" "c\n");
 	assert_false(m.diff_unflowed);
 	g_free(m.commit_msg);
 	g_free(m.diff);
 	g_free(m.diff_rest);
-	g_free(m.diff_stop);
 
 	memset(&m, 0, sizeof(m));
 	pw_body_init(&b);
@@ -271,18 +268,16 @@ static void cut_stop(void **state)
 	g_free(m.commit_msg);
 	g_free(m.diff);
 	g_free(m.diff_rest);
-	g_free(m.diff_stop);
 
 	memset(&m, 0, sizeof(m));
 	pw_body_init(&b);
 	assert_true(pw_body_add_patch(&b, ended, strlen(ended)));
 	pw_body_finish(&b, &m);
 	assert_true(m.diff_cut);
-	assert_null(m.diff_stop);
+	assert_null(m.diff_rest);
 	g_free(m.commit_msg);
 	g_free(m.diff);
 	g_free(m.diff_rest);
-	g_free(m.diff_stop);
 }
 
 int main(void)
