@@ -356,6 +356,7 @@ static bool filler(const char *w)
 	static const char *const words[] = {
 		"series", "patch", "patches", "both", "all", "thanks", "thank",
 		"you", "and", "now", "i", "i've", "have", "also", "whole",
+		"actually", "no", "the", "this", "it", "does", "did",
 	};
 	size_t i;
 
@@ -383,16 +384,12 @@ static enum pw_reply_verdict sentence_verdict(const char *s)
 	};
 	enum pw_reply_verdict v = PW_VERDICT_NONE;
 	const char *p = s;
+	bool neg = false;
 	char w[16];
 
 	/* "I am not going to apply this patch": the maintainer's no. */
 	if (strstr(s, "not going to apply"))
 		return PW_VERDICT_REJECTED;
-	/* "Actually, no, the patch did not apply": applied no more. */
-	if (strstr(s, "not apply") || strstr(s, "n't apply") ||
-	    strstr(s, "not applied"))
-		return PW_VERDICT_DROPPED;
-
 	for (;;) {
 		size_t n = 0, i;
 
@@ -406,7 +403,22 @@ static enum pw_reply_verdict sentence_verdict(const char *s)
 		w[n] = '\0';
 		if (!n)
 			return v;
-		for (i = 0; i < G_N_ELEMENTS(words); i++)
+		/* "Not applied", "the patch did not apply", "this
+		 * doesn't apply to hwmon-next": applied no more.  Only
+		 * at the head of the sentence, as every verdict: "the
+		 * same concern doesn't apply to foo()" decides nothing. */
+		if (!strcmp(w, "not") || !strcmp(w, "doesn't") ||
+		    !strcmp(w, "didn't") || !strcmp(w, "don't")) {
+			neg = true;
+			continue;
+		}
+		if (!strcmp(w, "apply") || !strcmp(w, "applied")) {
+			if (neg)
+				return PW_VERDICT_DROPPED;
+			if (!strcmp(w, "apply"))
+				return v;
+		}
+		for (i = 0; !neg && i < G_N_ELEMENTS(words); i++)
 			if (!strcmp(w, words[i].word))
 				return words[i].v;
 		if (!filler(w))

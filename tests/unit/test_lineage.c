@@ -300,6 +300,9 @@ static void verdicts(void **state)
 		{ "Applied.\n", PW_VERDICT_APPLIED },
 		{ "Actually, no, the patch did not apply.\n", PW_VERDICT_DROPPED },
 		{ "This doesn't apply to hwmon-next.\n", PW_VERDICT_DROPPED },
+		/* Only at a sentence's head: a review remark decides nothing. */
+		{ "The same concern doesn't apply to foo().\n", PW_VERDICT_NONE },
+		{ "Well, that does not apply here.\n", PW_VERDICT_NONE },
 		{ "> Applied.\nWhy was this\napplied, by the way?\n", PW_VERDICT_NONE },
 		{ "Looks good.\n-- \nApplied Research Inc.\n", PW_VERDICT_NONE },
 		{ "", PW_VERDICT_NONE },
