@@ -12,6 +12,7 @@
 
 #include "bot/log.h"
 #include "bot/pubinbox-private.h"
+#include "bot/printer.h"
 #include "bot/tree.h"
 #include "checks/fingerprint.h"
 #include "db/lineage.h"
@@ -111,9 +112,11 @@ static enum pw_status walk(struct pw_db *db, git_repository *repo,
 		goto out;
 	}
 	git_revwalk_sorting(w, GIT_SORT_TIME);
-	/* A cursor the branch no longer holds (rewritten) hides nothing. */
-	if (last && !git_oid_fromstr(&hide, last) &&
-	    git_revwalk_hide(w, &hide))
+	/* A cursor that is no commit id, or that the branch no longer
+	 * holds (rewritten), hides nothing: the walk is then bounded as a
+	 * first one is. */
+	if (last && (git_oid_fromstr(&hide, last) ||
+		     git_revwalk_hide(w, &hide)))
 		last = NULL;
 	while (!s && !(stop && *stop) && !git_revwalk_next(&oid, w)) {
 		char hex[PW_FP_HEX], id[GIT_OID_HEXSZ + 1];
@@ -172,7 +175,8 @@ enum pw_status pw_tree_poll(struct pw_db *db, const struct pw_config *cfg,
 	if ((s = pw_db_begin(db)))
 		goto db_error;
 	s = pw_db_cursor_get(db, key, &last);
-	if (!s && !last)
+	/* Read always: a cursor the walk cannot use bounds it by this. */
+	if (!s)
 		s = pw_db_lineage_oldest(db, l->name, &oldest);
 	if (!s && (!last || strcmp(last, tip_hex)))
 		s = walk(db, repo, &tip, last, oldest - SLACK, l->name, stop,
@@ -230,11 +234,15 @@ bool pw_tree_poll_all(struct pw_db *db, const struct pw_config *cfg,
 				pw_info("tree %s: commits=%d applied=%d", l->name,
 					c.commits, c.applied);
 		} else if (json) {
-			char *name = g_strescape(l->name, NULL);
+			struct pw_printer *p = pw_printer_new(PW_FORMAT_JSON, out,
+							      NULL, PW_PRINTER_COMPACT);
 
-			fprintf(out, "{\"tree\":\"%s\",\"commits\":%d,"
-				"\"applied\":%d}\n", name, c.commits, c.applied);
-			g_free(name);
+			pw_print_begin_record(p);
+			pw_print_str_at(p, "tree", l->name);
+			pw_print_int_at(p, "commits", c.commits);
+			pw_print_int_at(p, "applied", c.applied);
+			pw_print_end(p);
+			pw_printer_free(p);
 		} else {
 			fprintf(out, "tree %s: commits=%d applied=%d\n", l->name,
 				c.commits, c.applied);
