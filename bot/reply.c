@@ -212,6 +212,11 @@ bool pw_reply_addr_noreply(const char *addr)
 	return false;
 }
 
+bool pw_reply_addr_reachable(const char *addr)
+{
+	return pw_reply_addr_ok(addr) && !pw_reply_addr_noreply(addr);
+}
+
 bool pw_reply_msgid_ok(const char *id)
 {
 	size_t i, len;

@@ -145,6 +145,10 @@ bool pw_reply_addr_ok(const char *addr);
  */
 bool pw_reply_addr_noreply(const char *addr);
 
+/* True when a reply may go to addr: pw_reply_addr_ok(), and someone
+ * reads it (not pw_reply_addr_noreply()). */
+bool pw_reply_addr_reachable(const char *addr);
+
 /* True when id (without <>) is safe inside <> in a header. */
 bool pw_reply_msgid_ok(const char *id);
 

@@ -111,8 +111,7 @@ static enum pw_status gather(struct pw_db *db, const struct pw_config *cfg,
 		f->automated = *automated = pw_reply_clean(mail->automated, 80);
 	f->poster = pw_mail_poster_addr(mail);
 	/* No one reads a no-reply address: no reply goes there. */
-	f->poster_ok = pw_reply_addr_ok(f->poster) &&
-		!pw_reply_addr_noreply(f->poster);
+	f->poster_ok = pw_reply_addr_reachable(f->poster);
 	st = pw_db_identity_of_message(db, m->id, &f->auth);
 	/* Only the bot's replies carry such Message-IDs (bot/reply.h). */
 	if (!st && g_str_has_prefix(mail->msgid, "patchwarden."))
@@ -122,8 +121,7 @@ static enum pw_status gather(struct pw_db *db, const struct pw_config *cfg,
 	if (!st && kind == PW_ETIQUETTE_PATCH && mail->sender_addr &&
 	    mail->from_addr) {
 		f->author = mail->from_addr;
-		f->author_ok = pw_reply_addr_ok(f->author) &&
-			!pw_reply_addr_noreply(f->author);
+		f->author_ok = pw_reply_addr_reachable(f->author);
 		st = pw_db_decision_stopped(db, m->id, f->author, &f->author_stop);
 		if (!st && f->author_ok)
 			st = sent(db, cfg->per_recipient_per_hour, f->author, now,
@@ -432,7 +430,8 @@ enum pw_status pw_reply_policy_answer_flood(struct pw_db *db,
 	/* Judged by its newest patch, as each patch is by its own Date. */
 	ef.date = f->last_seen;
 	ef.poster = f->sender_addr;
-	ef.poster_ok = pw_reply_addr_ok(f->sender_addr);
+	/* No one reads a no-reply address: no summary goes there. */
+	ef.poster_ok = pw_reply_addr_reachable(f->sender_addr);
 	/* A flood in the name of a sender who signs, unsigned, is no
 	 * flood of theirs: its summary is answered to nobody. */
 	st = pw_db_identity_of_flood(db, f->id, &ef.auth);

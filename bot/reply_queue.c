@@ -96,7 +96,7 @@ static void add_addr(GPtrArray *v, const char *addr, const char *skip,
 	guint i;
 
 	/* No one reads a no-reply address: it gets no copy. */
-	if (!addr || !pw_reply_addr_ok(addr) || pw_reply_addr_noreply(addr) ||
+	if (!addr || !pw_reply_addr_reachable(addr) ||
 	    (skip && !g_ascii_strcasecmp(addr, skip)) ||
 	    !g_ascii_strcasecmp(addr, bot) || v->len >= max)
 		return;

@@ -157,6 +157,17 @@ contains "noreply: the reply still copies the people and lists" "$rcpt" "linux-h
 check "noreply: no no-reply address among its recipients ($rcpt)" \
 	bash -c '! grep -qiE "no-?reply|do-not-reply" <<<"$1"' _ "$rcpt"
 check "noreply: nor in its headers" bash -c '! grep -qiE "^(To|Cc):.*(noreply|do-not-reply)" "$1"' _ "$BOX"
+# A flood sent from a no-reply domain (a noreply local part is
+# automated mail, in no flood): found, its summary mailed to no one.
+mkdir -p "$T/nrflood"
+for i in $(seq 1 20); do
+	printf 'From nr Mon Jan  1 00:00:00 2024\nFrom: Dev <dev@users.noreply.github.com>\nTo: %s\nSubject: [PATCH] foo%d: Replace numeric parameter like 0444 with macro\nMessage-ID: <nr%d@ci.example.org>\nDate: %s\nList-Id: <%s>\n\nReplace numeric parameter like 0444 with macro.\n---\ndiff --git a/drivers/foo%d.c b/drivers/foo%d.c\n--- a/drivers/foo%d.c\n+++ b/drivers/foo%d.c\n@@ -9,3 +9,3 @@\n {\n-module_param(debug, int, 0444);\n+module_param(debug, int, S_IRUGO);\n }\n\n' \
+		"$LIST" "$i" "$i" "$(date -R)" "$LIST" "$i" "$i" "$i" "$i"
+done >"$T/nrflood/in.mbox"
+answer nrflood "$T/nrflood/in.mbox"
+is "noreply: a flood from a no-reply address is found" \
+	"$(q "$DB" "SELECT count(*) FROM flood_group WHERE detected_at IS NOT NULL")" 1
+is "noreply: and no mail goes to it, its summary neither" "$(pending)" 0
 
 # ---- preview: the same history, replayed; nothing written to the store ----
 answer store "$HW/it87-lineage.mbox"
