@@ -151,13 +151,42 @@ static const char *shortfall(DKIM *dk, DKIM_SIGINFO *sig, const psl_ctx_t *psl,
 	return NULL;
 }
 
+/*
+ * Whether the header block of raw (len bytes) has a DKIM-Signature
+ * field (its name, then blanks, then the colon): most mail has none,
+ * and is judged without starting libopendkim.
+ */
+static bool signed_mail(const char *raw, size_t len)
+{
+	static const char name[] = "dkim-signature";
+	size_t i = 0, n = sizeof(name) - 1;
+
+	while (i < len) {
+		const char *nl = memchr(raw + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - raw) : len;
+
+		if (end == i || (end == i + 1 && raw[i] == '\r'))
+			return false;	/* the blank line: the body */
+		if (end - i > n && !g_ascii_strncasecmp(raw + i, name, n)) {
+			size_t k = i + n;
+
+			while (k < end && (raw[k] == ' ' || raw[k] == '\t'))
+				k++;
+			if (k < end && raw[k] == ':')
+				return true;
+		}
+		i = end + 1;
+	}
+	return false;
+}
+
 enum pw_dkim_result pw_dkim_verify(const char *raw, size_t len,
 				   const char *domain,
 				   const char *const *must_sign,
 				   const char *keys_file, char **why)
 {
 	enum pw_dkim_result r = PW_DKIM_FAIL;
-	DKIM_LIB *lib = dkim_init(NULL, NULL);
+	DKIM_LIB *lib = NULL;
 	DKIM_SIGINFO **sigs = NULL;
 	const psl_ctx_t *psl = suffixes();
 	DKIM *dk = NULL;
@@ -168,6 +197,11 @@ enum pw_dkim_result pw_dkim_verify(const char *raw, size_t len,
 
 	if (why)
 		*why = NULL;
+	if (!signed_mail(raw, len)) {
+		r = PW_DKIM_NONE;
+		goto out;
+	}
+	lib = dkim_init(NULL, NULL);
 	if (!lib) {
 		g_string_append(seen, "libopendkim could not start");
 		goto out;

@@ -83,17 +83,6 @@ static const char *list_of(const struct pw_ingest_opts *o, const struct pw_mail 
 	return m && m->list_id && *m->list_id ? m->list_id : NULL;
 }
 
-/* CPU of every thread, or with self of the calling thread only (us). */
-static int64_t cpu_usec(bool self)
-{
-	struct timespec ts;
-
-	if (clock_gettime(self ? CLOCK_THREAD_CPUTIME_ID :
-			  CLOCK_PROCESS_CPUTIME_ID, &ts))
-		return 0;
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /*
  * Adds [reply] automated_senders to what the parser judged from the
  * header block alone (checks/message.h, pw_mail_automated()): before
@@ -110,29 +99,6 @@ static void mark_automated(struct pw_mail *m, const struct pw_config *cfg)
 }
 
 /*
- * Whether the header block of raw (len bytes) has a DKIM-Signature
- * field: most mail of a bulk load has none, and is judged without
- * starting the verifier.
- */
-static bool signed_mail(const char *raw, size_t len)
-{
-	static const char name[] = "dkim-signature:";
-	size_t i = 0, n = sizeof(name) - 1;
-
-	while (i < len) {
-		const char *nl = memchr(raw + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - raw) : len;
-
-		if (end == i || (end == i + 1 && raw[i] == '\r'))
-			return false;	/* the blank line: the body */
-		if (end - i >= n && !g_ascii_strncasecmp(raw + i, name, n))
-			return true;
-		i = end + 1;
-	}
-	return false;
-}
-
-/*
  * Whether the message of j has taken more than [core] message_cpu since
  * the thread's CPU read began; it is then refused, with its reason, and
  * the work after this stage is not done.
@@ -141,7 +107,7 @@ static bool over_cpu(struct job *j, const struct pw_config *cfg,
 		     int64_t began)
 {
 	if (!cfg->message_cpu ||
-	    cpu_usec(true) - began < (int64_t)cfg->message_cpu * 1000000)
+	    pw_cpu_usec(true) - began < (int64_t)cfg->message_cpu * 1000000)
 		return false;
 	g_free(j->error);
 	j->error = g_strdup_printf("took more than %d s of CPU to read"
@@ -165,7 +131,7 @@ static void process(struct job *j, const struct pw_config *cfg,
 {
 	struct pw_check_opts co;
 	struct pw_patch *p;
-	int64_t began = cpu_usec(true);
+	int64_t began = pw_cpu_usec(true);
 
 	if (j->error)
 		return;
@@ -176,7 +142,7 @@ static void process(struct job *j, const struct pw_config *cfg,
 	mark_automated(j->mail, cfg);
 	if (j->removed)		/* only its Message-ID is needed */
 		return;
-	j->dkim_pass = o->reply && signed_mail(j->data, j->len) &&
+	j->dkim_pass = o->reply &&
 		pw_dkim_verify(j->data, j->len,
 			       pw_identity_domain(pw_mail_poster_addr(j->mail)),
 			       NULL, cfg->dkim_keys, NULL) == PW_DKIM_PASS;
@@ -196,12 +162,12 @@ static void process(struct job *j, const struct pw_config *cfg,
 	 * from the store, never from the patch again. */
 	pw_patch_quote_findings(p, j->findings);
 	if (!o->no_floods) {
-		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;
+		int64_t t0 = o->progress > 0 ? pw_cpu_usec(true) : 0;
 
 		pw_fingerprint_compute(j->mail->subject, j->mail->commit_msg, p,
 				       j->mail->diff, p->len, &j->fp);
 		if (o->progress > 0)
-			j->fp_usec = cpu_usec(true) - t0;
+			j->fp_usec = pw_cpu_usec(true) - t0;
 	} else {
 		/* The patch-id alone: a maintainer's tree is matched by it. */
 		pw_flood_patch_id(j->mail->diff, p->len, j->fp.patch_id);
@@ -447,12 +413,12 @@ static enum pw_status store(struct pw_db *db, const struct pw_config *cfg,
 		return s;
 	pw_config_check_opts(cfg, list_of(o, m), &co);
 	if (!o->no_floods) {
-		int64_t t0 = o->progress > 0 ? cpu_usec(true) : 0;
+		int64_t t0 = o->progress > 0 ? pw_cpu_usec(true) : 0;
 
 		s = observe(db, cfg, ff, &co, j, id, patch_id, series_id,
 			    &flood_id);
 		if (o->progress > 0)
-			c->t.flood_usec += cpu_usec(true) - t0;
+			c->t.flood_usec += pw_cpu_usec(true) - t0;
 	}
 	if (s || !o->reply)
 		return s;
@@ -518,8 +484,8 @@ static void progress(const struct pw_ingest_opts *o, struct pw_ingest_counts *c,
 	if (o->progress <= 0 || n <= 0 || (!last && n < o->progress))
 		return;
 	now = g_get_monotonic_time();
-	cpu = cpu_usec(false);
-	writer = cpu_usec(true);
+	cpu = pw_cpu_usec(false);
+	writer = pw_cpu_usec(true);
 	secs = (double)(now - c->t.mark_usec) / 1e6;
 	line = g_string_new(o->progress_name);
 	g_string_append_printf(line, "progress: messages=%" G_GINT64_FORMAT
@@ -866,7 +832,7 @@ enum pw_status pw_ingest_source(struct pw_db *db, const struct pw_config *cfg,
 	c->t.source_done = c->messages + c->errors + c->removed;
 	c->t.source_usec = g_get_monotonic_time();
 	if (!c->t.mark_usec)
-		progress_mark(c, c->t.source_usec, cpu_usec(false), cpu_usec(true));
+		progress_mark(c, c->t.source_usec, pw_cpu_usec(false), pw_cpu_usec(true));
 	owed.cursors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	owed.acks = g_ptr_array_new_with_free_func(g_free);
 	p.cfg = cfg;
@@ -1006,8 +972,8 @@ bool pw_ingest_paths(struct pw_db *db, const struct pw_config *cfg,
 {
 	int i;
 
-	progress_mark(counts, g_get_monotonic_time(), cpu_usec(false),
-		      cpu_usec(true));
+	progress_mark(counts, g_get_monotonic_time(), pw_cpu_usec(false),
+		      pw_cpu_usec(true));
 	for (i = 0; i < n; i++) {
 		char *err = NULL;
 		enum pw_status s = pw_ingest_path(db, cfg, paths[i], o, counts, &err);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -78,4 +79,14 @@ void pw_log(enum pw_log_level l, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int64_t pw_cpu_usec(bool thread)
+{
+	struct timespec ts;
+
+	if (clock_gettime(thread ? CLOCK_THREAD_CPUTIME_ID :
+			  CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }

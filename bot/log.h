@@ -12,6 +12,7 @@
 #endif
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum pw_log_level { PW_LOG_DEBUG, PW_LOG_INFO, PW_LOG_WARN, PW_LOG_ERROR };
 
@@ -25,6 +26,13 @@ void pw_log_set_level(enum pw_log_level l);
 void pw_log_set_timestamps(bool on);
 void pw_log(enum pw_log_level l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * CPU time used so far, in microseconds: by the calling thread (thread)
+ * or by the whole process; 0 when the clock cannot be read.  For the
+ * progress lines and the CPU budgets of a message or a request.
+ */
+int64_t pw_cpu_usec(bool thread);
 
 #define pw_debug(...) pw_log(PW_LOG_DEBUG, __VA_ARGS__)
 #define pw_info(...) pw_log(PW_LOG_INFO, __VA_ARGS__)

@@ -14,6 +14,7 @@
 
 #include "bot/check_mail.h"
 #include "bot/ingest.h"
+#include "bot/log.h"
 #include "bot/mail.h"
 #include "bot/printer.h"
 #include "bot/report.h"
@@ -81,16 +82,6 @@ static void print_checked(struct pw_printer *p, struct pw_patch *patch,
 	g_ptr_array_unref(fs);
 }
 
-/* CPU the calling thread has taken, in microseconds. */
-static gint64 thread_cpu(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (gint64)ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
-}
-
 /*
  * What /api/check keeps of a mail source: the printer, counts, why the
  * first message was refused unread (bot/mail.h), and the thread's CPU
@@ -109,7 +100,7 @@ static bool post_go_on(void *ctx)
 {
 	struct post_check *pc = ctx;
 
-	if (pc->cpu_end && thread_cpu() >= pc->cpu_end)
+	if (pc->cpu_end && pw_cpu_usec(true) >= pc->cpu_end)
 		pc->over = true;
 	else
 		pc->messages++;
@@ -169,7 +160,7 @@ void pw_web_check(const struct pw_config *cfg, GHashTable *args,
 
 		pc.p = p;
 		if (cfg->web_check_cpu)
-			pc.cpu_end = thread_cpu() +
+			pc.cpu_end = pw_cpu_usec(true) +
 				     (gint64)cfg->web_check_cpu * G_USEC_PER_SEC;
 		pw_check_mail(path, &o, &v, &patches, &err);
 		g_free(err);
