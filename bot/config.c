@@ -1490,3 +1490,13 @@ void pw_config_check_opts(const struct pw_config *c, const char *list,
 	o->disabled = (const char *const *)l->disabled;
 	o->enabled = (const char *const *)l->enabled;
 }
+
+bool pw_config_list_maintainer(const struct pw_list_conf *l, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; addr && l->maintainer_addrs && l->maintainer_addrs[i]; i++)
+		if (!g_ascii_strcasecmp(l->maintainer_addrs[i], addr))
+			return true;
+	return false;
+}

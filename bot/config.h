@@ -256,6 +256,9 @@ void pw_config_free(struct pw_config *c);
 const struct pw_list_conf *pw_config_list(const struct pw_config *c,
 					  const char *name);
 
+/* Whether addr is one of list l's [list] maintainer addresses. */
+bool pw_config_list_maintainer(const struct pw_list_conf *l, const char *addr);
+
 /*
  * The list whose [list NAME] recipient names addr (an envelope
  * recipient, any case), or NULL (borrowed from c).

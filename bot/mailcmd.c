@@ -362,9 +362,7 @@ static enum pw_status run(struct pw_db *db, const struct pw_config *cfg,
 		const struct pw_list_conf *l = pw_config_list(cfg,
 							      c.target->lists[i]);
 
-		for (j = 0; l->maintainer_addrs && l->maintainer_addrs[j]; j++)
-			if (!g_ascii_strcasecmp(l->maintainer_addrs[j], c.poster))
-				c.list_maintainer[i] = true;
+		c.list_maintainer[i] = pw_config_list_maintainer(l, c.poster);
 		c.maint[i] = l->maintainers;
 	}
 	for (i = 0; !s && i < cmds->len; i++) {

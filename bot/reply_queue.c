@@ -152,16 +152,14 @@ static bool list_mail_off(const struct pw_config *cfg, const char *addr)
  */
 static bool vouched(const struct pw_config *cfg, char **names, const char *addr)
 {
-	size_t i, j;
+	size_t i;
 
 	if (pw_reply_queue_is_list(cfg, names, addr))
 		return true;
 	for (i = 0; names && names[i]; i++) {
-		const struct pw_list_conf *l = pw_config_list(cfg, names[i]);
-
-		for (j = 0; l->maintainer_addrs && l->maintainer_addrs[j]; j++)
-			if (!g_ascii_strcasecmp(l->maintainer_addrs[j], addr))
-				return true;
+		if (pw_config_list_maintainer(pw_config_list(cfg, names[i]),
+					      addr))
+			return true;
 	}
 	return false;
 }

@@ -91,9 +91,8 @@ static bool maintains(const struct pw_config *cfg, const char *name,
 	const struct pw_list_conf *l = pw_config_list(cfg, name);
 	size_t i;
 
-	for (i = 0; l->maintainer_addrs && l->maintainer_addrs[i]; i++)
-		if (!g_ascii_strcasecmp(l->maintainer_addrs[i], poster))
-			return true;
+	if (pw_config_list_maintainer(l, poster))
+		return true;
 	if (!l->maintainers || !files || !files[0])
 		return false;
 	for (i = 0; files[i]; i++)
