@@ -174,22 +174,10 @@ static void said_release(struct said *w)
 	g_ptr_array_unref(w->authors);
 }
 
-/* The key of finding f of author's patch (borrowed from both). */
-static void finding_key(const struct pw_finding *f, const char *author,
-			struct pw_voice_key *k)
-{
-	k->author = author;
-	k->rule = f->rule ? f->rule : "";
-	k->file = f->file ? f->file : "";
-	/* A finding that quotes no line is told apart by what it says. */
-	k->added = f->added_line ? f->added_line :
-		f->message ? f->message : "";
-}
-
 /* The key of item i of w. */
 static void key_of(const struct said *w, guint i, struct pw_voice_key *k)
 {
-	finding_key(g_array_index(w->items, struct pw_reply_item, i).f,
+	pw_voice_key_of(g_array_index(w->items, struct pw_reply_item, i).f,
 		    w->authors->pdata[i], k);
 }
 
@@ -270,7 +258,7 @@ static void keys_add(const struct pw_reply_patch_facts *pf, GHashTable *keys)
 	for (i = 0; i < pf->shown->len; i++) {
 		struct pw_voice_key k;
 
-		finding_key(g_ptr_array_index(pf->shown, i), author, &k);
+		pw_voice_key_of(g_ptr_array_index(pf->shown, i), author, &k);
 		g_hash_table_add(keys, key_text(&k));
 	}
 	g_free(author);

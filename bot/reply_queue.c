@@ -628,12 +628,10 @@ enum pw_status pw_reply_queue_refresh(struct pw_db *db,
 	items = g_new0(struct pw_reply_item, pf.shown->len);
 	for (i = 0; !st && i < pf.shown->len; i++) {
 		const struct pw_finding *f = g_ptr_array_index(pf.shown, i);
-		struct pw_voice_key k = {
-			NULL, f->rule, f->file ? f->file : "",
-			f->added_line ? f->added_line : f->message ? f->message : "",
-		};
+		struct pw_voice_key k;
 		bool told = true, any = false;
 
+		pw_voice_key_of(f, NULL, &k);
 		/* Only what it reported when composed: a finding reported
 		 * before, on another version, is not mailed again. */
 		st = pw_db_voice_row_told(db, row->id, row->message_id, &k,

@@ -197,11 +197,11 @@ enum pw_status pw_db_series_assign(struct pw_db *db, int64_t message_id,
 	if (!s)
 		s = same_sender(db, m, &id);
 	if (!s && !id) {
+		/* Its query asks what same_sender() does: one sender,
+		 * signed or not as the series' first mail was. */
 		s = find_by_markers(db, m, &id);
 		if (!s)
 			s = fits(db, m, &id);
-		if (!s)
-			s = same_sender(db, m, &id);
 	}
 	if (s)
 		return s;

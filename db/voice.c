@@ -203,3 +203,14 @@ enum pw_status pw_db_voice_history(struct pw_db *db, int64_t since,
 	pw_db_bind_text(st, 3, list);
 	return pw_db_read_ids(db, st, ids);
 }
+
+void pw_voice_key_of(const struct pw_finding *f, const char *author,
+		     struct pw_voice_key *k)
+{
+	k->author = author;
+	k->rule = f->rule ? f->rule : "";
+	k->file = f->file ? f->file : "";
+	/* A finding that quotes no line is told apart by what it says. */
+	k->added = f->added_line ? f->added_line :
+		f->message ? f->message : "";
+}

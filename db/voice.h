@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "checks/patch.h"
 #include "db/db.h"
 
 /* A finding as it is recognised on another version: all borrowed. */
@@ -28,6 +29,15 @@ struct pw_voice_key {
 	const char *added;	/* the added line, or the message when the
 				 * finding quotes no line */
 };
+
+/*
+ * The key of finding f of author's patch (author may be NULL where the
+ * caller matches on the rest), borrowed from both: the one way a
+ * finding is recognised again, when it is recorded and when a reply is
+ * composed or composed again.
+ */
+void pw_voice_key_of(const struct pw_finding *f, const char *author,
+		     struct pw_voice_key *k);
 
 /*
  * A series as far as it arrived: the total its counters announce (0 or
