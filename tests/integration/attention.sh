@@ -79,12 +79,15 @@ is "?rule=EXEC_SOURCE_FILE&list=$A: none" "$(ids "$(api "?rule=EXEC_SOURCE_FILE&
 # An age reaching back to 2025-01-01: only the it87 v4 (2026).
 days=$(( ($(date +%s) - $(date -d 2025-01-01 +%s)) / 86400 ))
 is "?age=${days}d: patches dated within it" "$(ids "$(api "?age=${days}d")")" "1 0 $IT4"
-api "?age=soon" >/dev/null
+out=$(api "?age=soon")
 is "?age=soon: refused" "$(code)" 400
-api "?severity=loud" >/dev/null
+contains "?age=soon: says what an age is" "$out" "age: Nd or Nh"
+out=$(api "?severity=loud")
 is "?severity=loud: refused" "$(code)" 400
-api "?list=nosuch.example.org" >/dev/null
+contains "?severity=loud: names the severities" "$out" "severity: info, warning or error"
+out=$(api "?list=nosuch.example.org")
 is "?list unknown: refused" "$(code)" 400
+contains "?list unknown: names it" "$out" "'nosuch.example.org' is not a list of this store"
 
 # The page: its rows are the API's, in its order, with its total.
 page=$(get "$URL/attention")
@@ -123,8 +126,9 @@ is "query attention --format csv: the API's items, a line each" \
 	"$(jq -r '.items[] | "\(.patch) \(.severity) \(.msgid) \(.counts.errors)"' <<<"$all")"
 text=$($PW query attention --db "$DB" --severity error)
 contains "query attention: a line per patch" "$text" "<$Q9> xiao.mx.ma@deltaww.com v9 of 2"
-$PW query attention --db "$DB" --path '*.c' >/dev/null 2>&1
-is "query attention --path: refused" "$?" 2
+out=$($PW query attention --db "$DB" --path '*.c' 2>&1); rc=$?
+is "query attention --path: refused" "$rc" 2
+contains "query attention --path: says why" "$out" "path"
 
 # Mail's text is escaped on the page: a hostile patch's subject and sender.
 H2=$T/hostile.db

@@ -87,14 +87,13 @@ is "change-id: v2 and v3 linked by it" \
 	"change-id,change-id"
 is "change-id: v2 superseded by v3" "$(state $CH2) $(state $CH3)" "superseded new"
 
-# The queue: live work only, one version per lineage.
-is "the queue holds no superseded or applied patch" \
-	"$(q "$DB" "SELECT count(*) FROM attention a JOIN patch_state ps ON ps.patch = a.patch")" 0
+# The queue: live work only.  Every patch here with warnings or errors
+# was superseded or applied, so none is left (tests/integration/
+# attention.sh has live versions beside superseded ones).
 is "the queue: what main kept (v8, v9, the three copies) is gone" \
 	"$(q "$DB" "SELECT count(*) FROM attention")" 0
-is "the queue: at most one version per lineage" \
-	"$(q "$DB" "SELECT count(*) FROM (SELECT l.root FROM attention a JOIN patch p ON p.id = a.patch
-		JOIN lineage l ON l.series = p.series GROUP BY l.root HAVING count(DISTINCT p.series) > 1)")" 0
+check "the queue: those patches are there, with warnings or errors" \
+	test "$(q "$DB" "SELECT count(DISTINCT patch) FROM finding WHERE severity >= 1")" -gt 0
 contains "db check: the queue's recount honours the states" \
 	"$($PW db check --db "$DB" 2>&1)" "kept totals: as the rows count them"
 # A decision brings a patch back: the reply taken back, the copy is
