@@ -482,10 +482,6 @@ static char *get_path(struct loader *ld, const char *group, const char *key)
 	return abs;
 }
 
-/*
- * [list NAME] maintainer, maintainers, cc_maintainers and digest: who
- * maintains the list, and what they get.
- */
 /* Key of group: a ;-list of bare addresses, lower-cased (new vector). */
 static char **get_addrs(struct loader *ld, const char *group, const char *key)
 {
@@ -508,6 +504,10 @@ static char **get_addrs(struct loader *ld, const char *group, const char *key)
 	return v;
 }
 
+/*
+ * [list NAME] maintainer, maintainers, cc_maintainers and digest: who
+ * maintains the list, and what they get.
+ */
 static void read_maintainers(struct loader *ld, const char *group,
 			     struct pw_list_conf *l)
 {

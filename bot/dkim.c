@@ -127,6 +127,9 @@ static const char *shortfall(DKIM *dk, DKIM_SIGINFO *sig, const psl_ctx_t *psl,
 	dkim_canon_t hc = DKIM_CANON_SIMPLE, bc = DKIM_CANON_SIMPLE;
 	size_t i;
 
+	if (!psl)
+		return "verifies, but no public-suffix list (libpsl) can say"
+		       " whether d= is the From domain's";
 	if (!d || !domain || !aligned(psl, d, domain))
 		return "verifies, but not for the From domain (d= is not it,"
 		       " nor its parent under its public suffix)";

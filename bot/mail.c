@@ -994,7 +994,6 @@ static bool is_rfc822(const char *sub)
 	       !g_ascii_strcasecmp(sub, "news");
 }
 
-/* Why a message is refused: "<what> than <limit>: refused unread". */
 /* GMime's word that a Content-Type could not be read (*user_data). */
 static void ct_unreadable(gint64 offset, GMimeParserWarning code,
 			  const gchar *item, gpointer user_data)
@@ -1025,6 +1024,7 @@ static GMimeContentType *content_type(const char *v)
 	return t;
 }
 
+/* Why a message is refused: "<what> than <limit>: refused unread". */
 static char *refuse(const char *what, int limit)
 {
 	return g_strdup_printf("%s than %d" PW_MAIL_REFUSED, what, limit);

@@ -9,6 +9,7 @@
 #include "bot/pubinbox.h"
 #include "bot/web_diff.h"
 #include "checks/patch.h"
+#include "checks/rules.h"
 
 /* "path\nline" of a finding or an added line. */
 static char *place(const char *file, int line)
@@ -151,7 +152,7 @@ static void diff_html(GString *o, const char *diff, const char *rest,
 
 		/* A damaged hunk: under the header git stopped at. */
 		for (j = 0; !f->line && j < p->nproblems; j++)
-			if (!strcmp(f->rule, "PATCH_MALFORMED") &&
+			if (!strcmp(f->rule, pw_rule_at(PW_R_PATCH_MALFORMED)->id) &&
 			    !g_strcmp0(f->message, p->problems[j].message))
 				at = p->problems[j].patch_no;
 		if (at > 0) {

@@ -227,6 +227,9 @@ static void quote_line(GString *o, const char *l, size_t n)
 
 /* RFC 5321's most octets in a line, without its CRLF. */
 #define SMTP_LINE_MAX 998
+/* What to do about a line split at SMTP_LINE_MAX, wherever it is told. */
+#define SPLIT_ADVICE "send such a patch quoted-printable" \
+	" (git send-email --transfer-encoding=quoted-printable)"
 
 /* Whether the n bytes at l start with white space holding a U+00A0. */
 static bool nbsp_indent(const char *l, size_t n)
@@ -261,7 +264,7 @@ static const char *damage(const struct parser *ps, const struct pw_hunk *h,
 		if (g_array_index(ps->lines, struct pw_dline, i).len + 1 == SMTP_LINE_MAX)
 			return ": a line of the hunk is 998 bytes long, the most SMTP allows in one line, "
 			       "and the rest of it came as a line of its own: a longer line was split in transit; "
-			       "send such a patch quoted-printable (git send-email --transfer-encoding=quoted-printable)";
+			       SPLIT_ADVICE;
 	if (ctx && ctx->unflowed)
 		return ": the mail is format=flowed, and unwrapping it, as git am does, joined a line "
 		       "of the patch that ends in a space (an empty context line) to the next; "
@@ -624,8 +627,7 @@ static void split_line(struct parser *ps, const struct pw_hunk *h, int patch_no)
 	g_string_append_printf(o, "in the hunk \"%.*s\", a line is 998 bytes long, the most SMTP allows "
 			       "in one line, and the next starts with a space, as a relay starts the rest "
 			       "of a line it splits: a longer line was split in transit, so git apply "
-			       "will not find the hunk's context; send such a patch quoted-printable "
-			       "(git send-email --transfer-encoding=quoted-printable)",
+			       "will not find the hunk's context; " SPLIT_ADVICE,
 			       (int)ps->hunk_head_len, ps->hunk_head);
 	problem(ps, patch_no - 1, "%s", o->str);
 	g_string_free(o, TRUE);
