@@ -356,7 +356,6 @@ static bool filler(const char *w)
 	static const char *const words[] = {
 		"series", "patch", "patches", "both", "all", "thanks", "thank",
 		"you", "and", "now", "i", "i've", "have", "also", "whole",
-		"actually", "no", "the", "this", "it", "does", "did",
 	};
 	size_t i;
 
@@ -384,7 +383,12 @@ static enum pw_reply_verdict sentence_verdict(const char *s)
 	};
 	enum pw_reply_verdict v = PW_VERDICT_NONE;
 	const char *p = s;
-	bool neg = false;
+	/* Words that lead only to "does not apply" ("Actually, no, the
+	 * patch did not apply"): "It applied cleanly" is no verdict. */
+	static const char *const lead[] = {
+		"actually", "no", "the", "this", "it", "does", "did",
+	};
+	bool neg = false, led = false;
 	char w[16];
 
 	/* "I am not going to apply this patch": the maintainer's no. */
@@ -418,10 +422,14 @@ static enum pw_reply_verdict sentence_verdict(const char *s)
 			if (!strcmp(w, "apply"))
 				return v;
 		}
-		for (i = 0; !neg && i < G_N_ELEMENTS(words); i++)
+		for (i = 0; !neg && !led && i < G_N_ELEMENTS(words); i++)
 			if (!strcmp(w, words[i].word))
 				return words[i].v;
-		if (!filler(w))
+		for (i = 0; i < G_N_ELEMENTS(lead) && strcmp(w, lead[i]); i++)
+			;
+		if (i < G_N_ELEMENTS(lead))
+			led = true;
+		else if (!filler(w))
 			return v;
 	}
 }

@@ -303,6 +303,7 @@ static void verdicts(void **state)
 		/* Only at a sentence's head: a review remark decides nothing. */
 		{ "The same concern doesn't apply to foo().\n", PW_VERDICT_NONE },
 		{ "Well, that does not apply here.\n", PW_VERDICT_NONE },
+		{ "It applied cleanly to my tree.\n", PW_VERDICT_NONE },
 		{ "> Applied.\nWhy was this\napplied, by the way?\n", PW_VERDICT_NONE },
 		{ "Looks good.\n-- \nApplied Research Inc.\n", PW_VERDICT_NONE },
 		{ "", PW_VERDICT_NONE },
